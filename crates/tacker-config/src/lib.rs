@@ -1,0 +1,342 @@
+#![doc = include_str!("../README.md")]
+
+mod duration;
+mod error;
+mod redact;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::{Error, Result};
+
+/// The embedded defaults file, documenting every key.
+pub const DEFAULTS_TOML: &str = include_str!("../defaults.toml");
+
+/// The system-wide configuration file, read when present.
+pub const SYSTEM_FILE: &str = "/etc/tacker/tacker.toml";
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// REST API server.
+    pub server: ServerConfig,
+    /// Database.
+    pub database: DatabaseConfig,
+    /// Message bus.
+    pub bus: BusConfig,
+    /// Package storage.
+    pub storage: StorageConfig,
+    /// Conductor.
+    pub conductor: ConductorConfig,
+    /// `tacker all-in-one`.
+    pub all_in_one: AllInOneConfig,
+    /// Logging.
+    pub log: LogConfig,
+}
+
+/// `[server]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Listen address.
+    pub bind: String,
+    /// Base URL for links; empty derives it from the request.
+    pub public_url: String,
+    /// Items per page of list answers.
+    pub page_size: usize,
+    /// Largest JSON request body in bytes.
+    pub max_json_body: usize,
+}
+
+/// `[database]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// `sqlite://<path>` or `postgres://...`.
+    pub url: String,
+    /// Pool size.
+    pub pool_size: u32,
+    /// Pool checkout timeout.
+    #[serde(with = "duration")]
+    pub connect_timeout: Duration,
+}
+
+/// `[bus]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BusConfig {
+    /// `memory://` or `amqp://...`.
+    pub url: String,
+    /// Exchange and queue name prefix.
+    pub prefix: String,
+    /// Unacknowledged messages per consumer.
+    pub prefetch: u16,
+    /// Publisher confirm timeout.
+    #[serde(with = "duration")]
+    pub publish_timeout: Duration,
+    /// Upper bound of the reconnect backoff.
+    #[serde(with = "duration")]
+    pub reconnect_max_backoff: Duration,
+}
+
+/// `[storage]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageConfig {
+    /// `file://<dir>` or `s3://bucket/prefix`.
+    pub url: String,
+}
+
+/// `[conductor]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConductorConfig {
+    /// Stable id; empty means hostname + random suffix.
+    pub id: String,
+    /// CSAR cache directory; empty means `./data/cache/<id>`.
+    pub cache_dir: String,
+    /// Heartbeat period.
+    #[serde(with = "duration")]
+    pub heartbeat_interval: Duration,
+    /// Heartbeat age after which a conductor is not live.
+    #[serde(with = "duration")]
+    pub dead_after: Duration,
+    /// Health listener address.
+    pub health_bind: String,
+    /// Grace period for in-flight work on SIGTERM.
+    #[serde(with = "duration")]
+    pub shutdown_timeout: Duration,
+}
+
+/// `[all_in_one]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllInOneConfig {
+    /// Conductors started in-process.
+    pub conductors: usize,
+}
+
+/// `[log]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// `text` or `json`.
+    pub format: String,
+    /// tracing filter directives.
+    pub filter: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            server: ServerConfig {
+                bind: "127.0.0.1:9890".into(),
+                public_url: String::new(),
+                page_size: 100,
+                max_json_body: 1024 * 1024,
+            },
+            database: DatabaseConfig {
+                url: "sqlite://./data/tacker.db".into(),
+                pool_size: 8,
+                connect_timeout: Duration::from_secs(10),
+            },
+            bus: BusConfig {
+                url: "memory://".into(),
+                prefix: "tacker".into(),
+                prefetch: 8,
+                publish_timeout: Duration::from_secs(10),
+                reconnect_max_backoff: Duration::from_secs(10),
+            },
+            storage: StorageConfig { url: "file://./data/packages".into() },
+            conductor: ConductorConfig {
+                id: String::new(),
+                cache_dir: String::new(),
+                heartbeat_interval: Duration::from_secs(2),
+                dead_after: Duration::from_secs(10),
+                health_bind: "127.0.0.1:9891".into(),
+                shutdown_timeout: Duration::from_secs(60),
+            },
+            all_in_one: AllInOneConfig { conductors: 2 },
+            log: LogConfig { format: "text".into(), filter: "info".into() },
+        }
+    }
+}
+
+/// Where configuration comes from, in order; later layers win.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// Optional files, read when they exist (the system file).
+    pub optional_files: Vec<PathBuf>,
+    /// Files that must exist (`--config`).
+    pub files: Vec<PathBuf>,
+    /// Environment variables (normally `std::env::vars()`); only `TACKER__*` are read.
+    pub env: Vec<(String, String)>,
+}
+
+impl Sources {
+    /// The standard layers: system file, `explicit` (from `--config`), process environment.
+    pub fn standard(explicit: Option<&Path>) -> Self {
+        Self {
+            optional_files: vec![PathBuf::from(SYSTEM_FILE)],
+            files: explicit.into_iter().map(Path::to_path_buf).collect(),
+            env: std::env::vars().collect(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads every layer of `sources` over the embedded defaults, then validates.
+    pub fn load(sources: &Sources) -> Result<Self> {
+        use config::{Environment, File, FileFormat};
+        let mut b = config::Config::builder()
+            .add_source(File::from_str(DEFAULTS_TOML, FileFormat::Toml));
+        for f in &sources.optional_files {
+            b = b.add_source(File::from(f.as_path()).format(FileFormat::Toml).required(false));
+        }
+        for f in &sources.files {
+            if !f.exists() {
+                return Err(Error::Load(format!("configuration file {} not found", f.display())));
+            }
+            b = b.add_source(File::from(f.as_path()).format(FileFormat::Toml).required(true));
+        }
+        let env: config::Map<String, String> = sources
+            .env
+            .iter()
+            .filter(|(k, _)| k.starts_with("TACKER__"))
+            .cloned()
+            .collect();
+        b = b.add_source(
+            Environment::with_prefix("TACKER")
+                .prefix_separator("__")
+                .separator("__")
+                .try_parsing(true)
+                .source(Some(env)),
+        );
+        let cfg: Config = b
+            .build()
+            .and_then(config::Config::try_deserialize)
+            .map_err(|e| Error::Load(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks values the types cannot: addresses, URL schemes, duration relations.
+    pub fn validate(&self) -> Result<()> {
+        let mut problems = Vec::new();
+        let mut check = |ok: bool, msg: String| {
+            if !ok {
+                problems.push(msg);
+            }
+        };
+        check(
+            self.server.bind.parse::<SocketAddr>().is_ok(),
+            format!("server.bind {:?} is not an ip:port address", self.server.bind),
+        );
+        check(
+            self.server.public_url.is_empty() || url::Url::parse(&self.server.public_url).is_ok(),
+            format!("server.public_url {:?} is not a URL", self.server.public_url),
+        );
+        check(self.server.page_size >= 1, "server.page_size must be at least 1".into());
+        check(
+            self.conductor.health_bind.parse::<SocketAddr>().is_ok(),
+            format!("conductor.health_bind {:?} is not an ip:port address", self.conductor.health_bind),
+        );
+        let db = &self.database.url;
+        check(
+            db.starts_with("sqlite://") && db.len() > "sqlite://".len()
+                || db.starts_with("postgres://")
+                || db.starts_with("postgresql://"),
+            "database.url must be sqlite://<path> or postgres://...".into(),
+        );
+        check(self.database.pool_size >= 1, "database.pool_size must be at least 1".into());
+        let bus = &self.bus.url;
+        check(
+            bus == "memory://"
+                || (bus.starts_with("amqp://") || bus.starts_with("amqps://"))
+                    && url::Url::parse(bus).is_ok(),
+            "bus.url must be memory:// or amqp://user:password@host:port/vhost".into(),
+        );
+        check(
+            !self.bus.prefix.is_empty()
+                && self.bus.prefix.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            format!("bus.prefix {:?} must be non-empty [A-Za-z0-9._-]", self.bus.prefix),
+        );
+        check(self.bus.prefetch >= 1, "bus.prefetch must be at least 1".into());
+        let st = &self.storage.url;
+        check(
+            st.starts_with("file://") && st.len() > "file://".len() || st.starts_with("s3://"),
+            "storage.url must be file://<dir> or s3://<bucket>/<prefix>".into(),
+        );
+        check(
+            !self.conductor.heartbeat_interval.is_zero(),
+            "conductor.heartbeat_interval must be positive".into(),
+        );
+        check(
+            self.conductor.dead_after > self.conductor.heartbeat_interval * 2,
+            "conductor.dead_after must exceed twice conductor.heartbeat_interval".into(),
+        );
+        check(
+            self.conductor.id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            format!("conductor.id {:?} may hold only [A-Za-z0-9._-]", self.conductor.id),
+        );
+        check(self.all_in_one.conductors >= 1, "all_in_one.conductors must be at least 1".into());
+        check(
+            matches!(self.log.format.as_str(), "text" | "json"),
+            format!("log.format {:?} must be \"text\" or \"json\"", self.log.format),
+        );
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(problems))
+        }
+    }
+
+    /// This conductor's id: `conductor.id`, or hostname + a random suffix.
+    pub fn conductor_id(&self) -> String {
+        if !self.conductor.id.is_empty() {
+            return self.conductor.id.clone();
+        }
+        let host = hostname();
+        let suffix = uuid::Uuid::new_v4().simple().to_string();
+        format!("{host}-{}", &suffix[..6])
+    }
+
+    /// The cache directory of conductor `id`.
+    pub fn cache_dir(&self, id: &str) -> PathBuf {
+        if self.conductor.cache_dir.is_empty() {
+            PathBuf::from("./data/cache").join(id)
+        } else {
+            PathBuf::from(&self.conductor.cache_dir)
+        }
+    }
+
+    /// The configuration as TOML with every password and secret replaced by `***`.
+    pub fn to_redacted_toml(&self) -> Result<String> {
+        let mut c = self.clone();
+        c.database.url = redact::url_password(&c.database.url);
+        c.bus.url = redact::url_password(&c.bus.url);
+        c.storage.url = redact::url_password(&c.storage.url);
+        toml::to_string(&c).map_err(|e| Error::Load(e.to_string()))
+    }
+}
+
+/// The machine's host name, sanitised for use in ids.
+pub fn hostname() -> String {
+    let raw = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into());
+    let clean: String = raw
+        .trim()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .collect();
+    if clean.is_empty() { "localhost".into() } else { clean }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+use std::io::Write;
+
+use super::*;
+
+fn env(pairs: &[(&str, &str)]) -> Sources {
+    Sources {
+        env: pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+        ..Sources::default()
+    }
+}
+
+#[test]
+fn defaults_file_matches_code_defaults() {
+    let from_file = Config::load(&Sources::default()).unwrap();
+    assert_eq!(from_file, Config::default());
+}
+
+#[test]
+fn layers_apply_in_order_file_then_env() {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    writeln!(f, "[bus]\nprefix = \"from-file\"\n[all_in_one]\nconductors = 5").unwrap();
+    let mut s = env(&[("TACKER__BUS__PREFIX", "from-env"), ("TACKER__SERVER__PAGE_SIZE", "7")]);
+    s.files.push(f.path().to_path_buf());
+    s.optional_files.push("/nonexistent/tacker.toml".into());
+    let c = Config::load(&s).unwrap();
+    assert_eq!(c.bus.prefix, "from-env");
+    assert_eq!(c.all_in_one.conductors, 5);
+    assert_eq!(c.server.page_size, 7);
+    assert_eq!(c.database.url, "sqlite://./data/tacker.db");
+}
+
+#[test]
+fn env_sets_keys_with_underscores_and_durations() {
+    let c = Config::load(&env(&[
+        ("TACKER__ALL_IN_ONE__CONDUCTORS", "3"),
+        ("TACKER__CONDUCTOR__DEAD_AFTER", "45s"),
+        ("TACKER__CONDUCTOR__HEARTBEAT_INTERVAL", "500ms"),
+    ]))
+    .unwrap();
+    assert_eq!(c.all_in_one.conductors, 3);
+    assert_eq!(c.conductor.dead_after, Duration::from_secs(45));
+    assert_eq!(c.conductor.heartbeat_interval, Duration::from_millis(500));
+}
+
+#[test]
+fn unknown_keys_are_rejected() {
+    let err = Config::load(&env(&[("TACKER__SERVER__BINDD", "x")])).unwrap_err();
+    assert!(err.to_string().contains("bindd"), "{err}");
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    writeln!(f, "[nosuchsection]\nx = 1").unwrap();
+    let mut s = Sources::default();
+    s.files.push(f.path().to_path_buf());
+    assert!(Config::load(&s).unwrap_err().to_string().contains("nosuchsection"));
+}
+
+#[test]
+fn missing_explicit_file_is_an_error() {
+    let mut s = Sources::default();
+    s.files.push("/nonexistent/tacker.toml".into());
+    assert!(Config::load(&s).unwrap_err().to_string().contains("not found"));
+}
+
+#[test]
+fn invalid_values_are_reported_together() {
+    let err = Config::load(&env(&[
+        ("TACKER__SERVER__BIND", "nowhere"),
+        ("TACKER__BUS__URL", "kafka://x"),
+        ("TACKER__CONDUCTOR__DEAD_AFTER", "1s"),
+        ("TACKER__LOG__FORMAT", "xml"),
+    ]))
+    .unwrap_err()
+    .to_string();
+    for needle in ["server.bind", "bus.url", "dead_after", "log.format"] {
+        assert!(err.contains(needle), "{needle} missing from {err}");
+    }
+    let err = Config::load(&env(&[("TACKER__CONDUCTOR__DEAD_AFTER", "soon")])).unwrap_err();
+    assert!(err.to_string().contains("invalid duration"), "{err}");
+}
+
+#[test]
+fn show_redacts_passwords() {
+    let c = Config::load(&env(&[
+        ("TACKER__DATABASE__URL", "postgres://tacker:s3cret@db:5432/tacker"),
+        ("TACKER__BUS__URL", "amqp://guest:hunter2@mq:5672/%2f"),
+    ]))
+    .unwrap();
+    let shown = c.to_redacted_toml().unwrap();
+    assert!(!shown.contains("s3cret") && !shown.contains("hunter2"), "{shown}");
+    assert!(shown.contains("postgres://tacker:***@db:5432/tacker"), "{shown}");
+}
+
+#[test]
+fn conductor_id_and_cache_dir() {
+    let c = Config::default();
+    let a = c.conductor_id();
+    assert!(a.starts_with(&hostname()));
+    assert_ne!(a, c.conductor_id());
+    assert_eq!(c.cache_dir("c1"), PathBuf::from("./data/cache/c1"));
+    let c = Config::load(&env(&[("TACKER__CONDUCTOR__ID", "conductor-0")])).unwrap();
+    assert_eq!(c.conductor_id(), "conductor-0");
+}

@@ -1,0 +1,72 @@
+//! Conductor membership: who is live and ready to take work.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+crate::text_enum! {
+    /// The life of a conductor process as recorded in the `conductors` table.
+    ConductorState, "conductor state" {
+        /// Started; catching up (e.g. syncing its CSAR cache); takes no casts yet.
+        Syncing = "SYNCING",
+        /// Takes casts and fanouts; part of the live set.
+        Ready = "READY",
+        /// Shutting down; finishes in-flight work, takes nothing new.
+        Stopping = "STOPPING",
+    }
+}
+
+/// One row of the membership table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conductor {
+    /// `conductor.id`, stable for a StatefulSet replica.
+    pub id: String,
+    /// The host it runs on.
+    pub host: String,
+    /// Its state.
+    pub state: ConductorState,
+    /// When this incarnation started.
+    pub started_at: DateTime<Utc>,
+    /// Its last heartbeat.
+    pub last_heartbeat: DateTime<Utc>,
+}
+
+impl Conductor {
+    /// Whether the heartbeat is recent enough at `now` for a conductor to count as live.
+    pub fn is_live(&self, now: DateTime<Utc>, dead_after: Duration) -> bool {
+        self.state != ConductorState::Stopping && now - self.last_heartbeat < dead_after
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(secs, 0).unwrap()
+    }
+
+    #[test]
+    fn liveness_follows_heartbeat_age_and_state() {
+        let mut c = Conductor {
+            id: "c1".into(),
+            host: "h".into(),
+            state: ConductorState::Ready,
+            started_at: at(0),
+            last_heartbeat: at(100),
+        };
+        let dead_after = Duration::seconds(10);
+        assert!(c.is_live(at(105), dead_after));
+        assert!(!c.is_live(at(110), dead_after));
+        c.state = ConductorState::Stopping;
+        assert!(!c.is_live(at(105), dead_after));
+    }
+
+    #[test]
+    fn states_round_trip_as_text() {
+        for s in ConductorState::ALL {
+            assert_eq!(s.as_str().parse::<ConductorState>().unwrap(), *s);
+        }
+        assert!("ready".parse::<ConductorState>().is_err());
+    }
+}
