@@ -1,0 +1,2 @@
+DROP TABLE conductors;
+DROP TABLE vnf_packages;

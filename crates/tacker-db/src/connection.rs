@@ -1,0 +1,113 @@
+//! One connection type over PostgreSQL and SQLite, and the pool's connection manager.
+
+use std::path::PathBuf;
+
+use diesel::connection::SimpleConnection;
+use diesel::pg::PgConnection;
+use diesel::sqlite::SqliteConnection;
+use diesel::{Connection, ConnectionError, RunQueryDsl};
+
+use crate::{Error, Result};
+
+/// A connection to either backend; queries are written once for both.
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    /// PostgreSQL.
+    Pg(PgConnection),
+    /// SQLite.
+    Sqlite(SqliteConnection),
+}
+
+/// A parsed `database.url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DbUrl {
+    /// `postgres://...`, passed to libpq as is.
+    Postgres(String),
+    /// `sqlite://<path>`.
+    Sqlite(PathBuf),
+}
+
+impl DbUrl {
+    /// Parses `postgres://`, `postgresql://` or `sqlite://<path>`.
+    pub fn parse(url: &str) -> Result<Self> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(DbUrl::Postgres(url.to_owned()))
+        } else if let Some(path) = url.strip_prefix("sqlite://").filter(|p| !p.is_empty()) {
+            Ok(DbUrl::Sqlite(PathBuf::from(path)))
+        } else {
+            Err(Error::InvalidUrl(
+                "database url must be postgres://... or sqlite://<path>".into(),
+            ))
+        }
+    }
+
+    /// `postgres` or `sqlite`.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            DbUrl::Postgres(_) => "postgres",
+            DbUrl::Sqlite(_) => "sqlite",
+        }
+    }
+
+    /// Creates what the backend needs on disk (SQLite's parent directory).
+    pub(crate) fn prepare(&self) -> Result<()> {
+        if let DbUrl::Sqlite(path) = self {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    Error::Unavailable(format!("cannot create {}: {e}", dir.display()))
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens one connection.
+    pub fn establish(&self) -> std::result::Result<DbConnection, ConnectionError> {
+        match self {
+            DbUrl::Postgres(url) => PgConnection::establish(url).map(DbConnection::Pg),
+            DbUrl::Sqlite(path) => {
+                let mut c = SqliteConnection::establish(&path.to_string_lossy())?;
+                // WAL lets readers run beside the writer; busy_timeout makes writers queue
+                // instead of failing when several pool connections write at once.
+                c.batch_execute(
+                    "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 15000; \
+                     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                )
+                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+                Ok(DbConnection::Sqlite(c))
+            }
+        }
+    }
+}
+
+/// The r2d2 manager: opens connections of the backend the URL names, never guessing.
+#[derive(Debug)]
+pub(crate) struct Manager {
+    url: DbUrl,
+}
+
+impl Manager {
+    pub(crate) fn new(url: DbUrl) -> Self {
+        Self { url }
+    }
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = DbConnection;
+    type Error = ConnectionError;
+
+    fn connect(&self) -> std::result::Result<DbConnection, ConnectionError> {
+        self.url.establish()
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> std::result::Result<(), ConnectionError> {
+        diesel::sql_query("SELECT 1")
+            .execute(conn)
+            .map(|_| ())
+            .map_err(ConnectionError::CouldntSetupConfiguration)
+    }
+
+    fn has_broken(&self, _conn: &mut DbConnection) -> bool {
+        false
+    }
+}

@@ -1,0 +1,101 @@
+#![doc = include_str!("../README.md")]
+
+pub mod conductors;
+mod connection;
+mod error;
+pub mod packages;
+pub mod schema;
+
+use std::time::Duration;
+
+use diesel::RunQueryDsl;
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+pub use connection::{DbConnection, DbUrl};
+pub use error::{Error, Result};
+
+const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// A fingerprint of the migration files (test databases are cloned from a template
+/// named after it).
+pub const MIGRATIONS_FINGERPRINT: &str = env!("TACKER_MIGRATIONS_HASH");
+
+type Pool = r2d2::Pool<connection::Manager>;
+
+/// A pool of connections to PostgreSQL or SQLite.
+#[derive(Clone)]
+pub struct Db {
+    pool: Pool,
+    url: DbUrl,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("backend", &self.url.backend()).finish()
+    }
+}
+
+impl Db {
+    /// Opens a pool of `size` connections to `url` (`postgres://...` or `sqlite://<path>`).
+    /// The pool is lazy: it does not fail when the database is down at start.
+    pub fn connect(url: &str, size: u32, timeout: Duration) -> Result<Self> {
+        let url = DbUrl::parse(url)?;
+        url.prepare()?;
+        let pool = r2d2::Pool::builder()
+            .max_size(size)
+            .min_idle(Some(0))
+            .connection_timeout(timeout)
+            .build_unchecked(connection::Manager::new(url.clone()));
+        Ok(Self { pool, url })
+    }
+
+    /// Which backend this pool talks to.
+    pub fn backend(&self) -> &'static str {
+        self.url.backend()
+    }
+
+    /// Runs `f` with a pooled connection on tokio's blocking pool.
+    pub async fn run<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> Result<T> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get().map_err(|e| Error::Unavailable(e.to_string()))?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    /// Applies every pending migration; returns the versions applied.
+    pub async fn migrate(&self) -> Result<Vec<String>> {
+        self.run(migrate_connection).await
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<()> {
+        self.run(|c| {
+            diesel::sql_query("SELECT 1").execute(c)?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Applies every pending migration on one connection.
+pub fn migrate_connection(conn: &mut DbConnection) -> Result<Vec<String>> {
+    let applied = match conn {
+        DbConnection::Pg(c) => c.run_pending_migrations(PG_MIGRATIONS),
+        DbConnection::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS),
+    }
+    .map_err(|e| Error::Migration(e.to_string()))?;
+    Ok(applied.iter().map(ToString::to_string).collect())
+}
+
+/// The current UTC time as stored in the database.
+pub(crate) fn now() -> chrono::NaiveDateTime {
+    chrono::Utc::now().naive_utc()
+}
