@@ -151,7 +151,9 @@ impl Default for Config {
                 publish_timeout: Duration::from_secs(10),
                 reconnect_max_backoff: Duration::from_secs(10),
             },
-            storage: StorageConfig { url: "file://./data/packages".into() },
+            storage: StorageConfig {
+                url: "file://./data/packages".into(),
+            },
             conductor: ConductorConfig {
                 id: String::new(),
                 cache_dir: String::new(),
@@ -161,7 +163,10 @@ impl Default for Config {
                 shutdown_timeout: Duration::from_secs(60),
             },
             all_in_one: AllInOneConfig { conductors: 2 },
-            log: LogConfig { format: "text".into(), filter: "info".into() },
+            log: LogConfig {
+                format: "text".into(),
+                filter: "info".into(),
+            },
         }
     }
 }
@@ -192,16 +197,27 @@ impl Config {
     /// Reads every layer of `sources` over the embedded defaults, then validates.
     pub fn load(sources: &Sources) -> Result<Self> {
         use config::{Environment, File, FileFormat};
-        let mut b = config::Config::builder()
-            .add_source(File::from_str(DEFAULTS_TOML, FileFormat::Toml));
+        let mut b =
+            config::Config::builder().add_source(File::from_str(DEFAULTS_TOML, FileFormat::Toml));
         for f in &sources.optional_files {
-            b = b.add_source(File::from(f.as_path()).format(FileFormat::Toml).required(false));
+            b = b.add_source(
+                File::from(f.as_path())
+                    .format(FileFormat::Toml)
+                    .required(false),
+            );
         }
         for f in &sources.files {
             if !f.exists() {
-                return Err(Error::Load(format!("configuration file {} not found", f.display())));
+                return Err(Error::Load(format!(
+                    "configuration file {} not found",
+                    f.display()
+                )));
             }
-            b = b.add_source(File::from(f.as_path()).format(FileFormat::Toml).required(true));
+            b = b.add_source(
+                File::from(f.as_path())
+                    .format(FileFormat::Toml)
+                    .required(true),
+            );
         }
         let env: config::Map<String, String> = sources
             .env
@@ -234,16 +250,28 @@ impl Config {
         };
         check(
             self.server.bind.parse::<SocketAddr>().is_ok(),
-            format!("server.bind {:?} is not an ip:port address", self.server.bind),
+            format!(
+                "server.bind {:?} is not an ip:port address",
+                self.server.bind
+            ),
         );
         check(
             self.server.public_url.is_empty() || url::Url::parse(&self.server.public_url).is_ok(),
-            format!("server.public_url {:?} is not a URL", self.server.public_url),
+            format!(
+                "server.public_url {:?} is not a URL",
+                self.server.public_url
+            ),
         );
-        check(self.server.page_size >= 1, "server.page_size must be at least 1".into());
+        check(
+            self.server.page_size >= 1,
+            "server.page_size must be at least 1".into(),
+        );
         check(
             self.conductor.health_bind.parse::<SocketAddr>().is_ok(),
-            format!("conductor.health_bind {:?} is not an ip:port address", self.conductor.health_bind),
+            format!(
+                "conductor.health_bind {:?} is not an ip:port address",
+                self.conductor.health_bind
+            ),
         );
         let db = &self.database.url;
         check(
@@ -252,7 +280,10 @@ impl Config {
                 || db.starts_with("postgresql://"),
             "database.url must be sqlite://<path> or postgres://...".into(),
         );
-        check(self.database.pool_size >= 1, "database.pool_size must be at least 1".into());
+        check(
+            self.database.pool_size >= 1,
+            "database.pool_size must be at least 1".into(),
+        );
         let bus = &self.bus.url;
         check(
             bus == "memory://"
@@ -262,10 +293,20 @@ impl Config {
         );
         check(
             !self.bus.prefix.is_empty()
-                && self.bus.prefix.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
-            format!("bus.prefix {:?} must be non-empty [A-Za-z0-9._-]", self.bus.prefix),
+                && self
+                    .bus
+                    .prefix
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            format!(
+                "bus.prefix {:?} must be non-empty [A-Za-z0-9._-]",
+                self.bus.prefix
+            ),
         );
-        check(self.bus.prefetch >= 1, "bus.prefetch must be at least 1".into());
+        check(
+            self.bus.prefetch >= 1,
+            "bus.prefetch must be at least 1".into(),
+        );
         let st = &self.storage.url;
         check(
             st.starts_with("file://") && st.len() > "file://".len() || st.starts_with("s3://"),
@@ -280,13 +321,25 @@ impl Config {
             "conductor.dead_after must exceed twice conductor.heartbeat_interval".into(),
         );
         check(
-            self.conductor.id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
-            format!("conductor.id {:?} may hold only [A-Za-z0-9._-]", self.conductor.id),
+            self.conductor
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            format!(
+                "conductor.id {:?} may hold only [A-Za-z0-9._-]",
+                self.conductor.id
+            ),
         );
-        check(self.all_in_one.conductors >= 1, "all_in_one.conductors must be at least 1".into());
+        check(
+            self.all_in_one.conductors >= 1,
+            "all_in_one.conductors must be at least 1".into(),
+        );
         check(
             matches!(self.log.format.as_str(), "text" | "json"),
-            format!("log.format {:?} must be \"text\" or \"json\"", self.log.format),
+            format!(
+                "log.format {:?} must be \"text\" or \"json\"",
+                self.log.format
+            ),
         );
         if problems.is_empty() {
             Ok(())
@@ -333,9 +386,19 @@ pub fn hostname() -> String {
     let clean: String = raw
         .trim()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
-    if clean.is_empty() { "localhost".into() } else { clean }
+    if clean.is_empty() {
+        "localhost".into()
+    } else {
+        clean
+    }
 }
 
 #[cfg(test)]

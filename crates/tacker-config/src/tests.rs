@@ -4,7 +4,10 @@ use super::*;
 
 fn env(pairs: &[(&str, &str)]) -> Sources {
     Sources {
-        env: pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+        env: pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect(),
         ..Sources::default()
     }
 }
@@ -18,8 +21,15 @@ fn defaults_file_matches_code_defaults() {
 #[test]
 fn layers_apply_in_order_file_then_env() {
     let mut f = tempfile::NamedTempFile::new().unwrap();
-    writeln!(f, "[bus]\nprefix = \"from-file\"\n[all_in_one]\nconductors = 5").unwrap();
-    let mut s = env(&[("TACKER__BUS__PREFIX", "from-env"), ("TACKER__SERVER__PAGE_SIZE", "7")]);
+    writeln!(
+        f,
+        "[bus]\nprefix = \"from-file\"\n[all_in_one]\nconductors = 5"
+    )
+    .unwrap();
+    let mut s = env(&[
+        ("TACKER__BUS__PREFIX", "from-env"),
+        ("TACKER__SERVER__PAGE_SIZE", "7"),
+    ]);
     s.files.push(f.path().to_path_buf());
     s.optional_files.push("/nonexistent/tacker.toml".into());
     let c = Config::load(&s).unwrap();
@@ -50,14 +60,24 @@ fn unknown_keys_are_rejected() {
     writeln!(f, "[nosuchsection]\nx = 1").unwrap();
     let mut s = Sources::default();
     s.files.push(f.path().to_path_buf());
-    assert!(Config::load(&s).unwrap_err().to_string().contains("nosuchsection"));
+    assert!(
+        Config::load(&s)
+            .unwrap_err()
+            .to_string()
+            .contains("nosuchsection")
+    );
 }
 
 #[test]
 fn missing_explicit_file_is_an_error() {
     let mut s = Sources::default();
     s.files.push("/nonexistent/tacker.toml".into());
-    assert!(Config::load(&s).unwrap_err().to_string().contains("not found"));
+    assert!(
+        Config::load(&s)
+            .unwrap_err()
+            .to_string()
+            .contains("not found")
+    );
 }
 
 #[test]
@@ -80,13 +100,22 @@ fn invalid_values_are_reported_together() {
 #[test]
 fn show_redacts_passwords() {
     let c = Config::load(&env(&[
-        ("TACKER__DATABASE__URL", "postgres://tacker:s3cret@db:5432/tacker"),
+        (
+            "TACKER__DATABASE__URL",
+            "postgres://tacker:s3cret@db:5432/tacker",
+        ),
         ("TACKER__BUS__URL", "amqp://guest:hunter2@mq:5672/%2f"),
     ]))
     .unwrap();
     let shown = c.to_redacted_toml().unwrap();
-    assert!(!shown.contains("s3cret") && !shown.contains("hunter2"), "{shown}");
-    assert!(shown.contains("postgres://tacker:***@db:5432/tacker"), "{shown}");
+    assert!(
+        !shown.contains("s3cret") && !shown.contains("hunter2"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("postgres://tacker:***@db:5432/tacker"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -53,7 +53,9 @@ pub fn register(c: &mut DbConnection, id: &str, host: &str) -> Result<()> {
             started_at: t,
             last_heartbeat: t,
         };
-        diesel::insert_into(conductors::table).values(row).execute(c)?;
+        diesel::insert_into(conductors::table)
+            .values(row)
+            .execute(c)?;
     }
     Ok(())
 }

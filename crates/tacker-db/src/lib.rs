@@ -32,7 +32,9 @@ pub struct Db {
 
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db").field("backend", &self.url.backend()).finish()
+        f.debug_struct("Db")
+            .field("backend", &self.url.backend())
+            .finish()
     }
 }
 

@@ -124,8 +124,14 @@ impl Row {
             .map_err(|e| corrupt("onboarding_failure_details", e))?;
         let package = VnfPackage {
             id: self.id.parse().map_err(|e| corrupt("id", e))?,
-            onboarding_state: self.onboarding_state.parse().map_err(|e| corrupt("state", e))?,
-            operational_state: self.operational_state.parse().map_err(|e| corrupt("state", e))?,
+            onboarding_state: self
+                .onboarding_state
+                .parse()
+                .map_err(|e| corrupt("state", e))?,
+            operational_state: self
+                .operational_state
+                .parse()
+                .map_err(|e| corrupt("state", e))?,
             usage_state: self.usage_state.parse().map_err(|e| corrupt("state", e))?,
             user_defined_data,
             descriptor,
@@ -138,13 +144,18 @@ impl Row {
             created_at: self.created_at.and_utc(),
             updated_at: self.updated_at.and_utc(),
         };
-        Ok(Stored { package, revision: self.revision })
+        Ok(Stored {
+            package,
+            revision: self.revision,
+        })
     }
 }
 
 /// Inserts a new package.
 pub fn insert(c: &mut DbConnection, p: &VnfPackage) -> Result<()> {
-    diesel::insert_into(vnf_packages::table).values(Row::from_domain(p)).execute(c)?;
+    diesel::insert_into(vnf_packages::table)
+        .values(Row::from_domain(p))
+        .execute(c)?;
     Ok(())
 }
 

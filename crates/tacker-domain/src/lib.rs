@@ -2,10 +2,10 @@
 
 pub mod conductor;
 mod error;
-mod states;
 pub mod package;
 pub mod problem;
 pub mod sol013;
+mod states;
 
 pub use error::{Error, Result};
 pub use problem::ProblemDetails;

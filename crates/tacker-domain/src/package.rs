@@ -130,7 +130,10 @@ impl VnfPackage {
             ));
         }
         if self.usage_state == UsageState::InUse {
-            return Some(format!("VNF package {} is IN_USE by a VNF instance", self.id));
+            return Some(format!(
+                "VNF package {} is IN_USE by a VNF instance",
+                self.id
+            ));
         }
         if matches!(
             self.onboarding_state,
@@ -161,12 +164,18 @@ impl VnfPackage {
         let onboarded = self.onboarding_state == OnboardingState::Onboarded;
         if onboarded {
             o.insert("softwareImages".into(), json!(self.software_images));
-            o.insert("additionalArtifacts".into(), json!(self.additional_artifacts));
+            o.insert(
+                "additionalArtifacts".into(),
+                json!(self.additional_artifacts),
+            );
         }
         o.insert("onboardingState".into(), json!(self.onboarding_state));
         o.insert("operationalState".into(), json!(self.operational_state));
         o.insert("usageState".into(), json!(self.usage_state));
-        o.insert("userDefinedData".into(), Value::Object(self.user_defined_data.clone()));
+        o.insert(
+            "userDefinedData".into(),
+            Value::Object(self.user_defined_data.clone()),
+        );
         if let Some(p) = &self.onboarding_failure_details {
             o.insert("onboardingFailureDetails".into(), json!(p));
         }
@@ -205,8 +214,12 @@ pub const VNF_PKG_INFO_ATTRIBUTES: &[&str] = &[
 ];
 
 /// Complex attributes `exclude_default` (and no selector at all) leaves out of lists.
-pub const VNF_PKG_INFO_DEFAULT_EXCLUDED: &[&str] =
-    &["softwareImages", "additionalArtifacts", "userDefinedData", "checksum"];
+pub const VNF_PKG_INFO_DEFAULT_EXCLUDED: &[&str] = &[
+    "softwareImages",
+    "additionalArtifacts",
+    "userDefinedData",
+    "checksum",
+];
 
 /// Merges a JSON merge patch (RFC 7396) into `target`: `null` removes a key.
 pub fn merge_patch(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
@@ -266,7 +279,10 @@ mod tests {
 
     #[test]
     fn merge_patch_follows_rfc7396() {
-        let mut t = json!({"a": 1, "b": {"c": 2, "d": 3}}).as_object().unwrap().clone();
+        let mut t = json!({"a": 1, "b": {"c": 2, "d": 3}})
+            .as_object()
+            .unwrap()
+            .clone();
         let p = json!({"a": null, "b": {"c": null, "e": 4}, "f": "x"});
         merge_patch(&mut t, p.as_object().unwrap());
         assert_eq!(Value::Object(t), json!({"b": {"d": 3, "e": 4}, "f": "x"}));

@@ -44,15 +44,17 @@ struct Exists {
 
 fn admin() -> PgConnection {
     let url = format!("{}/postgres", pg_server());
-    PgConnection::establish(&url).unwrap_or_else(|e| panic!("cannot reach PostgreSQL at {url}: {e}"))
+    PgConnection::establish(&url)
+        .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at {url}: {e}"))
 }
 
 fn db_exists(c: &mut PgConnection, name: &str) -> bool {
-    diesel::sql_query(format!("SELECT count(*) AS n FROM pg_database WHERE datname = '{name}'"))
-        .get_result::<Exists>(c)
-        .unwrap()
-        .n
-        > 0
+    diesel::sql_query(format!(
+        "SELECT count(*) AS n FROM pg_database WHERE datname = '{name}'"
+    ))
+    .get_result::<Exists>(c)
+    .unwrap()
+    .n > 0
 }
 
 /// Creates the migrated template once (under an advisory lock) and returns its name.
@@ -61,11 +63,17 @@ fn template(c: &mut PgConnection) -> String {
     if db_exists(c, &name) {
         return name;
     }
-    diesel::sql_query("SELECT pg_advisory_lock(727274)").execute(c).unwrap();
+    diesel::sql_query("SELECT pg_advisory_lock(727274)")
+        .execute(c)
+        .unwrap();
     if !db_exists(c, &name) {
         let building = format!("{name}_building");
-        diesel::sql_query(format!("DROP DATABASE IF EXISTS {building}")).execute(c).unwrap();
-        diesel::sql_query(format!("CREATE DATABASE {building}")).execute(c).unwrap();
+        diesel::sql_query(format!("DROP DATABASE IF EXISTS {building}"))
+            .execute(c)
+            .unwrap();
+        diesel::sql_query(format!("CREATE DATABASE {building}"))
+            .execute(c)
+            .unwrap();
         {
             let url = format!("{}/{building}", pg_server());
             let mut conn = tacker_db::DbUrl::Postgres(url).establish().unwrap();
@@ -75,7 +83,9 @@ fn template(c: &mut PgConnection) -> String {
             .execute(c)
             .unwrap();
     }
-    diesel::sql_query("SELECT pg_advisory_unlock(727274)").execute(c).unwrap();
+    diesel::sql_query("SELECT pg_advisory_unlock(727274)")
+        .execute(c)
+        .unwrap();
     name
 }
 
@@ -85,8 +95,14 @@ impl TestDb {
         let mut c = admin();
         let tpl = template(&mut c);
         let name = format!("tacker_t_{}", uuid::Uuid::new_v4().simple());
-        diesel::sql_query(format!("CREATE DATABASE {name} TEMPLATE {tpl}")).execute(&mut c).unwrap();
-        Self { url: format!("{}/{name}", pg_server()), pg_name: Some(name), _dir: None }
+        diesel::sql_query(format!("CREATE DATABASE {name} TEMPLATE {tpl}"))
+            .execute(&mut c)
+            .unwrap();
+        Self {
+            url: format!("{}/{name}", pg_server()),
+            pg_name: Some(name),
+            _dir: None,
+        }
     }
 
     /// A fresh, migrated SQLite database file.
@@ -96,7 +112,11 @@ impl TestDb {
         let url = format!("sqlite://{}", path.display());
         let mut conn = tacker_db::DbUrl::parse(&url).unwrap().establish().unwrap();
         tacker_db::migrate_connection(&mut conn).unwrap();
-        Self { url, pg_name: None, _dir: Some(dir) }
+        Self {
+            url,
+            pg_name: None,
+            _dir: Some(dir),
+        }
     }
 
     /// Both backends, for tests that must pass on each.

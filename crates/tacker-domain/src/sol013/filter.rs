@@ -139,7 +139,9 @@ fn split_term(body: &str) -> Result<(Vec<String>, &str)> {
             _ => cur.push(c),
         }
     }
-    Err(Error::InvalidFilter("unterminated term: missing ')'".into()))
+    Err(Error::InvalidFilter(
+        "unterminated term: missing ')'".into(),
+    ))
 }
 
 fn term(fields: Vec<String>, attributes: &[&str]) -> Result<Term> {
@@ -151,10 +153,15 @@ fn term(fields: Vec<String>, attributes: &[&str]) -> Result<Term> {
     }
     let path: Vec<String> = attr.split('/').map(str::to_owned).collect();
     if path.iter().any(String::is_empty) {
-        return Err(Error::InvalidFilter(format!("invalid attribute path {attr:?}")));
+        return Err(Error::InvalidFilter(format!(
+            "invalid attribute path {attr:?}"
+        )));
     }
     if !attributes.contains(&path[0].as_str()) {
-        return Err(Error::InvalidFilter(format!("unknown attribute {:?}", path[0])));
+        return Err(Error::InvalidFilter(format!(
+            "unknown attribute {:?}",
+            path[0]
+        )));
     }
     let values: Vec<String> = it.collect();
     if values.is_empty() {
@@ -232,7 +239,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const ATTRS: &[&str] = &["id", "onboardingState", "userDefinedData", "softwareImages", "size"];
+    const ATTRS: &[&str] = &[
+        "id",
+        "onboardingState",
+        "userDefinedData",
+        "softwareImages",
+        "size",
+    ];
 
     fn doc() -> Value {
         json!({

@@ -18,7 +18,10 @@ pub struct Marker {
 impl Marker {
     /// The marker of an item.
     pub fn of(created_at: DateTime<Utc>, id: impl Into<String>) -> Self {
-        Self { created_micros: created_at.timestamp_micros(), id: id.into() }
+        Self {
+            created_micros: created_at.timestamp_micros(),
+            id: id.into(),
+        }
     }
 
     /// The opaque text handed to clients.
@@ -28,11 +31,16 @@ impl Marker {
 
     /// Parses a marker a client sent back.
     pub fn decode(s: &str) -> Result<Self> {
-        let raw = URL_SAFE_NO_PAD.decode(s).map_err(|_| Error::InvalidMarker)?;
+        let raw = URL_SAFE_NO_PAD
+            .decode(s)
+            .map_err(|_| Error::InvalidMarker)?;
         let text = String::from_utf8(raw).map_err(|_| Error::InvalidMarker)?;
         let (t, id) = text.split_once(':').ok_or(Error::InvalidMarker)?;
         let created_micros = t.parse().map_err(|_| Error::InvalidMarker)?;
-        Ok(Self { created_micros, id: id.to_owned() })
+        Ok(Self {
+            created_micros,
+            id: id.to_owned(),
+        })
     }
 }
 
@@ -75,7 +83,10 @@ mod tests {
 
     #[test]
     fn marker_round_trips_and_rejects_garbage() {
-        let m = Marker { created_micros: 1_700_000_000_123_456, id: "abc".into() };
+        let m = Marker {
+            created_micros: 1_700_000_000_123_456,
+            id: "abc".into(),
+        };
         assert_eq!(Marker::decode(&m.encode()).unwrap(), m);
         assert!(Marker::decode("!!!").is_err());
         assert!(Marker::decode(&URL_SAFE_NO_PAD.encode("nocolon")).is_err());
@@ -84,7 +95,10 @@ mod tests {
     #[test]
     fn pages_cover_every_item_once() {
         let items: Vec<(i64, String)> = (0..7).map(|i| (i / 2, format!("id{i}"))).collect();
-        let key = |t: &(i64, String)| Marker { created_micros: t.0, id: t.1.clone() };
+        let key = |t: &(i64, String)| Marker {
+            created_micros: t.0,
+            id: t.1.clone(),
+        };
         let mut seen = Vec::new();
         let mut after = None;
         loop {
@@ -100,7 +114,15 @@ mod tests {
 
     #[test]
     fn no_next_marker_when_the_last_page_is_exactly_full() {
-        let page = paginate(vec![1, 2, 3], |i| Marker { created_micros: *i, id: String::new() }, None, 3);
+        let page = paginate(
+            vec![1, 2, 3],
+            |i| Marker {
+                created_micros: *i,
+                id: String::new(),
+            },
+            None,
+            3,
+        );
         assert_eq!(page.items, vec![1, 2, 3]);
         assert!(page.next.is_none());
     }

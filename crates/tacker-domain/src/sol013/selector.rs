@@ -30,9 +30,7 @@ impl Selector {
             (true, None, None, false) => Ok(Selector::All),
             (true, ..) => bad("all_fields cannot be combined with other selectors"),
             (false, Some(_), Some(_), _) => bad("fields and exclude_fields are exclusive"),
-            (false, None, Some(_), true) => {
-                bad("exclude_fields and exclude_default are exclusive")
-            }
+            (false, None, Some(_), true) => bad("exclude_fields and exclude_default are exclusive"),
             (false, Some(f), None, _) => Ok(Selector::DefaultPlus(paths(f)?)),
             (false, None, Some(f), false) => Ok(Selector::Exclude(paths(f)?)),
             (false, None, None, _) => Ok(Selector::Default),
@@ -76,7 +74,9 @@ fn paths(list: &str) -> Result<Vec<Vec<String>>> {
         .map(|p| {
             let parts: Vec<String> = p.trim().split('/').map(str::to_owned).collect();
             if parts.iter().any(String::is_empty) {
-                Err(Error::InvalidSelector(format!("invalid attribute path {p:?}")))
+                Err(Error::InvalidSelector(format!(
+                    "invalid attribute path {p:?}"
+                )))
             } else {
                 Ok(parts)
             }
@@ -111,9 +111,15 @@ fn keep_only(v: Value, picks: &[&[String]]) -> Value {
         Value::Object(mut m) => {
             let mut out = Map::new();
             for p in picks {
-                let Some((head, tail)) = p.split_first() else { continue };
+                let Some((head, tail)) = p.split_first() else {
+                    continue;
+                };
                 if let Some(child) = m.remove(head) {
-                    let kept = if tail.is_empty() { child } else { keep_only(child, &[tail]) };
+                    let kept = if tail.is_empty() {
+                        child
+                    } else {
+                        keep_only(child, &[tail])
+                    };
                     out.insert(head.clone(), kept);
                 }
             }
@@ -143,8 +149,14 @@ mod tests {
     #[test]
     fn selectors_shape_the_representation() {
         assert_eq!(sel(true, None, None, false), doc());
-        assert_eq!(sel(false, None, None, false), json!({"id": "1", "_links": {"self": {}}}));
-        assert_eq!(sel(false, None, None, true), json!({"id": "1", "_links": {"self": {}}}));
+        assert_eq!(
+            sel(false, None, None, false),
+            json!({"id": "1", "_links": {"self": {}}})
+        );
+        assert_eq!(
+            sel(false, None, None, true),
+            json!({"id": "1", "_links": {"self": {}}})
+        );
         assert_eq!(
             sel(false, Some("userDefinedData/k"), None, false),
             json!({"id": "1", "userDefinedData": {"k": "v"}, "_links": {"self": {}}})

@@ -1,0 +1,6 @@
+//! The bus on real RabbitMQ and on the in-process transport: the same tests on both.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod patterns;
+mod reconnect;
+mod support;
