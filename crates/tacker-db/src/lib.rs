@@ -77,6 +77,29 @@ impl Db {
         self.run(migrate_connection).await
     }
 
+    /// Migrations not yet applied (empty when the schema is current).
+    pub async fn pending_migrations(&self) -> Result<Vec<String>> {
+        self.run(|conn| {
+            let names =
+                |e: Box<dyn std::error::Error + Send + Sync>| Error::Migration(e.to_string());
+            Ok(match conn {
+                DbConnection::Pg(c) => c
+                    .pending_migrations(PG_MIGRATIONS)
+                    .map_err(names)?
+                    .iter()
+                    .map(|m| m.name().to_string())
+                    .collect(),
+                DbConnection::Sqlite(c) => c
+                    .pending_migrations(SQLITE_MIGRATIONS)
+                    .map_err(names)?
+                    .iter()
+                    .map(|m| m.name().to_string())
+                    .collect(),
+            })
+        })
+        .await
+    }
+
     /// Whether the database answers.
     pub async fn ping(&self) -> Result<()> {
         self.run(|c| {

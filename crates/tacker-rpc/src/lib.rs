@@ -17,7 +17,7 @@ pub use bus::{Bus, BusOptions, Gathered, Target};
 pub use error::{Error, Result};
 pub use handler::{Handler, HandlerError, Request};
 pub use method::Method;
-pub use serve::Source;
+pub use serve::{Source, Subscription};
 
 /// The contract version this build speaks (the `v1` of `tacker.rpc.v1`).
 pub const CONTRACT_VERSION: u32 = 1;

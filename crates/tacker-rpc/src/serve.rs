@@ -21,9 +21,45 @@ pub enum Source {
     Member(String),
 }
 
+/// A subscription that is already receiving; [`Subscription::serve`] handles what arrives.
+pub struct Subscription {
+    bus: Bus,
+    rx: tokio::sync::mpsc::Receiver<Incoming>,
+    stop: CancellationToken,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Subscription")
+    }
+}
+
 impl Bus {
-    /// Serves `source` with `handler`, at most `prefetch` requests at once, until `stop`
-    /// is cancelled; then stops consuming, waits for the requests in flight and returns.
+    /// Subscribes to `source` with at most `prefetch` requests in flight; returns once the
+    /// subscription is in place (retrying while the broker is unreachable, until `stop`).
+    pub async fn subscribe(
+        &self,
+        source: Source,
+        prefetch: u16,
+        stop: CancellationToken,
+    ) -> Result<Subscription> {
+        let queue = match source {
+            Source::Shared => Queue::Shared,
+            Source::Member(id) => Queue::Member(id),
+        };
+        let rx = self
+            .inner
+            .transport
+            .consume(queue, prefetch, stop.clone())
+            .await?;
+        Ok(Subscription {
+            bus: self.clone(),
+            rx,
+            stop,
+        })
+    }
+
+    /// Subscribes and serves: see [`Bus::subscribe`] and [`Subscription::serve`].
     pub async fn serve(
         &self,
         source: Source,
@@ -31,15 +67,18 @@ impl Bus {
         prefetch: u16,
         stop: CancellationToken,
     ) -> Result<()> {
-        let queue = match source {
-            Source::Shared => Queue::Shared,
-            Source::Member(id) => Queue::Member(id),
-        };
-        let mut rx = self
-            .inner
-            .transport
-            .consume(queue, prefetch, stop.clone())
-            .await?;
+        self.subscribe(source, prefetch, stop)
+            .await?
+            .serve(handler)
+            .await
+    }
+}
+
+impl Subscription {
+    /// Handles requests until the subscription's `stop` is cancelled; then stops
+    /// consuming, waits for the requests in flight and returns.
+    pub async fn serve(self, handler: Arc<dyn Handler>) -> Result<()> {
+        let Subscription { bus, mut rx, stop } = self;
         let tracker = TaskTracker::new();
         loop {
             tokio::select! {
@@ -47,7 +86,7 @@ impl Bus {
                 _ = stop.cancelled() => break,
                 m = rx.recv() => match m {
                     Some(m) => {
-                        let bus = self.clone();
+                        let bus = bus.clone();
                         let handler = handler.clone();
                         tracker.spawn(async move { bus.handle_one(m, handler).await });
                     }
@@ -61,7 +100,9 @@ impl Bus {
         tracker.wait().await;
         Ok(())
     }
+}
 
+impl Bus {
     async fn handle_one(&self, m: Incoming, handler: Arc<dyn Handler>) {
         let env = match Envelope::decode(m.body.as_slice()) {
             Ok(env) if env.version == CONTRACT_VERSION => env,

@@ -125,13 +125,20 @@ impl TestDb {
     }
 }
 
-impl Drop for TestDb {
-    fn drop(&mut self) {
+impl TestDb {
+    /// Drops a PostgreSQL database now, under whoever uses it (outage tests).
+    pub fn drop_now(&self) {
         if let Some(name) = &self.pg_name {
             let mut c = admin();
             let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
                 .execute(&mut c);
         }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        self.drop_now();
     }
 }
 

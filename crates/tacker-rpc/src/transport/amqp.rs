@@ -69,6 +69,9 @@ struct Inner {
     max_backoff: Duration,
     publish_timeout: Duration,
     live: Mutex<Option<Arc<Live>>>,
+    /// The runtime the bus was created on: lapin binds its I/O to the runtime that
+    /// connects, so connections are always made there (not on an HTTP worker's runtime).
+    rt: tokio::runtime::Handle,
 }
 
 fn s(v: &str) -> ShortString {
@@ -97,6 +100,7 @@ impl Amqp {
             max_backoff,
             publish_timeout,
             live: Mutex::new(None),
+            rt: tokio::runtime::Handle::current(),
         })))
     }
 }
@@ -110,13 +114,15 @@ impl Inner {
         }
         let props = ConnectionProperties::default()
             .with_connection_name(format!("tacker {}", self.names.prefix).into());
-        let conn = tokio::time::timeout(
-            Duration::from_secs(10),
-            Connection::connect(&self.url, props),
-        )
-        .await
-        .map_err(|_| unavailable("connect timed out"))?
-        .map_err(unavailable)?;
+        let url = self.url.clone();
+        let connecting = self.rt.spawn(async move {
+            tokio::time::timeout(Duration::from_secs(10), Connection::connect(&url, props)).await
+        });
+        let conn = connecting
+            .await
+            .map_err(unavailable)?
+            .map_err(|_| unavailable("connect timed out"))?
+            .map_err(unavailable)?;
         let publish = conn.create_channel().await.map_err(unavailable)?;
         publish
             .confirm_select(ConfirmSelectOptions::default())
@@ -288,8 +294,12 @@ impl Transport for Amqp {
         stop: CancellationToken,
     ) -> Result<mpsc::Receiver<Incoming>> {
         let (tx, rx) = mpsc::channel(usize::from(prefetch.max(1)));
+        // Subscribed before returning, so a caller knows it is listening.
+        let Some(first) = self.0.subscribe_retrying(&queue, prefetch, &stop).await else {
+            return Ok(rx);
+        };
         let inner = self.0.clone();
-        tokio::spawn(async move { inner.consume_loop(queue, prefetch, tx, stop).await });
+        tokio::spawn(async move { inner.consume_loop(queue, prefetch, tx, stop, first).await });
         Ok(rx)
     }
 
@@ -376,6 +386,94 @@ impl Inner {
         })
     }
 
+    /// Opens a channel on `live` and starts consuming `queue`.
+    async fn subscribe(
+        &self,
+        live: &Live,
+        queue: &Queue,
+        prefetch: u16,
+    ) -> Result<(Channel, lapin::Consumer)> {
+        let ch = live.conn.create_channel().await.map_err(unavailable)?;
+        ch.basic_qos(prefetch.max(1), BasicQosOptions::default())
+            .await
+            .map_err(unavailable)?;
+        let name = self.declare_source(&ch, queue).await?;
+        let consumer = ch
+            .basic_consume(
+                s(&name),
+                s(""),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .map_err(unavailable)?;
+        tracing::debug!(?queue, "consuming");
+        Ok((ch, consumer))
+    }
+
+    /// Subscribes with exponential backoff until it works or `stop` is cancelled.
+    async fn subscribe_retrying(
+        &self,
+        queue: &Queue,
+        prefetch: u16,
+        stop: &CancellationToken,
+    ) -> Option<(Arc<Live>, Channel, lapin::Consumer)> {
+        let mut delay = Duration::from_millis(100);
+        loop {
+            let live = self.live_retrying(stop).await?;
+            match self.subscribe(&live, queue, prefetch).await {
+                Ok((ch, consumer)) => return Some((live, ch, consumer)),
+                Err(e) => tracing::warn!(error = %e, ?queue, "cannot subscribe; retrying"),
+            }
+            if !live.usable() {
+                self.drop_live(&live).await;
+            }
+            tokio::select! {
+                _ = stop.cancelled() => return None,
+                _ = tokio::time::sleep(delay) => {}
+            }
+            delay = (delay * 2).min(self.max_backoff);
+        }
+    }
+
+    /// Forwards deliveries into `tx` until `stop` (true) or the consumer is lost (false).
+    async fn pump(
+        ch: &Channel,
+        consumer: &mut lapin::Consumer,
+        queue: &Queue,
+        tx: &mpsc::Sender<Incoming>,
+        stop: &CancellationToken,
+    ) -> bool {
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => {
+                    let _ = ch.basic_cancel(consumer.tag(), BasicCancelOptions::default()).await;
+                    return true;
+                }
+                d = consumer.next() => match d {
+                    Some(Ok(d)) => {
+                        let msg = Incoming {
+                            body: d.data,
+                            redelivered: d.redelivered,
+                            acker: Box::new(AmqpAck(d.acker, ch.clone())),
+                        };
+                        if tx.send(msg).await.is_err() {
+                            return true;
+                        }
+                    }
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, ?queue, "consumer lost; resubscribing");
+                        return false;
+                    }
+                    None => {
+                        tracing::warn!(?queue, "consumer cancelled by the broker; resubscribing");
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+
     /// Consumes `queue` into `tx` until `stop`, resubscribing after every failure.
     async fn consume_loop(
         self: Arc<Self>,
@@ -383,72 +481,24 @@ impl Inner {
         prefetch: u16,
         tx: mpsc::Sender<Incoming>,
         stop: CancellationToken,
+        first: (Arc<Live>, Channel, lapin::Consumer),
     ) {
-        let mut delay = Duration::from_millis(100);
+        let (mut live, mut ch, mut consumer) = first;
         loop {
-            let Some(live) = self.live_retrying(&stop).await else {
+            if Self::pump(&ch, &mut consumer, &queue, &tx, &stop).await {
                 return;
-            };
-            let subscribed = async {
-                let ch = live.conn.create_channel().await.map_err(unavailable)?;
-                ch.basic_qos(prefetch.max(1), BasicQosOptions::default())
-                    .await
-                    .map_err(unavailable)?;
-                let name = self.declare_source(&ch, &queue).await?;
-                let consumer = ch
-                    .basic_consume(
-                        s(&name),
-                        s(""),
-                        BasicConsumeOptions::default(),
-                        FieldTable::default(),
-                    )
-                    .await
-                    .map_err(unavailable)?;
-                Ok::<_, Error>((ch, consumer))
-            };
-            match subscribed.await {
-                Ok((ch, mut consumer)) => {
-                    tracing::debug!(?queue, "consuming");
-                    delay = Duration::from_millis(100);
-                    loop {
-                        tokio::select! {
-                            _ = stop.cancelled() => {
-                                let _ = ch.basic_cancel(consumer.tag(), BasicCancelOptions::default()).await;
-                                return;
-                            }
-                            d = consumer.next() => match d {
-                                Some(Ok(d)) => {
-                                    let msg = Incoming {
-                                        body: d.data,
-                                        redelivered: d.redelivered,
-                                        acker: Box::new(AmqpAck(d.acker, ch.clone())),
-                                    };
-                                    if tx.send(msg).await.is_err() {
-                                        return;
-                                    }
-                                }
-                                Some(Err(e)) => {
-                                    tracing::warn!(error = %e, ?queue, "consumer lost; resubscribing");
-                                    break;
-                                }
-                                None => {
-                                    tracing::warn!(?queue, "consumer cancelled by the broker; resubscribing");
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, ?queue, "cannot subscribe; retrying"),
             }
             if !live.usable() {
                 self.drop_live(&live).await;
             }
             tokio::select! {
                 _ = stop.cancelled() => return,
-                _ = tokio::time::sleep(delay) => {}
+                _ = tokio::time::sleep(Duration::from_millis(100)) => {}
             }
-            delay = (delay * 2).min(self.max_backoff);
+            let Some(next) = self.subscribe_retrying(&queue, prefetch, &stop).await else {
+                return;
+            };
+            (live, ch, consumer) = next;
         }
     }
 }

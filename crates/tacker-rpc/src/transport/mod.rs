@@ -54,8 +54,9 @@ pub(crate) trait Acker: Send {
 pub(crate) trait Transport: Send + Sync + 'static {
     /// Publishes `body` to `dest`; returns once the broker has it (confirmed).
     async fn publish(&self, dest: Dest<'_>, body: Vec<u8>) -> Result<()>;
-    /// Starts consuming `queue` with at most `prefetch` unsettled deliveries; the stream
-    /// ends when `stop` is cancelled. Survives reconnects.
+    /// Starts consuming `queue` with at most `prefetch` unsettled deliveries; returns once
+    /// subscribed (or stopped). The stream ends when `stop` is cancelled. Survives
+    /// reconnects.
     async fn consume(
         &self,
         queue: Queue,

@@ -1,0 +1,23 @@
+/// Conductor errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] tacker_db::Error),
+    /// The bus failed.
+    #[error(transparent)]
+    Bus(#[from] tacker_rpc::Error),
+    /// Package storage failed.
+    #[error(transparent)]
+    Storage(#[from] tacker_storage::Error),
+    /// Local file I/O failed.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// Metrics could not be registered.
+    #[error("metrics: {0}")]
+    Metrics(#[from] prometheus::Error),
+}
+
+/// Result with the conductor [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,3 @@
+//! One file per request the conductor handles.
+
+pub mod ping;

@@ -1,0 +1,231 @@
+#![doc = include_str!("../README.md")]
+
+mod dispatch;
+mod error;
+mod handlers;
+mod health;
+mod membership;
+mod metrics;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tacker_db::Db;
+use tacker_domain::conductor::ConductorState;
+use tacker_rpc::{Bus, Source};
+use tacker_storage::PackageStore;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use error::{Error, Result};
+pub use metrics::Metrics;
+
+/// How a conductor runs.
+#[derive(Debug)]
+pub struct Settings {
+    /// Its id (stable per StatefulSet replica).
+    pub id: String,
+    /// The host it runs on.
+    pub host: String,
+    /// Its CSAR cache.
+    pub cache_dir: std::path::PathBuf,
+    /// Heartbeat period.
+    pub heartbeat_interval: Duration,
+    /// Heartbeat age after which a conductor is not live.
+    pub dead_after: Duration,
+    /// Requests handled at once.
+    pub prefetch: u16,
+    /// Grace period for in-flight work on shutdown.
+    pub shutdown_timeout: Duration,
+    /// Where `/healthz`, `/readyz`, `/metrics` listen; `None` for in-process conductors.
+    pub health_listener: Option<std::net::TcpListener>,
+}
+
+/// What a conductor works with; shared by its handlers.
+#[derive(Debug)]
+pub struct Ctx {
+    /// Its id.
+    pub id: String,
+    /// The database.
+    pub db: Db,
+    /// The bus, as this conductor.
+    pub bus: Bus,
+    /// Package storage.
+    pub store: PackageStore,
+    /// Its CSAR cache directory.
+    pub cache_dir: std::path::PathBuf,
+    /// Heartbeat age after which a conductor is not live.
+    pub dead_after: Duration,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    ready: AtomicBool,
+}
+
+impl Ctx {
+    /// Whether the conductor is READY.
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::SeqCst)
+    }
+}
+
+/// A started conductor.
+#[derive(Debug)]
+pub struct Conductor {
+    ctx: Arc<Ctx>,
+    stop_shared: CancellationToken,
+    stop_member: CancellationToken,
+    stop_heartbeat: CancellationToken,
+    stop_health: CancellationToken,
+    main: JoinHandle<()>,
+    tasks: Vec<JoinHandle<()>>,
+    shutdown_timeout: Duration,
+}
+
+impl Conductor {
+    /// Registers, runs start-up work, turns READY and starts consuming. Returns once the
+    /// conductor is registered; READY follows in the background.
+    pub async fn start(settings: Settings, db: Db, bus: Bus, store: PackageStore) -> Result<Self> {
+        let metrics = Arc::new(Metrics::new()?);
+        let ctx = Arc::new(Ctx {
+            id: settings.id.clone(),
+            db,
+            bus,
+            store,
+            cache_dir: settings.cache_dir.clone(),
+            dead_after: settings.dead_after,
+            metrics,
+            ready: AtomicBool::new(false),
+        });
+        membership::register(&ctx, &settings.host).await?;
+        tracing::info!(conductor_id = %ctx.id, "registered; SYNCING");
+
+        let stop_heartbeat = CancellationToken::new();
+        let stop_member = CancellationToken::new();
+        let stop_shared = CancellationToken::new();
+        let stop_health = CancellationToken::new();
+        let mut tasks = vec![tokio::spawn(membership::heartbeat_loop(
+            ctx.clone(),
+            settings.host.clone(),
+            settings.heartbeat_interval,
+            stop_heartbeat.clone(),
+        ))];
+        if let Some(listener) = settings.health_listener {
+            let (c, s) = (ctx.clone(), stop_health.clone());
+            tasks.push(tokio::spawn(async move {
+                if let Err(e) = health::run(listener, c, s).await {
+                    tracing::error!(error = %e, "health listener failed");
+                }
+            }));
+        }
+        let handler: Arc<dyn tacker_rpc::Handler> =
+            Arc::new(dispatch::Dispatcher::new(ctx.clone()));
+        let main = {
+            let (c, s, m) = (ctx.clone(), stop_shared.clone(), stop_member.clone());
+            let prefetch = settings.prefetch;
+            tokio::spawn(async move {
+                // Listen on its own queue before anyone may count it as live.
+                let member = match c
+                    .bus
+                    .subscribe(Source::Member(c.id.clone()), prefetch, m)
+                    .await
+                {
+                    Ok(sub) => sub,
+                    Err(e) => {
+                        return tracing::error!(error = %e, "cannot subscribe to the member queue");
+                    }
+                };
+                let h = handler.clone();
+                let member = tokio::spawn(async move {
+                    if let Err(e) = member.serve(h).await {
+                        tracing::error!(error = %e, "member queue consumer failed");
+                    }
+                });
+                if startup(&c, &s).await {
+                    if let Err(e) = c.bus.serve(Source::Shared, handler, prefetch, s).await {
+                        tracing::error!(error = %e, "shared queue consumer failed");
+                    }
+                }
+                let _ = member.await;
+            })
+        };
+        Ok(Self {
+            ctx,
+            stop_shared,
+            stop_member,
+            stop_heartbeat,
+            stop_health,
+            main,
+            tasks,
+            shutdown_timeout: settings.shutdown_timeout,
+        })
+    }
+
+    /// This conductor's context.
+    pub fn ctx(&self) -> &Arc<Ctx> {
+        &self.ctx
+    }
+
+    /// Waits until the conductor is READY (or `timeout` passes); true when READY.
+    pub async fn wait_ready(&self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        while !self.ctx.is_ready() {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        true
+    }
+
+    /// Graceful stop: STOPPING, stop consuming, finish in-flight work, stop heartbeating.
+    pub async fn shutdown(self) {
+        let ctx = self.ctx.clone();
+        ctx.ready.store(false, Ordering::SeqCst);
+        if let Err(e) = membership::set_state(&ctx, ConductorState::Stopping).await {
+            tracing::warn!(error = %e, "could not record STOPPING");
+        }
+        tracing::info!(conductor_id = %ctx.id, "STOPPING: finishing in-flight work");
+        self.stop_shared.cancel();
+        self.stop_member.cancel();
+        if tokio::time::timeout(self.shutdown_timeout, self.main)
+            .await
+            .is_err()
+        {
+            tracing::warn!("in-flight work did not finish within the shutdown timeout");
+        }
+        self.stop_heartbeat.cancel();
+        self.stop_health.cancel();
+        for t in self.tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
+        }
+        tracing::info!(conductor_id = %ctx.id, "stopped");
+    }
+}
+
+/// Start-up work, then READY. False when stopped before it finished.
+async fn startup(ctx: &Arc<Ctx>, stop: &CancellationToken) -> bool {
+    let mut delay = Duration::from_millis(200);
+    loop {
+        let attempt = async {
+            std::fs::create_dir_all(&ctx.cache_dir)?;
+            membership::set_state(ctx, ConductorState::Ready).await?;
+            Ok::<(), Error>(())
+        };
+        match attempt.await {
+            Ok(()) => break,
+            Err(e) => {
+                tracing::warn!(error = %e, retry_in = ?delay, "start-up work failed; retrying")
+            }
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return false,
+            _ = tokio::time::sleep(delay) => {}
+        }
+        delay = (delay * 2).min(Duration::from_secs(10));
+    }
+    ctx.ready.store(true, Ordering::SeqCst);
+    ctx.metrics.set_ready(true);
+    tracing::info!(conductor_id = %ctx.id, "READY");
+    true
+}

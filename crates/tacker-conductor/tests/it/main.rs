@@ -1,0 +1,4 @@
+//! Conductors against real PostgreSQL/SQLite and RabbitMQ/in-process bus.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod lifecycle;

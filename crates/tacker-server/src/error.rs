@@ -1,0 +1,106 @@
+//! The one place errors become HTTP answers (ProblemDetails).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use tacker_domain::ProblemDetails;
+
+/// An error answered to an API client.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// 400: the request is malformed.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 404: no such resource.
+    #[error("{0}")]
+    NotFound(String),
+    /// 405: the resource does not support the method.
+    #[error("method not allowed on this resource")]
+    MethodNotAllowed,
+    /// 406: no acceptable representation.
+    #[error("{0}")]
+    NotAcceptable(String),
+    /// 409: the resource is not in a state that allows the request.
+    #[error("{0}")]
+    Conflict(String),
+    /// 413: the body exceeds the limit.
+    #[error("request body exceeds {0} bytes")]
+    PayloadTooLarge(usize),
+    /// 415: wrong Content-Type.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// 422: well-formed but unprocessable.
+    #[error("{0}")]
+    Unprocessable(String),
+    /// 503: a dependency (database, bus) is unavailable.
+    #[error("{0}")]
+    Unavailable(String),
+    /// 500: a bug or an unexpected failure; the detail is logged, not answered.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The ProblemDetails body for this error.
+    pub fn problem(&self) -> ProblemDetails {
+        let status = self.status_code().as_u16();
+        match self {
+            ApiError::Internal(_) => {
+                ProblemDetails::new(status, "internal error; see the server log")
+            }
+            other => ProblemDetails::new(status, other.to_string()),
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        match self {
+            ApiError::Internal(cause) => tracing::error!(%cause, "internal error"),
+            ApiError::Unavailable(cause) => tracing::warn!(%cause, "dependency unavailable"),
+            _ => {}
+        }
+        HttpResponse::build(self.status_code())
+            .content_type("application/problem+json")
+            .json(self.problem())
+    }
+}
+
+impl From<tacker_db::Error> for ApiError {
+    fn from(e: tacker_db::Error) -> Self {
+        match e {
+            tacker_db::Error::Unavailable(_) => ApiError::Unavailable(e.to_string()),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<tacker_rpc::Error> for ApiError {
+    fn from(e: tacker_rpc::Error) -> Self {
+        ApiError::Unavailable(e.to_string())
+    }
+}
+
+impl From<tacker_domain::Error> for ApiError {
+    fn from(e: tacker_domain::Error) -> Self {
+        match e {
+            tacker_domain::Error::UnknownValue { .. } => ApiError::Internal(e.to_string()),
+            other => ApiError::BadRequest(other.to_string()),
+        }
+    }
+}

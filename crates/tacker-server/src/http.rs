@@ -1,0 +1,106 @@
+//! Request helpers shared by the routes: content negotiation, bodies, ids, links.
+
+use actix_web::HttpRequest;
+use actix_web::http::header;
+use futures::StreamExt;
+use serde::de::DeserializeOwned;
+use uuid::Uuid;
+
+use crate::{ApiError, ServerState};
+
+/// Fails with 406 unless the client accepts one of `offered` (or anything).
+pub fn negotiate(req: &HttpRequest, offered: &[&str]) -> Result<(), ApiError> {
+    let Some(accept) = req.headers().get(header::ACCEPT) else {
+        return Ok(());
+    };
+    let accept = accept.to_str().unwrap_or_default();
+    let ok = accept.split(',').any(|item| {
+        let mt = item
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        mt.is_empty()
+            || mt == "*/*"
+            || offered.iter().any(|o| {
+                mt == *o
+                    || mt
+                        .strip_suffix("/*")
+                        .is_some_and(|major| o.starts_with(&format!("{major}/")))
+            })
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::NotAcceptable(format!(
+            "cannot answer with {accept:?}; this resource offers {}",
+            offered.join(", ")
+        )))
+    }
+}
+
+/// Fails with 415 unless the body's Content-Type is one of `expected`.
+pub fn require_content_type(req: &HttpRequest, expected: &[&str]) -> Result<(), ApiError> {
+    let ct = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        });
+    match ct {
+        Some(ct) if expected.contains(&ct.as_str()) => Ok(()),
+        Some(ct) => Err(ApiError::UnsupportedMediaType(format!(
+            "Content-Type {ct:?} is not supported here; use {}",
+            expected.join(" or ")
+        ))),
+        None => Err(ApiError::UnsupportedMediaType(format!(
+            "Content-Type is missing; use {}",
+            expected.join(" or ")
+        ))),
+    }
+}
+
+/// Reads a JSON body of at most `limit` bytes into `T`, with a precise 400 on errors.
+pub async fn json_body<T: DeserializeOwned>(
+    mut payload: actix_web::web::Payload,
+    limit: usize,
+) -> Result<T, ApiError> {
+    let mut buf = Vec::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("reading the body: {e}")))?;
+        if buf.len() + chunk.len() > limit {
+            return Err(ApiError::PayloadTooLarge(limit));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    if buf.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::BadRequest(
+            "the request body is empty; a JSON object is expected".into(),
+        ));
+    }
+    serde_json::from_slice(&buf)
+        .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))
+}
+
+/// Parses an id from the path; anything that is not a UUID is simply not found.
+pub fn parse_id(raw: &str, what: &str) -> Result<Uuid, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::NotFound(format!("{what} {raw} not found")))
+}
+
+/// The base URL links are built on (`server.public_url`, or the request's own).
+pub fn base_url(req: &HttpRequest, st: &ServerState) -> String {
+    match &st.settings.public_url {
+        Some(u) => u.trim_end_matches('/').to_owned(),
+        None => {
+            let ci = req.connection_info();
+            format!("{}://{}", ci.scheme(), ci.host())
+        }
+    }
+}

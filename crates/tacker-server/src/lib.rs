@@ -1,0 +1,77 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+mod http;
+mod metrics;
+mod query;
+mod routes;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{App, HttpServer, web};
+use tacker_db::Db;
+use tacker_rpc::Bus;
+use tokio_util::sync::CancellationToken;
+
+pub use error::ApiError;
+pub use metrics::Metrics;
+
+/// Settings the routes need (from the `[server]` and `[conductor]` sections).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Base URL for links; `None` derives it from each request.
+    pub public_url: Option<String>,
+    /// Items per page.
+    pub page_size: usize,
+    /// Largest JSON body in bytes.
+    pub max_json_body: usize,
+    /// Heartbeat age after which a conductor is not live.
+    pub dead_after: Duration,
+}
+
+/// Everything a request handler can reach.
+#[derive(Debug, Clone)]
+pub struct ServerState {
+    /// The database.
+    pub db: Db,
+    /// The bus.
+    pub bus: Bus,
+    /// Settings.
+    pub settings: Settings,
+    /// Metrics registry.
+    pub metrics: Arc<Metrics>,
+}
+
+/// Registers every route on an actix `App`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    routes::configure(cfg);
+}
+
+/// Serves the API on `listener` until `shutdown` is cancelled, then drains in-flight
+/// requests (up to 30 s) and returns.
+pub async fn run(
+    listener: TcpListener,
+    state: ServerState,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let metrics = state.metrics.clone();
+    let data = web::Data::new(state);
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(data.clone())
+            .wrap(metrics::Track(metrics.clone()))
+            .configure(configure)
+    })
+    .disable_signals()
+    .shutdown_timeout(30)
+    .listen(listener)?
+    .run();
+    let handle = server.handle();
+    tokio::spawn(async move {
+        shutdown.cancelled().await;
+        handle.stop(true).await;
+    });
+    server.await
+}

@@ -1,0 +1,41 @@
+//! Route table.
+
+mod conductors;
+mod health;
+mod packages;
+
+use actix_web::{HttpResponse, web};
+
+use crate::ApiError;
+
+async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::NotFound(format!("no resource at {}", req.path())))
+}
+
+async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::MethodNotAllowed)
+}
+
+/// A resource whose other methods answer 405 as ProblemDetails.
+fn resource(path: &str) -> actix_web::Resource {
+    web::resource(path).default_service(web::to(method_not_allowed))
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/healthz").route(web::get().to(health::healthz)))
+        .service(resource("/readyz").route(web::get().to(health::readyz)))
+        .service(resource("/metrics").route(web::get().to(health::metrics)))
+        .service(resource("/admin/v1/conductors").route(web::get().to(conductors::list)))
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages")
+                .route(web::get().to(packages::list))
+                .route(web::post().to(packages::create)),
+        )
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages/{id}")
+                .route(web::get().to(packages::show))
+                .route(web::patch().to(packages::modify))
+                .route(web::delete().to(packages::delete)),
+        )
+        .default_service(web::to(not_found));
+}

@@ -1,0 +1,231 @@
+//! Package storage over object_store.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt, TryStreamExt};
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, WriteMultipart};
+use sha2::{Digest, Sha512};
+
+use crate::{Error, Result};
+
+/// A stream of content chunks.
+pub type ByteStream = BoxStream<'static, Result<Bytes>>;
+
+/// What a completed upload stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// Bytes written.
+    pub size: u64,
+    /// Lower-case hex SHA-512 of the content.
+    pub sha512: String,
+}
+
+/// Package storage (local filesystem or S3).
+#[derive(Clone)]
+pub struct PackageStore {
+    store: Arc<dyn ObjectStore>,
+    describe: String,
+}
+
+impl std::fmt::Debug for PackageStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe)
+    }
+}
+
+/// Multipart part size: large enough for S3 (>= 5 MiB), small enough to bound memory.
+const PART_SIZE: usize = 8 * 1024 * 1024;
+
+impl PackageStore {
+    /// Opens `file://<dir>` (created when missing).
+    pub fn from_url(url: &str) -> Result<Self> {
+        if let Some(dir) = url.strip_prefix("file://").filter(|d| !d.is_empty()) {
+            std::fs::create_dir_all(dir)?;
+            let fs = object_store::local::LocalFileSystem::new_with_prefix(dir)?
+                .with_automatic_cleanup(true);
+            return Ok(Self {
+                store: Arc::new(fs),
+                describe: format!("file://{dir}"),
+            });
+        }
+        Err(Error::InvalidUrl(format!("{url:?}: expected file://<dir>")))
+    }
+
+    /// Wraps any object store (tests).
+    pub fn from_store(store: Arc<dyn ObjectStore>, describe: impl Into<String>) -> Self {
+        Self {
+            store,
+            describe: describe.into(),
+        }
+    }
+
+    /// The key of a package's content.
+    pub fn package_key(package_id: &str) -> String {
+        format!("vnf_packages/{package_id}/package.zip")
+    }
+
+    /// Streams `body` into `key`, computing size and SHA-512, failing (and leaving
+    /// nothing behind) past `max_size` bytes or when the body fails.
+    pub async fn put_stream<S, E>(&self, key: &str, body: S, max_size: u64) -> Result<Stored>
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        let path = Path::from(key);
+        let upload = self.store.put_multipart(&path).await?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+        let outcome = copy_into(&mut writer, body, max_size).await;
+        match outcome {
+            Ok(stored) => {
+                writer.finish().await?;
+                Ok(stored)
+            }
+            Err(e) => {
+                if let Err(abort) = writer.abort().await {
+                    tracing::warn!(key, error = %abort, "aborting a failed upload failed");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The size of `key`.
+    pub async fn size(&self, key: &str) -> Result<u64> {
+        match self.store.head(&Path::from(key)).await {
+            Ok(meta) => Ok(meta.size),
+            Err(object_store::Error::NotFound { .. }) => Err(Error::NotFound(key.into())),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Streams `key`, whole or the given byte range (which must lie inside the object).
+    pub async fn get_stream(&self, key: &str, range: Option<Range<u64>>) -> Result<ByteStream> {
+        if let Some(r) = &range {
+            let size = self.size(key).await?;
+            if r.start >= r.end || r.end > size {
+                return Err(Error::RangeNotSatisfiable { size });
+            }
+        }
+        let opts = GetOptions {
+            range: range.map(GetRange::Bounded),
+            ..GetOptions::default()
+        };
+        match self.store.get_opts(&Path::from(key), opts).await {
+            Ok(r) => Ok(r.into_stream().map_err(Error::from).boxed()),
+            Err(object_store::Error::NotFound { .. }) => Err(Error::NotFound(key.into())),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Deletes `key`; deleting what is not there is not an error (idempotent).
+    pub async fn delete(&self, key: &str) -> Result<()> {
+        match self.store.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+async fn copy_into<S, E>(writer: &mut WriteMultipart, mut body: S, max_size: u64) -> Result<Stored>
+where
+    S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let mut hasher = Sha512::new();
+    let mut size: u64 = 0;
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| Error::Source(e.to_string()))?;
+        size += chunk.len() as u64;
+        if size > max_size {
+            return Err(Error::TooLarge { limit: max_size });
+        }
+        hasher.update(&chunk);
+        // Bound memory: at most two parts in flight.
+        writer.wait_for_capacity(2).await?;
+        writer.put(chunk);
+    }
+    Ok(Stored {
+        size,
+        sha512: hex::encode(hasher.finalize()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(
+        parts: &[&'static [u8]],
+    ) -> impl Stream<Item = std::result::Result<Bytes, String>> + Unpin {
+        futures::stream::iter(
+            parts
+                .iter()
+                .map(|p| Ok(Bytes::from_static(p)))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    async fn read_all(s: ByteStream) -> Vec<u8> {
+        s.try_fold(Vec::new(), |mut v, b| async move {
+            v.extend_from_slice(&b);
+            Ok(v)
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn put_get_range_delete_on_the_local_filesystem() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = PackageStore::from_url(&format!("file://{}/pkgs", dir.path().display())).unwrap();
+        let key = PackageStore::package_key("p1");
+        let stored = s
+            .put_stream(&key, chunks(&[b"hello ", b"world"]), 100)
+            .await
+            .unwrap();
+        assert_eq!(stored.size, 11);
+        assert_eq!(stored.sha512, hex::encode(Sha512::digest(b"hello world")));
+        assert_eq!(
+            read_all(s.get_stream(&key, None).await.unwrap()).await,
+            b"hello world"
+        );
+        assert_eq!(
+            read_all(s.get_stream(&key, Some(6..11)).await.unwrap()).await,
+            b"world"
+        );
+        assert!(matches!(
+            s.get_stream(&key, Some(6..12)).await,
+            Err(Error::RangeNotSatisfiable { size: 11 })
+        ));
+        s.delete(&key).await.unwrap();
+        s.delete(&key).await.unwrap();
+        assert!(matches!(
+            s.get_stream(&key, None).await,
+            Err(Error::NotFound(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn oversize_and_failing_uploads_leave_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = PackageStore::from_url(&format!("file://{}", dir.path().display())).unwrap();
+        let key = PackageStore::package_key("p2");
+        let err = s
+            .put_stream(&key, chunks(&[b"12345", b"678"]), 6)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::TooLarge { limit: 6 }));
+        assert!(matches!(s.size(&key).await, Err(Error::NotFound(_))));
+        let failing = futures::stream::iter(vec![
+            Ok(Bytes::from_static(b"ab")),
+            Err("peer reset".to_owned()),
+        ]);
+        let err = s.put_stream(&key, failing, 100).await.unwrap_err();
+        assert!(err.to_string().contains("peer reset"));
+        assert!(matches!(s.size(&key).await, Err(Error::NotFound(_))));
+    }
+}

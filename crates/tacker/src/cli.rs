@@ -1,0 +1,58 @@
+//! Command line.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Tacker: a VNF manager (ETSI NFV-SOL002/003/004/005).
+#[derive(Debug, Parser)]
+#[command(name = "tacker", version, about)]
+pub struct Cli {
+    /// Configuration file, read over the defaults and /etc/tacker/tacker.toml.
+    #[arg(long, global = true, env = "TACKER_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the REST API server.
+    Server,
+    /// Run one conductor.
+    Conductor,
+    /// Run the server and the conductors in one process (embedded defaults).
+    AllInOne,
+    /// Database administration.
+    Db {
+        #[command(subcommand)]
+        command: DbCommand,
+    },
+    /// Configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// Apply pending migrations.
+    Migrate,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration (passwords redacted).
+    Show,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        super::Cli::command().debug_assert();
+    }
+}

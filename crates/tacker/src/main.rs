@@ -1,0 +1,28 @@
+#![doc = include_str!("../README.md")]
+
+mod cli;
+mod roles;
+mod signals;
+mod telemetry;
+
+use clap::Parser;
+
+fn main() -> anyhow::Result<()> {
+    let args = cli::Cli::parse();
+    // rustls needs one process-wide crypto provider (lapin/amqps, and later S3, kube).
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let cfg =
+        tacker_config::Config::load(&tacker_config::Sources::standard(args.config.as_deref()))?;
+    if let cli::Command::Config {
+        command: cli::ConfigCommand::Show,
+    } = args.command
+    {
+        print!("{}", cfg.to_redacted_toml()?);
+        return Ok(());
+    }
+    telemetry::init(&cfg.log)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(roles::run(args.command, cfg))
+}

@@ -1,0 +1,177 @@
+//! Wiring each role from the configuration.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use tacker_conductor::Conductor;
+use tacker_config::Config;
+use tacker_db::Db;
+use tacker_rpc::{Bus, BusOptions};
+use tacker_server::{Metrics, ServerState, Settings};
+use tacker_storage::PackageStore;
+
+use crate::cli::{Command, DbCommand};
+use crate::signals::shutdown_token;
+
+pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
+    match command {
+        Command::Db {
+            command: DbCommand::Migrate,
+        } => migrate(&cfg).await,
+        Command::Server => server(cfg).await,
+        Command::Conductor => conductor(cfg).await,
+        Command::AllInOne => all_in_one(cfg).await,
+        Command::Config { .. } => Ok(()),
+    }
+}
+
+fn open_db(cfg: &Config) -> anyhow::Result<Db> {
+    Ok(Db::connect(
+        &cfg.database.url,
+        cfg.database.pool_size,
+        cfg.database.connect_timeout,
+    )?)
+}
+
+async fn migrate(cfg: &Config) -> anyhow::Result<()> {
+    let db = open_db(cfg)?;
+    let applied = db.migrate().await.context("migrating the database")?;
+    if applied.is_empty() {
+        println!("database schema is current ({})", db.backend());
+    }
+    for m in applied {
+        println!("applied {m}");
+    }
+    Ok(())
+}
+
+/// Waits (up to 60 s) for the database, then refuses to run on an old schema.
+async fn ensure_schema(db: &Db) -> anyhow::Result<()> {
+    let mut delay = Duration::from_millis(200);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        match db.pending_migrations().await {
+            Ok(p) if p.is_empty() => return Ok(()),
+            Ok(p) => bail!(
+                "the database schema is not current (pending: {}); run `tacker db migrate` first",
+                p.join(", ")
+            ),
+            Err(e) if tokio::time::Instant::now() < deadline => {
+                tracing::warn!(error = %e, "database not reachable yet; retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(5));
+            }
+            Err(e) => return Err(e).context("database unreachable"),
+        }
+    }
+}
+
+fn bus_options(cfg: &Config) -> BusOptions {
+    BusOptions {
+        url: cfg.bus.url.clone(),
+        prefix: cfg.bus.prefix.clone(),
+        publish_timeout: cfg.bus.publish_timeout,
+        reconnect_max_backoff: cfg.bus.reconnect_max_backoff,
+    }
+}
+
+fn server_state(cfg: &Config, db: Db, bus: Bus) -> anyhow::Result<ServerState> {
+    Ok(ServerState {
+        db,
+        bus,
+        settings: Settings {
+            public_url: Some(cfg.server.public_url.clone()).filter(|u| !u.is_empty()),
+            page_size: cfg.server.page_size,
+            max_json_body: cfg.server.max_json_body,
+            dead_after: cfg.conductor.dead_after,
+        },
+        metrics: Arc::new(Metrics::new()?),
+    })
+}
+
+fn bind(addr: &str, what: &str) -> anyhow::Result<TcpListener> {
+    let l = TcpListener::bind(addr).with_context(|| format!("binding {what} to {addr}"))?;
+    tracing::info!(address = %l.local_addr()?, "{what} listening");
+    Ok(l)
+}
+
+async fn server(cfg: Config) -> anyhow::Result<()> {
+    let shutdown = shutdown_token()?;
+    if cfg.bus.url == "memory://" {
+        tracing::warn!("bus.url is memory://: no conductor outside this process will get work");
+    }
+    let db = open_db(&cfg)?;
+    ensure_schema(&db).await?;
+    let sender = format!("server-{}", &uuid_suffix());
+    let bus = Bus::connect(&bus_options(&cfg), sender).await?;
+    let listener = bind(&cfg.server.bind, "API server")?;
+    tacker_server::run(listener, server_state(&cfg, db, bus)?, shutdown).await?;
+    Ok(())
+}
+
+fn conductor_settings(
+    cfg: &Config,
+    id: String,
+    health: Option<TcpListener>,
+) -> tacker_conductor::Settings {
+    tacker_conductor::Settings {
+        cache_dir: cfg.cache_dir(&id),
+        id,
+        host: tacker_config::hostname(),
+        heartbeat_interval: cfg.conductor.heartbeat_interval,
+        dead_after: cfg.conductor.dead_after,
+        prefetch: cfg.bus.prefetch,
+        shutdown_timeout: cfg.conductor.shutdown_timeout,
+        health_listener: health,
+    }
+}
+
+async fn conductor(cfg: Config) -> anyhow::Result<()> {
+    let shutdown = shutdown_token()?;
+    let id = cfg.conductor_id();
+    let db = open_db(&cfg)?;
+    ensure_schema(&db).await?;
+    let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
+    let store = PackageStore::from_url(&cfg.storage.url)?;
+    let health = bind(&cfg.conductor.health_bind, "conductor health")?;
+    let c = Conductor::start(conductor_settings(&cfg, id, Some(health)), db, bus, store).await?;
+    shutdown.cancelled().await;
+    c.shutdown().await;
+    Ok(())
+}
+
+async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
+    let shutdown = shutdown_token()?;
+    let db = open_db(&cfg)?;
+    let applied = db.migrate().await.context("migrating the database")?;
+    if !applied.is_empty() {
+        tracing::info!(?applied, "database migrated");
+    }
+    let store = PackageStore::from_url(&cfg.storage.url)?;
+    let base = if cfg.conductor.id.is_empty() {
+        format!("{}-aio", tacker_config::hostname())
+    } else {
+        cfg.conductor.id.clone()
+    };
+    let mut conductors = Vec::new();
+    for n in 1..=cfg.all_in_one.conductors {
+        let id = format!("{base}-{n}");
+        let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
+        let settings = conductor_settings(&cfg, id, None);
+        conductors.push(Conductor::start(settings, db.clone(), bus, store.clone()).await?);
+    }
+    let bus = Bus::connect(&bus_options(&cfg), format!("server-{}", uuid_suffix())).await?;
+    let listener = bind(&cfg.server.bind, "API server")?;
+    tacker_server::run(listener, server_state(&cfg, db, bus)?, shutdown).await?;
+    for c in conductors {
+        c.shutdown().await;
+    }
+    Ok(())
+}
+
+fn uuid_suffix() -> String {
+    let id = tacker_config::Config::default().conductor_id();
+    id.rsplit('-').next().unwrap_or("0").to_owned()
+}

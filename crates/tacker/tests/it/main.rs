@@ -1,0 +1,6 @@
+//! The `tacker` binary as real processes against PostgreSQL and RabbitMQ.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+mod cluster;
+mod support;

@@ -1,0 +1,134 @@
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A free loopback port (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn tacker() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tacker"))
+}
+
+/// Environment shared by the processes of one test cluster.
+pub struct ClusterEnv {
+    pub dir: tempfile::TempDir,
+    pub vars: Vec<(String, String)>,
+}
+
+impl ClusterEnv {
+    pub fn new(db_url: &str, bus_url: &str, prefix: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let vars = vec![
+            ("TACKER__DATABASE__URL".into(), db_url.into()),
+            ("TACKER__BUS__URL".into(), bus_url.into()),
+            ("TACKER__BUS__PREFIX".into(), prefix.into()),
+            (
+                "TACKER__STORAGE__URL".into(),
+                format!("file://{}/store", dir.path().display()),
+            ),
+            (
+                "TACKER__CONDUCTOR__HEARTBEAT_INTERVAL".into(),
+                "300ms".into(),
+            ),
+            ("TACKER__CONDUCTOR__DEAD_AFTER".into(), "2s".into()),
+            ("RUST_LOG".into(), "info".into()),
+        ];
+        Self { dir, vars }
+    }
+
+    pub fn command(&self, extra: &[(&str, String)]) -> Command {
+        let mut c = tacker();
+        c.current_dir(self.dir.path()).env_remove("RUST_LOG");
+        for (k, v) in &self.vars {
+            c.env(k, v);
+        }
+        for (k, v) in extra {
+            c.env(k, v);
+        }
+        c
+    }
+
+    pub fn log_path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(format!("{name}.log"))
+    }
+}
+
+/// A running process, killed when dropped.
+pub struct Proc {
+    pub child: Child,
+    pub log: PathBuf,
+}
+
+impl Proc {
+    pub fn spawn(cmd: &mut Command, log: &Path) -> Self {
+        let f = std::fs::File::create(log).unwrap();
+        let child = cmd
+            .stdout(Stdio::from(f.try_clone().unwrap()))
+            .stderr(Stdio::from(f))
+            .spawn()
+            .unwrap();
+        Self {
+            child,
+            log: log.to_path_buf(),
+        }
+    }
+
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+
+    /// Waits for the exit; returns the exit code (None when killed by a signal).
+    pub fn wait(&mut self, timeout: Duration) -> Option<i32> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "process did not exit; log:\n{}",
+                self.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `url` until it answers `status` (or panics after `timeout`).
+pub async fn wait_status(http: &reqwest::Client, url: &str, status: u16, timeout: Duration) {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Ok(r) = http.get(url).send().await {
+            if r.status().as_u16() == status {
+                return;
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{url} never answered {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
