@@ -141,10 +141,10 @@ impl Conductor {
                         tracing::error!(error = %e, "member queue consumer failed");
                     }
                 });
-                if startup(&c, &s).await {
-                    if let Err(e) = c.bus.serve(Source::Shared, handler, prefetch, s).await {
-                        tracing::error!(error = %e, "shared queue consumer failed");
-                    }
+                if startup(&c, &s).await
+                    && let Err(e) = c.bus.serve(Source::Shared, handler, prefetch, s).await
+                {
+                    tracing::error!(error = %e, "shared queue consumer failed");
                 }
                 let _ = member.await;
             })

@@ -51,12 +51,12 @@ impl DbUrl {
 
     /// Creates what the backend needs on disk (SQLite's parent directory).
     pub(crate) fn prepare(&self) -> Result<()> {
-        if let DbUrl::Sqlite(path) = self {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    Error::Unavailable(format!("cannot create {}: {e}", dir.display()))
-                })?;
-            }
+        if let DbUrl::Sqlite(path) = self
+            && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::Unavailable(format!("cannot create {}: {e}", dir.display()))
+            })?;
         }
         Ok(())
     }

@@ -125,10 +125,10 @@ impl Bus {
         let routes = pending.clone();
         tokio::spawn(async move {
             while let Some(m) = replies.recv().await {
-                if let Ok(reply) = Reply::decode(m.body.as_slice()) {
-                    if let Some(tx) = lock(&routes).get(&reply.correlation_id) {
-                        let _ = tx.send(reply);
-                    }
+                if let Ok(reply) = Reply::decode(m.body.as_slice())
+                    && let Some(tx) = lock(&routes).get(&reply.correlation_id)
+                {
+                    let _ = tx.send(reply);
                 }
                 m.acker.ack().await;
             }

@@ -280,7 +280,7 @@ mod tests {
         assert!(!m("(eq,softwareImages/name,img3)"));
         assert!(m("(neq,userDefinedData/missing,x)"));
         assert!(!m("(eq,onboardingState,ONBOARDED);(eq,id,zz)"));
-        assert!(m("(eq,userDefinedData/key,'a,b');(neq,id,x)") == false);
+        assert!(!m("(eq,userDefinedData/key,'a,b');(neq,id,x)"));
     }
 
     #[test]

@@ -11,12 +11,17 @@ use tokio_util::sync::CancellationToken;
 use super::{Acker, Dest, Incoming, Queue, Transport};
 use crate::{Error, Result};
 
+/// A message and whether it was delivered before.
+type Msg = (Vec<u8>, bool);
+/// Where a member's or an inbox's messages go.
+type Route = mpsc::UnboundedSender<Msg>;
+
 #[derive(Default)]
 struct Broker {
-    shared: Mutex<VecDeque<(Vec<u8>, bool)>>,
+    shared: Mutex<VecDeque<Msg>>,
     shared_ready: Notify,
-    members: Mutex<HashMap<String, mpsc::UnboundedSender<(Vec<u8>, bool)>>>,
-    inboxes: Mutex<HashMap<String, mpsc::UnboundedSender<(Vec<u8>, bool)>>>,
+    members: Mutex<HashMap<String, Route>>,
+    inboxes: Mutex<HashMap<String, Route>>,
     dead: Mutex<Vec<Vec<u8>>>,
 }
 
@@ -92,7 +97,7 @@ impl Acker for SharedAck {
 
 /// A delivery from a member queue: a requeue goes back to that member.
 struct MemberAck {
-    tx: Option<mpsc::UnboundedSender<(Vec<u8>, bool)>>,
+    tx: Option<Route>,
     body: Option<Vec<u8>>,
     _permit: OwnedSemaphorePermit,
 }

@@ -182,7 +182,7 @@ async fn list_filters_with_every_operator_and_nested_paths() {
         let q = |f: &str| format!("filter={}", urlencode(f));
         assert_eq!(
             ids(&app, &q("(eq,onboardingState,ONBOARDED)")).await,
-            [c.clone()]
+            vec![c.clone()]
         );
         assert_eq!(
             ids(&app, &q("(neq,onboardingState,ONBOARDED)")).await,
@@ -190,7 +190,7 @@ async fn list_filters_with_every_operator_and_nested_paths() {
         );
         assert_eq!(
             ids(&app, &q("(eq,userDefinedData/site,osaka)")).await,
-            [b.clone()]
+            vec![b.clone()]
         );
         assert_eq!(
             ids(&app, &q("(in,userDefinedData/site,osaka,tokyo)")).await,
@@ -200,18 +200,18 @@ async fn list_filters_with_every_operator_and_nested_paths() {
             ids(&app, &q("(nin,userDefinedData/site,osaka)")).await,
             [a.clone(), c.clone()]
         );
-        assert_eq!(ids(&app, &q("(gt,userDefinedData/n,2)")).await, [b.clone()]);
+        assert_eq!(ids(&app, &q("(gt,userDefinedData/n,2)")).await, vec![b.clone()]);
         assert_eq!(
             ids(&app, &q("(lte,userDefinedData/n,1)")).await,
-            [a.clone()]
+            vec![a.clone()]
         );
         assert_eq!(
             ids(&app, &q("(cont,userDefinedData/site,ky)")).await,
-            [a.clone()]
+            vec![a.clone()]
         );
         assert_eq!(
             ids(&app, &q("(ncont,userDefinedData/site,o)")).await,
-            [c.clone()]
+            vec![c.clone()]
         );
         assert_eq!(
             ids(

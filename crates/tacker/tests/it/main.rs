@@ -3,4 +3,5 @@
 
 mod cli;
 mod cluster;
+mod openstack_cli;
 mod support;

@@ -120,10 +120,10 @@ impl Drop for Proc {
 pub async fn wait_status(http: &reqwest::Client, url: &str, status: u16, timeout: Duration) {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        if let Ok(r) = http.get(url).send().await {
-            if r.status().as_u16() == status {
-                return;
-            }
+        if let Ok(r) = http.get(url).send().await
+            && r.status().as_u16() == status
+        {
+            return;
         }
         assert!(
             tokio::time::Instant::now() < deadline,

@@ -1,0 +1,49 @@
+# Tacker (Rust). `make run` starts the system on its embedded default; `make test` sets up
+# what the tests need (system packages, PostgreSQL, RabbitMQ, the Python clients) and runs
+# every check and test.
+
+CARGO ?= cargo
+SHELL := /bin/bash
+
+.PHONY: run build test test-only lint fmt doc bench setup services pytools clean-test-dbs
+
+run: build
+	./target/debug/tacker all-in-one
+
+build: setup-deps
+	$(CARGO) build -p tacker
+
+setup-deps:
+	@tests/infra/deps.sh
+
+setup: setup-deps
+	@tests/infra/services.sh
+	@tests/infra/pytools.sh >/dev/null
+
+test: setup lint test-only
+
+test-only:
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+		$(CARGO) nextest run --workspace --no-fail-fast; \
+	else \
+		$(CARGO) test --workspace --no-fail-fast; \
+	fi
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@tests/infra/domain-has-no-io.sh
+
+fmt:
+	$(CARGO) fmt --all
+
+doc:
+	$(CARGO) doc --workspace --no-deps
+
+bench: setup
+	@benches/run.sh
+
+# Drops leftover per-test PostgreSQL databases (tests drop their own when they end).
+clean-test-dbs:
+	@psql -h 127.0.0.1 -U postgres -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'tacker_t\_%' OR datname LIKE 'tacker_tpl\_%'" postgres \
+		| while read -r db; do psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $$db WITH (FORCE)" postgres; done
