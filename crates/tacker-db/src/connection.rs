@@ -54,9 +54,8 @@ impl DbUrl {
         if let DbUrl::Sqlite(path) = self
             && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Error::Unavailable(format!("cannot create {}: {e}", dir.display()))
-            })?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
         }
         Ok(())
     }
@@ -80,6 +79,14 @@ impl DbUrl {
     }
 }
 
+/// A pooled connection and whether it was found broken.
+pub struct Pooled {
+    /// The connection.
+    pub conn: DbConnection,
+    /// Set when a query found the connection lost; the pool then discards it.
+    pub broken: bool,
+}
+
 /// The r2d2 manager: opens connections of the backend the URL names, never guessing.
 #[derive(Debug)]
 pub(crate) struct Manager {
@@ -93,21 +100,24 @@ impl Manager {
 }
 
 impl r2d2::ManageConnection for Manager {
-    type Connection = DbConnection;
+    type Connection = Pooled;
     type Error = ConnectionError;
 
-    fn connect(&self) -> std::result::Result<DbConnection, ConnectionError> {
-        self.url.establish()
+    fn connect(&self) -> std::result::Result<Pooled, ConnectionError> {
+        Ok(Pooled {
+            conn: self.url.establish()?,
+            broken: false,
+        })
     }
 
-    fn is_valid(&self, conn: &mut DbConnection) -> std::result::Result<(), ConnectionError> {
+    fn is_valid(&self, pooled: &mut Pooled) -> std::result::Result<(), ConnectionError> {
         diesel::sql_query("SELECT 1")
-            .execute(conn)
+            .execute(&mut pooled.conn)
             .map(|_| ())
             .map_err(ConnectionError::CouldntSetupConfiguration)
     }
 
-    fn has_broken(&self, _conn: &mut DbConnection) -> bool {
-        false
+    fn has_broken(&self, pooled: &mut Pooled) -> bool {
+        pooled.broken
     }
 }

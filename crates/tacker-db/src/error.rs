@@ -20,6 +20,21 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the error means the connection is gone (server restarted, database dropped).
+    pub fn is_connection_lost(&self) -> bool {
+        use diesel::result::{DatabaseErrorKind, Error as D};
+        match self {
+            Error::Query(D::DatabaseError(DatabaseErrorKind::ClosedConnection, _))
+            | Error::Query(D::DatabaseError(DatabaseErrorKind::UnableToSendCommand, _))
+            | Error::Query(D::BrokenTransactionManager) => true,
+            Error::Query(D::DatabaseError(DatabaseErrorKind::Unknown, info)) => {
+                let m = info.message();
+                m.contains("terminating connection") || m.contains("server closed the connection")
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the error means "no such row".
     pub fn is_not_found(&self) -> bool {
         matches!(self, Error::Query(diesel::result::Error::NotFound))

@@ -11,7 +11,7 @@ use std::time::Duration;
 use diesel::RunQueryDsl;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-pub use connection::{DbConnection, DbUrl};
+pub use connection::{DbConnection, DbUrl, Pooled};
 pub use error::{Error, Result};
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -47,6 +47,8 @@ impl Db {
         let pool = r2d2::Pool::builder()
             .max_size(size)
             .min_idle(Some(0))
+            // Connections are checked by their use: a lost one is dropped (see `run`).
+            .test_on_check_out(false)
             .connection_timeout(timeout)
             .build_unchecked(connection::Manager::new(url.clone()));
         Ok(Self { pool, url })
@@ -66,7 +68,15 @@ impl Db {
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get().map_err(|e| Error::Unavailable(e.to_string()))?;
-            f(&mut conn)
+            let result = f(&mut conn.conn);
+            if let Err(e) = &result
+                && e.is_connection_lost()
+            {
+                // Not returned to the pool: the next caller gets a fresh connection.
+                conn.broken = true;
+                return Err(Error::Unavailable(e.to_string()));
+            }
+            result
         })
         .await
         .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?

@@ -200,7 +200,10 @@ async fn list_filters_with_every_operator_and_nested_paths() {
             ids(&app, &q("(nin,userDefinedData/site,osaka)")).await,
             [a.clone(), c.clone()]
         );
-        assert_eq!(ids(&app, &q("(gt,userDefinedData/n,2)")).await, vec![b.clone()]);
+        assert_eq!(
+            ids(&app, &q("(gt,userDefinedData/n,2)")).await,
+            vec![b.clone()]
+        );
         assert_eq!(
             ids(&app, &q("(lte,userDefinedData/n,1)")).await,
             vec![a.clone()]

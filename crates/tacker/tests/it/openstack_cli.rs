@@ -14,7 +14,11 @@ pub fn openstack_bin() -> PathBuf {
         return p.into();
     }
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/openstack");
-    assert!(p.exists(), "{} missing: run tests/infra/pytools.sh (make test does)", p.display());
+    assert!(
+        p.exists(),
+        "{} missing: run tests/infra/pytools.sh (make test does)",
+        p.display()
+    );
     p
 }
 
@@ -60,11 +64,18 @@ async fn openstack_vnf_package_create_list_show_update_delete() {
     );
     let port = free_port();
     let _aio = Proc::spawn(
-        env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))]).arg("all-in-one"),
+        env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
+            .arg("all-in-one"),
         &env.log_path("aio"),
     );
     let endpoint = format!("http://127.0.0.1:{port}");
-    wait_status(&reqwest::Client::new(), &format!("{endpoint}/readyz"), 200, Duration::from_secs(30)).await;
+    wait_status(
+        &reqwest::Client::new(),
+        &format!("{endpoint}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
     let osc = Osc::new(endpoint);
 
     let created = osc.json(&["vnf", "package", "create", "--user-data", "owner=ops"]);
@@ -75,7 +86,13 @@ async fn openstack_vnf_package_create_list_show_update_delete() {
 
     let list = osc.json(&["vnf", "package", "list"]);
     assert_eq!(list.as_array().unwrap().len(), 2);
-    let filtered = osc.json(&["vnf", "package", "list", "--filter", "(eq,userDefinedData/owner,ops)"]);
+    let filtered = osc.json(&[
+        "vnf",
+        "package",
+        "list",
+        "--filter",
+        "(eq,userDefinedData/owner,ops)",
+    ]);
     assert_eq!(filtered.as_array().unwrap().len(), 1);
     assert_eq!(filtered[0]["Id"], id.as_str());
 
@@ -89,7 +106,14 @@ async fn openstack_vnf_package_create_list_show_update_delete() {
     assert_eq!(shown["User Defined Data"]["site"], "tokyo");
 
     // Errors reach the user as the server's ProblemDetails detail.
-    let (ok, _, err) = osc.run(&["vnf", "package", "update", "--operational-state", "ENABLED", &id]);
+    let (ok, _, err) = osc.run(&[
+        "vnf",
+        "package",
+        "update",
+        "--operational-state",
+        "ENABLED",
+        &id,
+    ]);
     assert!(!ok);
     assert!(err.contains("only once ONBOARDED"), "{err}");
 
@@ -99,5 +123,11 @@ async fn openstack_vnf_package_create_list_show_update_delete() {
     let (ok, _, err) = osc.run(&["vnf", "package", "show", &id]);
     assert!(!ok);
     assert!(err.contains("not found"), "{err}");
-    assert_eq!(osc.json(&["vnf", "package", "list"]).as_array().unwrap().len(), 1);
+    assert_eq!(
+        osc.json(&["vnf", "package", "list"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# API benchmark: wrk, 16 connections, against `tacker server` on PostgreSQL + RabbitMQ.
+set -euo pipefail
+BIN=${TACKER_BIN:?}
+DUR=${BENCH_DURATION:-30}
+PG=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
+AMQP=${TACKER_TEST_AMQP:-amqp://guest:guest@127.0.0.1:5672/%2f}
+db=tacker_bench_$$
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-$$ \
+  TACKER__SERVER__BIND=127.0.0.1:$port TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=warn
+"$BIN" db migrate >/dev/null
+"$BIN" server >"$work/server.log" 2>&1 &
+server=$!
+base=http://127.0.0.1:$port
+for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+for i in $(seq 1 100); do
+  curl -fsS -H 'Content-Type: application/json' -d "{\"userDefinedData\":{\"i\":\"$i\"}}" "$base/vnfpkgm/v1/vnf_packages" >"$work/last.json"
+done
+id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/last.json")
+rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' "/proc/$server/status"; }
+echo "== api: tacker server on PostgreSQL, wrk -c16 -t2 -d${DUR}s"
+echo "server RSS before: $(rss)"
+run() {
+  local name=$1 url=$2
+  local out; out=$(wrk -c16 -t2 -d"${DUR}s" --latency "$url")
+  local rps p50 p99
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  printf '%-28s %10s req/s   p50 %-9s p99 %-9s\n' "$name" "$rps" "$p50" "$p99"
+  grep -q "Non-2xx" <<<"$out" && { echo "non-2xx answers:"; echo "$out"; } || true
+}
+run "GET vnf_packages/{id}" "$base/vnfpkgm/v1/vnf_packages/$id"
+run "GET vnf_packages (100)" "$base/vnfpkgm/v1/vnf_packages"
+echo "server RSS after:  $(rss)"

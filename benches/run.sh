@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every benchmark; see benches/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v wrk >/dev/null || {
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >&2
+}
+cargo build --release -p tacker >&2
+export TACKER_BIN=$PWD/target/release/tacker
+for b in benches/api.sh; do
+  "$b"
+done
