@@ -6,6 +6,7 @@ pub mod package;
 pub mod problem;
 pub mod sol013;
 mod states;
+pub mod vnfd;
 
 pub use error::{Error, Result};
 pub use problem::ProblemDetails;
