@@ -5,7 +5,7 @@
 CARGO ?= cargo
 SHELL := /bin/bash
 
-.PHONY: run build test test-only lint fmt doc bench setup services pytools clean-test-dbs
+.PHONY: run build test test-only lint fmt doc bench setup services pytools clean-test-dbs fuzz
 
 run: build
 	./target/debug/tacker all-in-one
@@ -47,3 +47,7 @@ bench: setup
 clean-test-dbs:
 	@psql -h 127.0.0.1 -U postgres -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'tacker_t\_%' OR datname LIKE 'tacker_tpl\_%'" postgres \
 		| while read -r db; do psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $$db WITH (FORCE)" postgres; done
+
+# Fuzzes the CSAR reader for FUZZ_SECONDS (default 60) per target.
+fuzz:
+	@tests/infra/fuzz.sh

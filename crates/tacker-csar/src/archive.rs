@@ -262,10 +262,10 @@ impl<R: Read + Seek> Archive<R> {
             })?;
             let mut failed = None;
             self.stream(&name, |chunk| {
-                if failed.is_none() {
-                    if let Err(e) = std::io::Write::write_all(&mut out, chunk) {
-                        failed = Some(e);
-                    }
+                if failed.is_none()
+                    && let Err(e) = std::io::Write::write_all(&mut out, chunk)
+                {
+                    failed = Some(e);
                 }
             })?;
             if let Some(e) = failed {

@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod csar;
+
 use std::path::PathBuf;
 
 use diesel::pg::PgConnection;

@@ -33,6 +33,23 @@ pub enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
+    /// VNF packages (offline, no server needed).
+    Csar {
+        #[command(subcommand)]
+        command: CsarCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CsarCommand {
+    /// Validate a CSAR: print its VNFD summary, or every error found (exit status 1).
+    Validate {
+        /// The CSAR zip.
+        file: PathBuf,
+        /// Print JSON for machines instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod cli;
+mod csar;
 mod roles;
 mod signals;
 mod telemetry;
@@ -9,6 +10,12 @@ use clap::Parser;
 
 fn main() -> anyhow::Result<()> {
     let args = cli::Cli::parse();
+    if let cli::Command::Csar {
+        command: cli::CsarCommand::Validate { file, json },
+    } = &args.command
+    {
+        std::process::exit(csar::validate(file, *json));
+    }
     // rustls needs one process-wide crypto provider (lapin/amqps, and later S3, kube).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let cfg =

@@ -23,7 +23,7 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
         Command::Server => server(cfg).await,
         Command::Conductor => conductor(cfg).await,
         Command::AllInOne => all_in_one(cfg).await,
-        Command::Config { .. } => Ok(()),
+        Command::Config { .. } | Command::Csar { .. } => Ok(()),
     }
 }
 

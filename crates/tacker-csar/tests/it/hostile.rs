@@ -5,7 +5,7 @@ use std::io::{Cursor, Write};
 use tacker_csar::{Limits, validate_reader};
 use zip::write::SimpleFileOptions;
 
-use crate::fixtures::{Csar, assert_problem, sealed, valid};
+use crate::fixtures::{Check, Csar, assert_problem, sealed, valid};
 
 fn problems_of(bytes: Vec<u8>, limits: &Limits) -> Vec<String> {
     match validate_reader(Cursor::new(bytes), limits) {
@@ -149,7 +149,7 @@ fn huge_single_lines_and_invalid_utf8_are_refused() {
     assert_problem(&p, &["Definitions/test_types.yaml", "over the text limit"]);
     let csar = valid().with(
         "TOSCA-Metadata/TOSCA.meta",
-        b"TOSCA-Meta-File-Version: \xff\xfe\n".to_vec(),
+        b"TOSCA-Meta-File-Version: \xff\xfe\n",
     );
     assert_problem(
         &csar.problems(),
@@ -206,4 +206,31 @@ fn arbitrary_bytes_never_panic() {
         let _ = validate_reader(Cursor::new(bytes), &Limits::default());
     }
     let _ = Csar::default();
+}
+
+/// Writes seed inputs for `make fuzz` (run by tests/infra/fuzz.sh, not by `make test`).
+#[test]
+#[ignore = "writes the fuzz seed corpus; run by tests/infra/fuzz.sh"]
+fn write_fuzz_seeds() {
+    let dir = std::path::PathBuf::from(std::env::var("TACKER_FUZZ_SEEDS").unwrap());
+    let csar = valid();
+    let variants = [
+        ("valid", csar.clone()),
+        (
+            "tampered",
+            csar.clone().with("Files/kubernetes/deployment.yaml", "x"),
+        ),
+        ("no-meta", csar.clone().without("TOSCA-Metadata/TOSCA.meta")),
+    ];
+    for (name, c) in variants {
+        std::fs::write(dir.join("csar").join(name), c.zip()).unwrap();
+    }
+    for name in [
+        "Definitions/test_top.vnfd.yaml",
+        "Definitions/test_df_simple.yaml",
+        "Definitions/test_types.yaml",
+    ] {
+        let file = name.rsplit('/').next().unwrap();
+        std::fs::write(dir.join("vnfd").join(file), csar.get(name)).unwrap();
+    }
 }

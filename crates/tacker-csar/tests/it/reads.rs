@@ -1,6 +1,6 @@
 use tacker_domain::vnfd::ArtifactKind;
 
-use crate::fixtures::{Csar, sha256, valid};
+use crate::fixtures::{Check, Csar, sha256, valid};
 
 #[test]
 fn a_valid_package_yields_the_vnfd_model() {

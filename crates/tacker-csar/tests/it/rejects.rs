@@ -1,6 +1,6 @@
 //! Every rejection the issue lists, with the file, key and reason it reports.
 
-use crate::fixtures::{Csar, assert_problem, sealed, sha256, valid};
+use crate::fixtures::{Check, Csar, assert_problem, sealed, sha256, valid};
 
 const META: &str = "TOSCA-Metadata/TOSCA.meta";
 const MF: &str = "test_top.vnfd.mf";

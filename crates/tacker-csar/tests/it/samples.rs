@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tacker_domain::vnfd::ArtifactKind;
 
-use crate::fixtures::{Csar, sha256};
+use crate::fixtures::{Check, Csar, sha256};
 
 /// `$TACKER_SAMPLES_DIR`, or `shared/reference/tacker-samples` beside a parent directory.
 fn samples_dir() -> Option<PathBuf> {

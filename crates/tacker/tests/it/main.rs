@@ -3,5 +3,6 @@
 
 mod cli;
 mod cluster;
+mod csar_cmd;
 mod openstack_cli;
 mod support;
