@@ -16,14 +16,22 @@ impl Dispatcher {
     }
 }
 
+fn decode<M: Method>(req: &Request) -> Result<M, HandlerError> {
+    req.decode().map_err(HandlerError::new)
+}
+
 #[async_trait::async_trait]
 impl Handler for Dispatcher {
     async fn handle(&self, req: Request) -> Result<Vec<u8>, HandlerError> {
+        let ctx = &self.ctx;
         let method = req.method.clone();
         let outcome = match method.as_str() {
-            proto::Ping::NAME => {
-                handlers::ping::handle(&self.ctx, req.decode().map_err(HandlerError::new)?).await
-            }
+            proto::Ping::NAME => handlers::ping::handle(ctx, decode(&req)?).await,
+            proto::UploadPackage::NAME => handlers::upload_package::handle(ctx, decode(&req)?).await,
+            proto::UploadFromUri::NAME => handlers::upload_from_uri::handle(ctx, decode(&req)?).await,
+            proto::DownloadCsar::NAME => handlers::download_csar::handle(ctx, decode(&req)?).await,
+            proto::DropCache::NAME => handlers::drop_cache::handle(ctx, decode(&req)?).await,
+            proto::DeletePackage::NAME => handlers::delete_package::handle(ctx, decode(&req)?).await,
             other => Err(HandlerError::new(format!("unknown method {other:?}"))),
         };
         self.ctx.metrics.handled(&method, outcome.is_ok());

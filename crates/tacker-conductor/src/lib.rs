@@ -6,6 +6,9 @@ mod handlers;
 mod health;
 mod membership;
 mod metrics;
+mod onboarding;
+mod recovery;
+mod sync;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +17,7 @@ use std::time::Duration;
 use tacker_db::Db;
 use tacker_domain::conductor::ConductorState;
 use tacker_rpc::{Bus, Source};
-use tacker_storage::PackageStore;
+use tacker_storage::{CsarCache, PackageStore};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -40,6 +43,41 @@ pub struct Settings {
     pub shutdown_timeout: Duration,
     /// Where `/healthz`, `/readyz`, `/metrics` listen; `None` for in-process conductors.
     pub health_listener: Option<std::net::TcpListener>,
+    /// Onboarding settings.
+    pub onboarding: OnboardingSettings,
+}
+
+/// How packages are onboarded (the `[onboarding]` section).
+#[derive(Debug, Clone)]
+pub struct OnboardingSettings {
+    /// Largest package in bytes.
+    pub max_package_size: u64,
+    /// Deadline for every conductor to cache a package.
+    pub download_timeout: Duration,
+    /// upload_from_uri connect timeout.
+    pub uri_connect_timeout: Duration,
+    /// upload_from_uri whole-transfer timeout.
+    pub uri_timeout: Duration,
+    /// Internal networks upload_from_uri may reach.
+    pub allowed_uri_networks: Vec<ipnet::IpNet>,
+    /// No-progress time after which an UPLOADING package fails.
+    pub stall_timeout: Duration,
+    /// Period of the recovery sweep.
+    pub recovery_interval: Duration,
+}
+
+impl Default for OnboardingSettings {
+    fn default() -> Self {
+        Self {
+            max_package_size: 10 * 1024 * 1024 * 1024,
+            download_timeout: Duration::from_secs(600),
+            uri_connect_timeout: Duration::from_secs(10),
+            uri_timeout: Duration::from_secs(1800),
+            allowed_uri_networks: Vec::new(),
+            stall_timeout: Duration::from_secs(120),
+            recovery_interval: Duration::from_secs(5),
+        }
+    }
 }
 
 /// What a conductor works with; shared by its handlers.
@@ -53,10 +91,12 @@ pub struct Ctx {
     pub bus: Bus,
     /// Package storage.
     pub store: PackageStore,
-    /// Its CSAR cache directory.
-    pub cache_dir: std::path::PathBuf,
+    /// Its CSAR cache.
+    pub cache: CsarCache,
     /// Heartbeat age after which a conductor is not live.
     pub dead_after: Duration,
+    /// Onboarding settings.
+    pub onboarding: OnboardingSettings,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     ready: AtomicBool,
@@ -87,13 +127,15 @@ impl Conductor {
     /// conductor is registered; READY follows in the background.
     pub async fn start(settings: Settings, db: Db, bus: Bus, store: PackageStore) -> Result<Self> {
         let metrics = Arc::new(Metrics::new()?);
+        let cache = CsarCache::open(&settings.cache_dir)?;
         let ctx = Arc::new(Ctx {
             id: settings.id.clone(),
             db,
             bus,
             store,
-            cache_dir: settings.cache_dir.clone(),
+            cache,
             dead_after: settings.dead_after,
+            onboarding: settings.onboarding.clone(),
             metrics,
             ready: AtomicBool::new(false),
         });
@@ -104,12 +146,15 @@ impl Conductor {
         let stop_member = CancellationToken::new();
         let stop_shared = CancellationToken::new();
         let stop_health = CancellationToken::new();
-        let mut tasks = vec![tokio::spawn(membership::heartbeat_loop(
-            ctx.clone(),
-            settings.host.clone(),
-            settings.heartbeat_interval,
-            stop_heartbeat.clone(),
-        ))];
+        let mut tasks = vec![
+            tokio::spawn(membership::heartbeat_loop(
+                ctx.clone(),
+                settings.host.clone(),
+                settings.heartbeat_interval,
+                stop_heartbeat.clone(),
+            )),
+            tokio::spawn(recovery::run(ctx.clone(), stop_shared.clone())),
+        ];
         if let Some(listener) = settings.health_listener {
             let (c, s) = (ctx.clone(), stop_health.clone());
             tasks.push(tokio::spawn(async move {
@@ -203,19 +248,16 @@ impl Conductor {
     }
 }
 
-/// Start-up work, then READY. False when stopped before it finished.
+/// Start-up work (cache sync), then READY, then a catch-up sync for packages that
+/// onboarded meanwhile. False when stopped before READY.
 async fn startup(ctx: &Arc<Ctx>, stop: &CancellationToken) -> bool {
     let mut delay = Duration::from_millis(200);
     loop {
-        let attempt = async {
-            std::fs::create_dir_all(&ctx.cache_dir)?;
-            membership::set_state(ctx, ConductorState::Ready).await?;
-            Ok::<(), Error>(())
-        };
-        match attempt.await {
+        match sync::run(ctx).await {
             Ok(()) => break,
             Err(e) => {
-                tracing::warn!(error = %e, retry_in = ?delay, "start-up work failed; retrying")
+                ctx.metrics.sync_failed();
+                tracing::warn!(error = %e, retry_in = ?delay, "cache sync failed; staying SYNCING");
             }
         }
         tokio::select! {
@@ -224,8 +266,21 @@ async fn startup(ctx: &Arc<Ctx>, stop: &CancellationToken) -> bool {
         }
         delay = (delay * 2).min(Duration::from_secs(10));
     }
+    loop {
+        match membership::set_state(ctx, ConductorState::Ready).await {
+            Ok(()) => break,
+            Err(e) => tracing::warn!(error = %e, "cannot record READY; retrying"),
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return false,
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+        }
+    }
     ctx.ready.store(true, Ordering::SeqCst);
     ctx.metrics.set_ready(true);
     tracing::info!(conductor_id = %ctx.id, "READY");
+    if let Err(e) = sync::run(ctx).await {
+        tracing::warn!(error = %e, "catch-up cache sync failed; packages are fetched on demand");
+    }
     true
 }

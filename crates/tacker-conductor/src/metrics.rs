@@ -8,6 +8,8 @@ pub struct Metrics {
     registry: Registry,
     ready: IntGauge,
     handled: IntCounterVec,
+    sync_failures: prometheus::IntCounter,
+    onboardings: IntCounterVec,
 }
 
 impl Metrics {
@@ -22,13 +24,17 @@ impl Metrics {
             ),
             &["method", "outcome"],
         )?;
+        let sync_failures =
+            prometheus::IntCounter::new("cache_sync_failures_total", "Failed cache sync attempts")?;
+        let onboardings = IntCounterVec::new(
+            Opts::new("onboardings_total", "Onboardings coordinated here, by outcome"),
+            &["outcome"],
+        )?;
         registry.register(Box::new(ready.clone()))?;
         registry.register(Box::new(handled.clone()))?;
-        Ok(Self {
-            registry,
-            ready,
-            handled,
-        })
+        registry.register(Box::new(sync_failures.clone()))?;
+        registry.register(Box::new(onboardings.clone()))?;
+        Ok(Self { registry, ready, handled, sync_failures, onboardings })
     }
 
     /// Records readiness.
@@ -41,6 +47,16 @@ impl Metrics {
         self.handled
             .with_label_values(&[method, if ok { "ok" } else { "error" }])
             .inc();
+    }
+
+    /// Records a failed cache sync attempt.
+    pub fn sync_failed(&self) {
+        self.sync_failures.inc();
+    }
+
+    /// Records the outcome of an onboarding this conductor coordinated.
+    pub fn onboarded(&self, ok: bool) {
+        self.onboardings.with_label_values(&[if ok { "onboarded" } else { "failed" }]).inc();
     }
 
     /// The Prometheus text exposition.

@@ -30,6 +30,8 @@ pub struct Config {
     pub bus: BusConfig,
     /// Package storage.
     pub storage: StorageConfig,
+    /// Onboarding.
+    pub onboarding: OnboardingConfig,
     /// Conductor.
     pub conductor: ConductorConfig,
     /// `tacker all-in-one`.
@@ -89,6 +91,41 @@ pub struct BusConfig {
 pub struct StorageConfig {
     /// `file://<dir>` or `s3://bucket/prefix`.
     pub url: String,
+    /// S3 endpoint (empty: AWS).
+    pub s3_endpoint: String,
+    /// S3 region.
+    pub s3_region: String,
+    /// S3 access key id.
+    pub s3_access_key_id: String,
+    /// S3 secret access key (redacted by `config show`).
+    pub s3_secret_access_key: String,
+    /// Allow plain-http S3 endpoints.
+    pub s3_allow_http: bool,
+}
+
+/// `[onboarding]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnboardingConfig {
+    /// Largest package in bytes.
+    pub max_package_size: u64,
+    /// Deadline for every conductor to cache a package.
+    #[serde(with = "duration")]
+    pub download_timeout: Duration,
+    /// upload_from_uri connect timeout.
+    #[serde(with = "duration")]
+    pub uri_connect_timeout: Duration,
+    /// upload_from_uri whole-transfer timeout.
+    #[serde(with = "duration")]
+    pub uri_timeout: Duration,
+    /// Networks upload_from_uri may reach despite being internal.
+    pub allowed_uri_networks: Vec<String>,
+    /// No-progress time after which an UPLOADING package fails.
+    #[serde(with = "duration")]
+    pub stall_timeout: Duration,
+    /// Period of the lost-coordinator check.
+    #[serde(with = "duration")]
+    pub recovery_interval: Duration,
 }
 
 /// `[conductor]`
@@ -153,6 +190,20 @@ impl Default for Config {
             },
             storage: StorageConfig {
                 url: "file://./data/packages".into(),
+                s3_endpoint: String::new(),
+                s3_region: "us-east-1".into(),
+                s3_access_key_id: String::new(),
+                s3_secret_access_key: String::new(),
+                s3_allow_http: false,
+            },
+            onboarding: OnboardingConfig {
+                max_package_size: 10 * 1024 * 1024 * 1024,
+                download_timeout: Duration::from_secs(600),
+                uri_connect_timeout: Duration::from_secs(10),
+                uri_timeout: Duration::from_secs(1800),
+                allowed_uri_networks: Vec::new(),
+                stall_timeout: Duration::from_secs(120),
+                recovery_interval: Duration::from_secs(5),
             },
             conductor: ConductorConfig {
                 id: String::new(),
@@ -334,6 +385,20 @@ impl Config {
             self.all_in_one.conductors >= 1,
             "all_in_one.conductors must be at least 1".into(),
         );
+        for net in &self.onboarding.allowed_uri_networks {
+            check(
+                net.parse::<ipnet::IpNet>().is_ok() || net.parse::<std::net::IpAddr>().is_ok(),
+                format!("onboarding.allowed_uri_networks: {net:?} is not a CIDR network"),
+            );
+        }
+        check(
+            self.onboarding.max_package_size > 0,
+            "onboarding.max_package_size must be positive".into(),
+        );
+        check(
+            !self.storage.url.starts_with("s3://") || self.storage.url.len() > "s3://".len(),
+            "storage.url s3://<bucket>/<prefix> needs a bucket".into(),
+        );
         check(
             matches!(self.log.format.as_str(), "text" | "json"),
             format!(
@@ -373,6 +438,9 @@ impl Config {
         c.database.url = redact::url_password(&c.database.url);
         c.bus.url = redact::url_password(&c.bus.url);
         c.storage.url = redact::url_password(&c.storage.url);
+        if !c.storage.s3_secret_access_key.is_empty() {
+            c.storage.s3_secret_access_key = "***".into();
+        }
         toml::to_string(&c).map_err(|e| Error::Load(e.to_string()))
     }
 }

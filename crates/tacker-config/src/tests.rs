@@ -105,6 +105,7 @@ fn show_redacts_passwords() {
             "postgres://tacker:s3cret@db:5432/tacker",
         ),
         ("TACKER__BUS__URL", "amqp://guest:hunter2@mq:5672/%2f"),
+        ("TACKER__STORAGE__S3_SECRET_ACCESS_KEY", "s3-secret-value"),
     ]))
     .unwrap();
     let shown = c.to_redacted_toml().unwrap();
@@ -127,4 +128,18 @@ fn conductor_id_and_cache_dir() {
     assert_eq!(c.cache_dir("c1"), PathBuf::from("./data/cache/c1"));
     let c = Config::load(&env(&[("TACKER__CONDUCTOR__ID", "conductor-0")])).unwrap();
     assert_eq!(c.conductor_id(), "conductor-0");
+}
+
+#[test]
+fn onboarding_networks_must_be_cidrs() {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    writeln!(f, "[onboarding]\nallowed_uri_networks = [\"127.0.0.1/32\", \"10.0.0.0/8\", \"::1\"]").unwrap();
+    let mut s = Sources::default();
+    s.files.push(f.path().to_path_buf());
+    assert_eq!(Config::load(&s).unwrap().onboarding.allowed_uri_networks.len(), 3);
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    writeln!(f, "[onboarding]\nallowed_uri_networks = [\"not-a-net\"]").unwrap();
+    let mut s = Sources::default();
+    s.files.push(f.path().to_path_buf());
+    assert!(Config::load(&s).unwrap_err().to_string().contains("not-a-net"));
 }

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use zip::ZipArchive;
 
+use tacker_domain::vnfd::EntryLocation;
+
 use crate::digest::{Algorithm, MultiHasher};
 use crate::error::Problem;
 use crate::limits::Limits;
@@ -17,6 +19,8 @@ pub(crate) struct Entry {
     index: usize,
     /// Declared uncompressed size.
     pub size: u64,
+    /// Where its data lies, known once it was read.
+    location: Option<EntryLocation>,
 }
 
 /// A zip whose every entry name was checked, with size and ratio limits enforced on read.
@@ -115,7 +119,10 @@ impl<R: Read + Seek> Archive<R> {
                 ));
             }
             total = total.saturating_add(size);
-            if files.insert(name.clone(), Entry { index, size }).is_some() {
+            if f.encrypted() {
+                problems.push(Problem::file(&name, "encrypted entries are not supported"));
+            }
+            if files.insert(name.clone(), Entry { index, size, location: None }).is_some() {
                 problems.push(Problem::file(name, "duplicate entry name"));
             }
         }
@@ -173,6 +180,17 @@ impl<R: Read + Seek> Archive<R> {
             .zip
             .by_index(entry.index)
             .map_err(|e| Problem::file(name, format!("cannot read the entry: {e}")))?;
+        let deflated = match f.compression() {
+            zip::CompressionMethod::Stored => false,
+            zip::CompressionMethod::Deflated => true,
+            other => return Err(Problem::file(name, format!("unsupported compression method {other:?} (use deflate or store)"))),
+        };
+        let location = f.data_start().map(|offset| EntryLocation {
+            offset,
+            stored_size: f.compressed_size(),
+            size: entry.size,
+            deflated,
+        });
         let mut buf = vec![0u8; 256 * 1024];
         let mut read: u64 = 0;
         loop {
@@ -204,7 +222,16 @@ impl<R: Read + Seek> Archive<R> {
                 "entry is shorter than its declared size (truncated?)",
             ));
         }
+        drop(f);
+        if let Some(e) = self.files.get_mut(name) {
+            e.location = location;
+        }
         Ok(read)
+    }
+
+    /// Where `name`'s data lies, once it has been read.
+    pub fn location(&self, name: &str) -> Option<EntryLocation> {
+        self.files.get(name).and_then(|e| e.location)
     }
 
     /// Reads a text file (at most `max_text_size` bytes, UTF-8).

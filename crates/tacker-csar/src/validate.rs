@@ -359,11 +359,15 @@ fn check<R: Read + Seek>(
     external_sources.sort();
     external_sources.dedup();
     let (vnfd, _) = built?;
+    let entries = archive.names().map(str::to_owned).collect::<Vec<_>>();
+    let entries = entries.into_iter().filter_map(|n| archive.location(&n).map(|l| (n, l))).collect();
     Some(PackageModel {
         vnfd,
         artifacts,
         manifest_metadata: manifest.metadata,
         external_sources,
+        entries,
+        manifest: layout.manifest,
         warnings: Vec::new(),
     })
 }

@@ -4,6 +4,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::{Map, Value};
 use tacker_domain::ProblemDetails;
+use tacker_domain::vnfd::{ArtifactKind, PackageModel};
 use tacker_domain::package::{
     Checksum, DescriptorFacts, OnboardingState, OperationalState, UsageState, VnfPackage,
 };
@@ -38,6 +39,7 @@ pub struct Row {
     created_at: NaiveDateTime,
     updated_at: NaiveDateTime,
     deleted_at: Option<NaiveDateTime>,
+    progress_at: Option<NaiveDateTime>,
 }
 
 /// A package with the revision it was read at (for optimistic updates).
@@ -84,6 +86,7 @@ impl Row {
             created_at: p.created_at.naive_utc(),
             updated_at: p.updated_at.naive_utc(),
             deleted_at: None,
+            progress_at: None,
         }
     }
 
@@ -224,6 +227,330 @@ pub fn soft_delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
             dsl::deleted_at.eq(Some(now())),
             dsl::revision.eq(dsl::revision + 1),
             dsl::updated_at.eq(now()),
+        ))
+        .execute(c)?;
+    Ok(n == 1)
+}
+
+fn by_id(id: Uuid) -> diesel::dsl::Filter<dsl::vnf_packages, diesel::dsl::Eq<dsl::id, String>> {
+    dsl::vnf_packages.filter(dsl::id.eq(id.to_string()))
+}
+
+/// CREATED -> UPLOADING (a new upload starts): clears the last failure; false when the
+/// package is not CREATED (or gone).
+pub fn begin_upload(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    let n = diesel::update(
+        by_id(id)
+            .filter(dsl::deleted_at.is_null())
+            .filter(dsl::onboarding_state.eq(OnboardingState::Created.as_str())),
+    )
+    .set((
+        dsl::onboarding_state.eq(OnboardingState::Uploading.as_str()),
+        dsl::onboarding_failure_details.eq(None::<String>),
+        dsl::downloading.eq(0),
+        dsl::coordinator_id.eq(None::<String>),
+        dsl::progress_at.eq(Some(now())),
+        dsl::revision.eq(dsl::revision + 1),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// Records progress of an upload in flight (so it is not taken for stalled).
+pub fn touch_progress(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    let n = diesel::update(
+        by_id(id).filter(dsl::onboarding_state.eq_any([
+            OnboardingState::Uploading.as_str(),
+            OnboardingState::Processing.as_str(),
+        ])),
+    )
+    .set(dsl::progress_at.eq(Some(now())))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// Records the stored content's size and SHA-512 while UPLOADING.
+pub fn set_content(c: &mut DbConnection, id: Uuid, size: u64, sha512: &str) -> Result<bool> {
+    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Uploading.as_str())))
+        .set((
+            dsl::checksum_algorithm.eq(Some("SHA-512")),
+            dsl::checksum_hash.eq(Some(sha512)),
+            dsl::package_size.eq(Some(i64::try_from(size).unwrap_or(i64::MAX))),
+            dsl::progress_at.eq(Some(now())),
+            dsl::updated_at.eq(now()),
+        ))
+        .execute(c)?;
+    Ok(n == 1)
+}
+
+/// Takes the package as its coordinator: `from` -> `to`, recording `conductor`. Fails
+/// (false) when the state moved on or another conductor coordinates it.
+pub fn claim(
+    c: &mut DbConnection,
+    id: Uuid,
+    conductor: &str,
+    from: OnboardingState,
+    to: OnboardingState,
+) -> Result<bool> {
+    let n = diesel::update(
+        by_id(id)
+            .filter(dsl::deleted_at.is_null())
+            .filter(dsl::onboarding_state.eq(from.as_str()))
+            .filter(dsl::coordinator_id.is_null().or(dsl::coordinator_id.eq(conductor))),
+    )
+    .set((
+        dsl::onboarding_state.eq(to.as_str()),
+        dsl::coordinator_id.eq(Some(conductor)),
+        dsl::progress_at.eq(Some(now())),
+        dsl::revision.eq(dsl::revision + 1),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// Why storing a package model failed.
+#[derive(Debug)]
+pub enum StoreModel {
+    /// Stored.
+    Stored,
+    /// Another live package has this vnfdId.
+    DuplicateVnfdId(String),
+    /// The package is no longer PROCESSING under this coordinator.
+    Lost,
+}
+
+/// Stores what the CSAR says (descriptor facts, images, artifacts, the model) while
+/// PROCESSING under `conductor`.
+pub fn store_model(c: &mut DbConnection, id: Uuid, conductor: &str, model: &PackageModel) -> Result<StoreModel> {
+    let v = &model.vnfd;
+    let (images, others): (Vec<_>, Vec<_>) =
+        model.artifacts.iter().partition(|a| a.kind == ArtifactKind::SwImage);
+    let software_images: Vec<serde_json::Value> = images
+        .iter()
+        .map(|a| software_image_info(model, &a.path))
+        .collect();
+    let additional: Vec<serde_json::Value> = others
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "artifactPath": a.path,
+                "checksum": {"algorithm": a.checksum.algorithm, "hash": a.checksum.hash},
+                "metadata": {"size": a.size, "verified": a.verified},
+            })
+        })
+        .collect();
+    let target = by_id(id)
+        .filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str()))
+        .filter(dsl::coordinator_id.eq(conductor));
+    let res = diesel::update(target)
+        .set((
+            dsl::vnfd_id.eq(Some(&v.vnfd_id)),
+            dsl::vnf_provider.eq(Some(&v.provider)),
+            dsl::vnf_product_name.eq(Some(&v.product_name)),
+            dsl::vnf_software_version.eq(Some(&v.software_version)),
+            dsl::vnfd_version.eq(Some(&v.descriptor_version)),
+            dsl::software_images.eq(json_text(&software_images)),
+            dsl::additional_artifacts.eq(json_text(&additional)),
+            dsl::package_model.eq(Some(json_text(model))),
+            dsl::progress_at.eq(Some(now())),
+            dsl::updated_at.eq(now()),
+        ))
+        .execute(c);
+    match res {
+        Ok(1) => Ok(StoreModel::Stored),
+        Ok(_) => Ok(StoreModel::Lost),
+        Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+            let other: Option<String> = dsl::vnf_packages
+                .filter(dsl::vnfd_id.eq(&v.vnfd_id))
+                .filter(dsl::deleted_at.is_null())
+                .select(dsl::id)
+                .first(c)
+                .optional()?;
+            Ok(StoreModel::DuplicateVnfdId(other.unwrap_or_default()))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// SOL005 `VnfPackageSoftwareImageInfo` of the image artifact at `path`.
+fn software_image_info(model: &PackageModel, path: &str) -> serde_json::Value {
+    let found = model.vnfd.flavours.iter().find_map(|f| {
+        f.vdus
+            .iter()
+            .find_map(|v| v.sw_image.as_ref().filter(|i| i.artifact.as_deref() == Some(path)).map(|i| (v.id.clone(), i)))
+            .or_else(|| {
+                f.storages.iter().find_map(|s| {
+                    s.sw_image.as_ref().filter(|i| i.artifact.as_deref() == Some(path)).map(|i| (s.id.clone(), i))
+                })
+            })
+    });
+    let artifact = model.artifacts.iter().find(|a| a.path == path);
+    let size = artifact.map(|a| a.size).unwrap_or_default();
+    match found {
+        Some((node, img)) => serde_json::json!({
+            "id": node,
+            "name": img.name,
+            "provider": model.vnfd.provider,
+            "version": img.version,
+            "checksum": img.checksum.as_ref().map(|c| serde_json::json!({"algorithm": c.algorithm, "hash": c.hash})),
+            "containerFormat": img.container_format.to_ascii_uppercase(),
+            "diskFormat": img.disk_format.to_ascii_uppercase(),
+            "minDisk": img.min_disk,
+            "minRam": img.min_ram,
+            "size": size,
+            "imagePath": path,
+        }),
+        None => serde_json::json!({"id": path, "imagePath": path, "size": size}),
+    }
+}
+
+/// Counts one more conductor holding the package (while PROCESSING).
+pub fn increment_downloading(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str())))
+        .set((dsl::downloading.eq(dsl::downloading + 1), dsl::progress_at.eq(Some(now()))))
+        .execute(c)?;
+    Ok(n == 1)
+}
+
+/// PROCESSING -> ONBOARDED + ENABLED, only when exactly `conductors` conductors hold it.
+pub fn complete_onboarding(c: &mut DbConnection, id: Uuid, conductors: i32) -> Result<bool> {
+    let n = diesel::update(
+        by_id(id)
+            .filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str()))
+            .filter(dsl::downloading.eq(conductors))
+            .filter(dsl::deleted_at.is_null()),
+    )
+    .set((
+        dsl::onboarding_state.eq(OnboardingState::Onboarded.as_str()),
+        dsl::operational_state.eq(OperationalState::Enabled.as_str()),
+        dsl::coordinator_id.eq(None::<String>),
+        dsl::revision.eq(dsl::revision + 1),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// UPLOADING/PROCESSING -> CREATED with `details` visible until the next upload; forgets
+/// everything the failed attempt recorded. Returns false when it was not in onboarding.
+pub fn fail_onboarding(c: &mut DbConnection, id: Uuid, details: &ProblemDetails) -> Result<bool> {
+    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq_any([
+        OnboardingState::Uploading.as_str(),
+        OnboardingState::Processing.as_str(),
+    ])))
+    .set((
+        dsl::onboarding_state.eq(OnboardingState::Created.as_str()),
+        dsl::onboarding_failure_details.eq(Some(json_text(details))),
+        dsl::vnfd_id.eq(None::<String>),
+        dsl::vnf_provider.eq(None::<String>),
+        dsl::vnf_product_name.eq(None::<String>),
+        dsl::vnf_software_version.eq(None::<String>),
+        dsl::vnfd_version.eq(None::<String>),
+        dsl::checksum_algorithm.eq(None::<String>),
+        dsl::checksum_hash.eq(None::<String>),
+        dsl::package_size.eq(None::<i64>),
+        dsl::software_images.eq("[]"),
+        dsl::additional_artifacts.eq("[]"),
+        dsl::package_model.eq(None::<String>),
+        dsl::downloading.eq(0),
+        dsl::coordinator_id.eq(None::<String>),
+        dsl::progress_at.eq(None::<NaiveDateTime>),
+        dsl::revision.eq(dsl::revision + 1),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// The stored package model of a package (present once PROCESSING has stored it).
+pub fn model(c: &mut DbConnection, id: Uuid) -> Result<Option<PackageModel>> {
+    let text: Option<Option<String>> = by_id(id)
+        .filter(dsl::deleted_at.is_null())
+        .select(dsl::package_model)
+        .first(c)
+        .optional()?;
+    text.flatten()
+        .map(|t| serde_json::from_str(&t).map_err(|e| corrupt("package_model", e)))
+        .transpose()
+}
+
+/// A package caught mid-onboarding: who coordinates it and when it last progressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InFlight {
+    /// The package.
+    pub id: Uuid,
+    /// UPLOADING or PROCESSING.
+    pub state: OnboardingState,
+    /// The conductor coordinating it, if one took it.
+    pub coordinator: Option<String>,
+    /// Its last progress.
+    pub progress_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// Every package in UPLOADING or PROCESSING.
+pub fn in_flight(c: &mut DbConnection) -> Result<Vec<InFlight>> {
+    let rows: Vec<(String, String, Option<String>, Option<NaiveDateTime>)> = dsl::vnf_packages
+        .filter(dsl::deleted_at.is_null())
+        .filter(dsl::onboarding_state.eq_any([
+            OnboardingState::Uploading.as_str(),
+            OnboardingState::Processing.as_str(),
+        ]))
+        .select((dsl::id, dsl::onboarding_state, dsl::coordinator_id, dsl::progress_at))
+        .load(c)?;
+    rows.into_iter()
+        .map(|(id, state, coordinator, progress)| {
+            Ok(InFlight {
+                id: id.parse().map_err(|e| corrupt("id", e))?,
+                state: state.parse().map_err(|e| corrupt("onboarding_state", e))?,
+                coordinator,
+                progress_at: progress.map(|p| p.and_utc()),
+            })
+        })
+        .collect()
+}
+
+/// Ids and SHA-512 of every ONBOARDED package (what a conductor's cache must hold).
+pub fn onboarded(c: &mut DbConnection) -> Result<Vec<(Uuid, String)>> {
+    let rows: Vec<(String, Option<String>)> = dsl::vnf_packages
+        .filter(dsl::deleted_at.is_null())
+        .filter(dsl::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
+        .select((dsl::id, dsl::checksum_hash))
+        .load(c)?;
+    rows.into_iter()
+        .map(|(id, hash)| Ok((id.parse().map_err(|e| corrupt("id", e))?, hash.unwrap_or_default())))
+        .collect()
+}
+
+/// Whether package `id` exists (deleted or not) and its state: for idempotent handlers.
+pub fn state_including_deleted(c: &mut DbConnection, id: Uuid) -> Result<Option<(OnboardingState, bool)>> {
+    let row: Option<(String, Option<NaiveDateTime>)> = by_id(id)
+        .select((dsl::onboarding_state, dsl::deleted_at))
+        .first(c)
+        .optional()?;
+    row.map(|(s, d)| Ok((s.parse().map_err(|e| corrupt("onboarding_state", e))?, d.is_some())))
+        .transpose()
+}
+
+/// Deleted packages whose content was not purged yet, deleted longer than `older_than` ago.
+pub fn deleted_with_content(c: &mut DbConnection, older_than: std::time::Duration) -> Result<Vec<Uuid>> {
+    let age = chrono::Duration::from_std(older_than).map_err(|e| corrupt("age", e))?;
+    let rows: Vec<String> = dsl::vnf_packages
+        .filter(dsl::deleted_at.lt(now() - age))
+        .filter(dsl::checksum_hash.is_not_null())
+        .select(dsl::id)
+        .load(c)?;
+    rows.into_iter().map(|id| id.parse().map_err(|e| corrupt("id", e))).collect()
+}
+
+/// Records that a deleted package's content left storage and the caches.
+pub fn mark_purged(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    let n = diesel::update(by_id(id).filter(dsl::deleted_at.is_not_null()))
+        .set((
+            dsl::checksum_hash.eq(None::<String>),
+            dsl::checksum_algorithm.eq(None::<String>),
+            dsl::package_model.eq(None::<String>),
         ))
         .execute(c)?;
     Ok(n == 1)

@@ -24,6 +24,8 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         deleted_at -> Nullable<Timestamp>,
+        package_model -> Nullable<Text>,
+        progress_at -> Nullable<Timestamp>,
     }
 }
 

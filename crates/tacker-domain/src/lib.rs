@@ -5,6 +5,7 @@ mod error;
 pub mod package;
 pub mod problem;
 pub mod sol013;
+pub mod uri_guard;
 mod states;
 pub mod vnfd;
 

@@ -27,6 +27,13 @@ pub struct PackageModel {
     pub manifest_metadata: BTreeMap<String, String>,
     /// Where the manifest and TOSCA-Metadata point outside the package (not fetched).
     pub external_sources: Vec<String>,
+    /// Where every file's data lies inside the CSAR zip, so a file can be served by
+    /// reading a byte range of the stored package.
+    #[serde(default)]
+    pub entries: BTreeMap<String, EntryLocation>,
+    /// The manifest's path, if the package has one.
+    #[serde(default)]
+    pub manifest: Option<String>,
     /// Things users commonly get wrong that still onboard.
     pub warnings: Vec<String>,
 }
@@ -238,6 +245,20 @@ pub struct LcmHook {
     pub artifact_type: Option<String>,
     /// `inputs` as written.
     pub inputs: Value,
+}
+
+/// Where a file's data lies inside the CSAR zip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryLocation {
+    /// Offset of the (possibly compressed) data from the start of the zip.
+    pub offset: u64,
+    /// Length of the data as stored.
+    pub stored_size: u64,
+    /// Length once inflated.
+    pub size: u64,
+    /// Whether the data is deflated (else stored as is).
+    pub deflated: bool,
 }
 
 /// What kind of file an artifact is.

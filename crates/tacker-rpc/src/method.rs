@@ -16,4 +16,14 @@ macro_rules! methods {
     };
 }
 
-methods!(Ping, Pong);
+methods!(
+    Ping,
+    Pong,
+    UploadPackage,
+    UploadFromUri,
+    DownloadCsar,
+    DownloadCsarDone,
+    DeletePackage,
+    DropCache,
+    DropCacheDone,
+);

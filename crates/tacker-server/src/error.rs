@@ -26,6 +26,9 @@ pub enum ApiError {
     /// 413: the body exceeds the limit.
     #[error("request body exceeds {0} bytes")]
     PayloadTooLarge(usize),
+    /// 416: the requested range lies outside the content (of this size).
+    #[error("the requested range is outside the content of {0} bytes")]
+    RangeNotSatisfiable(u64),
     /// 415: wrong Content-Type.
     #[error("{0}")]
     UnsupportedMediaType(String),
@@ -63,6 +66,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -75,9 +79,11 @@ impl ResponseError for ApiError {
             ApiError::Unavailable(cause) => tracing::warn!(%cause, "dependency unavailable"),
             _ => {}
         }
-        HttpResponse::build(self.status_code())
-            .content_type("application/problem+json")
-            .json(self.problem())
+        let mut resp = HttpResponse::build(self.status_code());
+        if let ApiError::RangeNotSatisfiable(size) = self {
+            resp.insert_header(("Content-Range", format!("bytes */{size}")));
+        }
+        resp.content_type("application/problem+json").json(self.problem())
     }
 }
 
@@ -86,6 +92,18 @@ impl From<tacker_db::Error> for ApiError {
         match e {
             tacker_db::Error::Unavailable(_) => ApiError::Unavailable(e.to_string()),
             other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<tacker_storage::Error> for ApiError {
+    fn from(e: tacker_storage::Error) -> Self {
+        match e {
+            tacker_storage::Error::TooLarge { limit } => {
+                ApiError::PayloadTooLarge(usize::try_from(limit).unwrap_or(usize::MAX))
+            }
+            tacker_storage::Error::Source(m) => ApiError::BadRequest(format!("reading the upload: {m}")),
+            other => ApiError::Unavailable(format!("package storage: {other}")),
         }
     }
 }

@@ -1,7 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+mod entry_stream;
 mod error;
 mod http;
+mod range;
 mod metrics;
 mod query;
 mod routes;
@@ -13,6 +15,7 @@ use std::time::Duration;
 use actix_web::{App, HttpServer, web};
 use tacker_db::Db;
 use tacker_rpc::Bus;
+use tacker_storage::PackageStore;
 use tokio_util::sync::CancellationToken;
 
 pub use error::ApiError;
@@ -29,6 +32,10 @@ pub struct Settings {
     pub max_json_body: usize,
     /// Heartbeat age after which a conductor is not live.
     pub dead_after: Duration,
+    /// Largest package in bytes.
+    pub max_package_size: u64,
+    /// How often an upload in flight records progress (well under the stall timeout).
+    pub progress_interval: Duration,
 }
 
 /// Everything a request handler can reach.
@@ -38,6 +45,8 @@ pub struct ServerState {
     pub db: Db,
     /// The bus.
     pub bus: Bus,
+    /// Package storage.
+    pub store: PackageStore,
     /// Settings.
     pub settings: Settings,
     /// Metrics registry.

@@ -26,6 +26,17 @@ pub enum Error {
     /// The backend failed.
     #[error("storage backend: {0}")]
     Backend(#[from] object_store::Error),
+    /// Content does not have the digest it should.
+    #[error("digest mismatch: expected SHA-512 {expected}, got {actual}")]
+    DigestMismatch {
+        /// What the package record says.
+        expected: String,
+        /// What was read.
+        actual: String,
+    },
+    /// Extracting a cached CSAR failed.
+    #[error("extracting the package: {0}")]
+    Extract(String),
     /// Local file I/O failed.
     #[error("storage i/o: {0}")]
     Io(#[from] std::io::Error),

@@ -1,7 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+mod cache;
 mod error;
 mod store;
 
 pub use error::{Error, Result};
-pub use store::{ByteStream, PackageStore, Stored};
+pub use cache::CsarCache;
+pub use store::{ByteStream, PackageStore, S3Options, Stored};

@@ -40,19 +40,71 @@ impl std::fmt::Debug for PackageStore {
 /// Multipart part size: large enough for S3 (>= 5 MiB), small enough to bound memory.
 const PART_SIZE: usize = 8 * 1024 * 1024;
 
+/// How to reach an S3-compatible service (for `s3://` storage URLs).
+#[derive(Clone, Default)]
+pub struct S3Options {
+    /// Endpoint; empty for AWS.
+    pub endpoint: String,
+    /// Region.
+    pub region: String,
+    /// Access key id; empty to use the environment's credentials.
+    pub access_key_id: String,
+    /// Secret access key.
+    pub secret_access_key: String,
+    /// Allow plain-http endpoints.
+    pub allow_http: bool,
+}
+
+impl std::fmt::Debug for S3Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S3Options")
+            .field("endpoint", &self.endpoint)
+            .field("region", &self.region)
+            .field("access_key_id", &self.access_key_id)
+            .finish_non_exhaustive()
+    }
+}
+
 impl PackageStore {
-    /// Opens `file://<dir>` (created when missing).
+    /// Opens `file://<dir>` (created when missing) or `s3://bucket[/prefix]`.
     pub fn from_url(url: &str) -> Result<Self> {
+        Self::open(url, &S3Options::default())
+    }
+
+    /// Opens `file://<dir>` or `s3://bucket[/prefix]` with S3 options.
+    pub fn open(url: &str, s3: &S3Options) -> Result<Self> {
         if let Some(dir) = url.strip_prefix("file://").filter(|d| !d.is_empty()) {
             std::fs::create_dir_all(dir)?;
             let fs = object_store::local::LocalFileSystem::new_with_prefix(dir)?
                 .with_automatic_cleanup(true);
-            return Ok(Self {
-                store: Arc::new(fs),
-                describe: format!("file://{dir}"),
-            });
+            return Ok(Self { store: Arc::new(fs), describe: format!("file://{dir}") });
         }
-        Err(Error::InvalidUrl(format!("{url:?}: expected file://<dir>")))
+        if let Some(rest) = url.strip_prefix("s3://").filter(|r| !r.is_empty()) {
+            let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+            let mut b = object_store::aws::AmazonS3Builder::new()
+                .with_bucket_name(bucket)
+                .with_region(&s3.region)
+                .with_allow_http(s3.allow_http);
+            if !s3.endpoint.is_empty() {
+                b = b.with_endpoint(&s3.endpoint);
+            }
+            if !s3.access_key_id.is_empty() {
+                b = b
+                    .with_access_key_id(&s3.access_key_id)
+                    .with_secret_access_key(&s3.secret_access_key);
+            }
+            let s3store = b.build()?;
+            let prefix = prefix.trim_matches('/');
+            let store: Arc<dyn ObjectStore> = if prefix.is_empty() {
+                Arc::new(s3store)
+            } else {
+                Arc::new(object_store::prefix::PrefixStore::new(s3store, prefix))
+            };
+            return Ok(Self { store, describe: format!("s3://{rest}") });
+        }
+        Err(Error::InvalidUrl(format!(
+            "{url:?}: expected file://<dir> or s3://<bucket>/<prefix>"
+        )))
     }
 
     /// Wraps any object store (tests).

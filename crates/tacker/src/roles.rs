@@ -10,7 +10,7 @@ use tacker_config::Config;
 use tacker_db::Db;
 use tacker_rpc::{Bus, BusOptions};
 use tacker_server::{Metrics, ServerState, Settings};
-use tacker_storage::PackageStore;
+use tacker_storage::{PackageStore, S3Options};
 
 use crate::cli::{Command, DbCommand};
 use crate::signals::shutdown_token;
@@ -77,15 +77,30 @@ fn bus_options(cfg: &Config) -> BusOptions {
     }
 }
 
-fn server_state(cfg: &Config, db: Db, bus: Bus) -> anyhow::Result<ServerState> {
+fn open_store(cfg: &Config) -> anyhow::Result<PackageStore> {
+    let s = &cfg.storage;
+    let s3 = S3Options {
+        endpoint: s.s3_endpoint.clone(),
+        region: s.s3_region.clone(),
+        access_key_id: s.s3_access_key_id.clone(),
+        secret_access_key: s.s3_secret_access_key.clone(),
+        allow_http: s.s3_allow_http,
+    };
+    PackageStore::open(&s.url, &s3).context("opening package storage")
+}
+
+fn server_state(cfg: &Config, db: Db, bus: Bus, store: PackageStore) -> anyhow::Result<ServerState> {
     Ok(ServerState {
         db,
         bus,
+        store,
         settings: Settings {
             public_url: Some(cfg.server.public_url.clone()).filter(|u| !u.is_empty()),
             page_size: cfg.server.page_size,
             max_json_body: cfg.server.max_json_body,
             dead_after: cfg.conductor.dead_after,
+            max_package_size: cfg.onboarding.max_package_size,
+            progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
         },
         metrics: Arc::new(Metrics::new()?),
     })
@@ -106,8 +121,9 @@ async fn server(cfg: Config) -> anyhow::Result<()> {
     ensure_schema(&db).await?;
     let sender = format!("server-{}", &uuid_suffix());
     let bus = Bus::connect(&bus_options(&cfg), sender).await?;
+    let store = open_store(&cfg)?;
     let listener = bind(&cfg.server.bind, "API server")?;
-    tacker_server::run(listener, server_state(&cfg, db, bus)?, shutdown).await?;
+    tacker_server::run(listener, server_state(&cfg, db, bus, store)?, shutdown).await?;
     Ok(())
 }
 
@@ -115,8 +131,11 @@ fn conductor_settings(
     cfg: &Config,
     id: String,
     health: Option<TcpListener>,
-) -> tacker_conductor::Settings {
-    tacker_conductor::Settings {
+) -> anyhow::Result<tacker_conductor::Settings> {
+    let o = &cfg.onboarding;
+    let allowed = tacker_domain::uri_guard::parse_networks(&o.allowed_uri_networks)
+        .map_err(anyhow::Error::msg)?;
+    Ok(tacker_conductor::Settings {
         cache_dir: cfg.cache_dir(&id),
         id,
         host: tacker_config::hostname(),
@@ -125,7 +144,16 @@ fn conductor_settings(
         prefetch: cfg.bus.prefetch,
         shutdown_timeout: cfg.conductor.shutdown_timeout,
         health_listener: health,
-    }
+        onboarding: tacker_conductor::OnboardingSettings {
+            max_package_size: o.max_package_size,
+            download_timeout: o.download_timeout,
+            uri_connect_timeout: o.uri_connect_timeout,
+            uri_timeout: o.uri_timeout,
+            allowed_uri_networks: allowed,
+            stall_timeout: o.stall_timeout,
+            recovery_interval: o.recovery_interval,
+        },
+    })
 }
 
 async fn conductor(cfg: Config) -> anyhow::Result<()> {
@@ -134,9 +162,9 @@ async fn conductor(cfg: Config) -> anyhow::Result<()> {
     let db = open_db(&cfg)?;
     ensure_schema(&db).await?;
     let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
-    let store = PackageStore::from_url(&cfg.storage.url)?;
+    let store = open_store(&cfg)?;
     let health = bind(&cfg.conductor.health_bind, "conductor health")?;
-    let c = Conductor::start(conductor_settings(&cfg, id, Some(health)), db, bus, store).await?;
+    let c = Conductor::start(conductor_settings(&cfg, id, Some(health))?, db, bus, store).await?;
     shutdown.cancelled().await;
     c.shutdown().await;
     Ok(())
@@ -149,7 +177,7 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
     if !applied.is_empty() {
         tracing::info!(?applied, "database migrated");
     }
-    let store = PackageStore::from_url(&cfg.storage.url)?;
+    let store = open_store(&cfg)?;
     let base = if cfg.conductor.id.is_empty() {
         format!("{}-aio", tacker_config::hostname())
     } else {
@@ -159,12 +187,12 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
     for n in 1..=cfg.all_in_one.conductors {
         let id = format!("{base}-{n}");
         let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
-        let settings = conductor_settings(&cfg, id, None);
+        let settings = conductor_settings(&cfg, id, None)?;
         conductors.push(Conductor::start(settings, db.clone(), bus, store.clone()).await?);
     }
     let bus = Bus::connect(&bus_options(&cfg), format!("server-{}", uuid_suffix())).await?;
     let listener = bind(&cfg.server.bind, "API server")?;
-    tacker_server::run(listener, server_state(&cfg, db, bus)?, shutdown).await?;
+    tacker_server::run(listener, server_state(&cfg, db, bus, store)?, shutdown).await?;
     for c in conductors {
         c.shutdown().await;
     }

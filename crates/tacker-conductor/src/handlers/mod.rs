@@ -1,3 +1,16 @@
 //! One file per request the conductor handles.
 
+pub mod delete_package;
+pub mod download_csar;
+pub mod drop_cache;
 pub mod ping;
+pub mod upload_from_uri;
+pub mod upload_package;
+
+use tacker_rpc::HandlerError;
+use uuid::Uuid;
+
+/// A package id from a message.
+pub fn package_id(raw: &str) -> Result<Uuid, HandlerError> {
+    raw.parse().map_err(|_| HandlerError::new(format!("invalid package id {raw:?}")))
+}

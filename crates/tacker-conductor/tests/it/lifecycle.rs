@@ -37,6 +37,7 @@ async fn start(e: &Env, id: &str, health: Option<std::net::TcpListener>) -> Cond
         prefetch: 4,
         shutdown_timeout: Duration::from_secs(5),
         health_listener: health,
+        onboarding: Default::default(),
     };
     let bus = Bus::connect(&e.bus_opts, id).await.unwrap();
     Conductor::start(settings, e.db.clone(), bus, e.store.clone())
@@ -61,7 +62,7 @@ async fn conductors_register_turn_ready_answer_and_stop_gracefully() {
         let c2 = start(&e, "c2", None).await;
         assert!(c1.wait_ready(Duration::from_secs(10)).await);
         assert!(c2.wait_ready(Duration::from_secs(10)).await);
-        assert!(c1.ctx().cache_dir.is_dir(), "cache dir created at start-up");
+        assert!(c1.ctx().cache.dir().is_dir(), "cache dir created at start-up");
 
         let live =
             e.db.run(|c| conductors::live_ready(c, Duration::from_secs(1)))

@@ -189,3 +189,25 @@ fn csar_is_extracted_safely() {
     );
     let _ = Csar::default();
 }
+
+#[test]
+fn every_file_location_reads_back_from_the_zip_bytes() {
+    use std::io::Read;
+    let csar = valid();
+    let bytes = csar.zip();
+    let v = tacker_csar::validate_reader(std::io::Cursor::new(bytes.clone()), &tacker_csar::Limits::default()).unwrap();
+    assert_eq!(v.model.manifest.as_deref(), Some("test_top.vnfd.mf"));
+    assert_eq!(v.model.entries.len(), csar.files.len());
+    for (name, content) in &csar.files {
+        let loc = v.model.entries[name];
+        let raw = &bytes[loc.offset as usize..(loc.offset + loc.stored_size) as usize];
+        let mut out = Vec::new();
+        if loc.deflated {
+            flate2::read::DeflateDecoder::new(raw).read_to_end(&mut out).unwrap();
+        } else {
+            out.extend_from_slice(raw);
+        }
+        assert_eq!(&out, content, "{name}");
+        assert_eq!(loc.size, content.len() as u64);
+    }
+}

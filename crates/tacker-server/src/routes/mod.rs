@@ -2,6 +2,8 @@
 
 mod conductors;
 mod health;
+mod package_content;
+mod package_files;
 mod packages;
 
 use actix_web::{HttpResponse, web};
@@ -36,6 +38,23 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(packages::show))
                 .route(web::patch().to(packages::modify))
                 .route(web::delete().to(packages::delete)),
+        )
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages/{id}/package_content")
+                .route(web::put().to(package_content::upload))
+                .route(web::get().to(package_content::download)),
+        )
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages/{id}/package_content/upload_from_uri")
+                .route(web::post().to(package_content::upload_from_uri)),
+        )
+        .service(resource("/vnfpkgm/v1/vnf_packages/{id}/vnfd").route(web::get().to(package_files::vnfd)))
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages/{id}/manifest").route(web::get().to(package_files::manifest)),
+        )
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages/{id}/artifacts/{path:.+}")
+                .route(web::get().to(package_files::artifact)),
         )
         .default_service(web::to(not_found));
 }

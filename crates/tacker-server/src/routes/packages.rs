@@ -208,6 +208,13 @@ pub async fn delete(
             .unwrap_or_else(|| format!("VNF package {id} changed meanwhile; try again"));
         return Err(ApiError::Conflict(reason));
     }
+    // Content, if any, leaves storage and every cache: one conductor takes it.
+    let id_text = id.to_string();
+    let msg = tacker_rpc::proto::DeletePackage { package_id: id_text.clone() };
+    if let Err(e) = st.bus.cast(&msg, &[("package_id", &id_text)]).await {
+        // The package is deleted; conductors also drop stale cache entries when they sync.
+        tracing::error!(package_id = %id, error = %e, "could not cast the content removal");
+    }
     tracing::info!(package_id = %id, "VNF package deleted");
     Ok(HttpResponse::NoContent().finish())
 }

@@ -17,6 +17,7 @@ pub struct TestApp {
     pub http: reqwest::Client,
     stop: CancellationToken,
     _tdb: TestDb,
+    _dir: tempfile::TempDir,
 }
 
 impl Drop for TestApp {
@@ -38,14 +39,19 @@ impl TestApp {
         )
         .await
         .unwrap();
+        let dir = tacker_testkit::temp_dir();
+        let store = tacker_storage::PackageStore::from_url(&format!("file://{}/store", dir.path().display())).unwrap();
         let state = ServerState {
             db: db.clone(),
             bus,
+            store,
             settings: Settings {
                 public_url: None,
                 page_size,
                 max_json_body: 64 * 1024,
                 dead_after: Duration::from_secs(10),
+                max_package_size: 1024 * 1024,
+                progress_interval: Duration::from_secs(1),
             },
             metrics: Arc::new(Metrics::new().unwrap()),
         };
@@ -59,6 +65,7 @@ impl TestApp {
             http: reqwest::Client::new(),
             stop,
             _tdb: tdb,
+            _dir: dir,
         }
     }
 

@@ -1,0 +1,28 @@
+//! `DownloadCsar`: cache the package (streamed, digest-checked, extracted, renamed into
+//! place) and count this conductor in.
+
+use std::sync::Arc;
+
+use prost::Message;
+use tacker_db::packages;
+use tacker_rpc::HandlerError;
+use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone};
+
+use crate::Ctx;
+use crate::handlers::package_id;
+use crate::onboarding::ensure_cached;
+
+pub async fn handle(ctx: &Arc<Ctx>, msg: DownloadCsar) -> Result<Vec<u8>, HandlerError> {
+    let id = package_id(&msg.package_id)?;
+    ensure_cached(ctx, id, &msg.sha512).await.map_err(HandlerError::new)?;
+    let counted = ctx
+        .db
+        .run(move |c| packages::increment_downloading(c, id))
+        .await
+        .map_err(HandlerError::new)?;
+    if !counted {
+        return Err(HandlerError::new("the package is no longer being onboarded"));
+    }
+    tracing::info!(package_id = %id, "package cached");
+    Ok(DownloadCsarDone { conductor_id: ctx.id.clone() }.encode_to_vec())
+}

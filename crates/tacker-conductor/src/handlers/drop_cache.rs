@@ -1,0 +1,17 @@
+//! `DropCache`: remove a package from this conductor's cache.
+
+use std::sync::Arc;
+
+use prost::Message;
+use tacker_rpc::HandlerError;
+use tacker_rpc::proto::{DropCache, DropCacheDone};
+
+use crate::Ctx;
+use crate::handlers::package_id;
+
+pub async fn handle(ctx: &Arc<Ctx>, msg: DropCache) -> Result<Vec<u8>, HandlerError> {
+    let id = package_id(&msg.package_id)?;
+    ctx.cache.remove(&id.to_string()).await.map_err(HandlerError::new)?;
+    tracing::debug!(package_id = %id, "dropped from the cache");
+    Ok(DropCacheDone { conductor_id: ctx.id.clone() }.encode_to_vec())
+}

@@ -1,0 +1,31 @@
+//! Start-up cache sync: hold every ONBOARDED package, drop everything else.
+
+use std::collections::HashSet;
+
+use tacker_db::packages;
+
+use crate::onboarding::ensure_cached;
+use crate::{Ctx, Result};
+
+/// Downloads every ONBOARDED package missing from the cache (digests verified) and
+/// removes cache entries that are not ONBOARDED. Fails on the first download error.
+pub async fn run(ctx: &Ctx) -> Result<()> {
+    let onboarded = ctx.db.run(packages::onboarded).await?;
+    let keep: HashSet<String> = onboarded.iter().map(|(id, _)| id.to_string()).collect();
+    let mut fetched = 0;
+    for (id, sha512) in &onboarded {
+        if !ctx.cache.holds(&id.to_string(), sha512) {
+            ensure_cached(ctx, *id, sha512).await?;
+            fetched += 1;
+        }
+    }
+    let mut dropped = 0;
+    for cached in ctx.cache.list()? {
+        if !keep.contains(&cached) {
+            ctx.cache.remove(&cached).await?;
+            dropped += 1;
+        }
+    }
+    tracing::info!(conductor_id = %ctx.id, packages = onboarded.len(), fetched, dropped, "cache in sync");
+    Ok(())
+}

@@ -1,0 +1,86 @@
+//! Which addresses a package URI may lead the VNFM to (server-side request forgery guard).
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+
+/// Why an address is refused, or `None` when it may be reached. Internal addresses
+/// (loopback, private, link-local incl. cloud metadata, CGNAT, unique-local, unspecified,
+/// multicast) are refused unless one of `allowed` contains them.
+pub fn refused(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
+    if allowed.iter().any(|n| n.contains(&ip)) {
+        return None;
+    }
+    let reason = match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            if v4.is_loopback() {
+                "loopback address"
+            } else if v4.is_private() {
+                "private address"
+            } else if v4.is_link_local() {
+                "link-local or metadata address"
+            } else if o[0] == 100 && (64..128).contains(&o[1]) {
+                "shared (CGNAT) address"
+            } else if v4.is_unspecified() || v4.is_broadcast() || v4.is_multicast() || o[0] == 0 {
+                "non-routable address"
+            } else {
+                return None;
+            }
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return refused(IpAddr::V4(v4), allowed);
+            }
+            let s = v6.segments();
+            if v6.is_loopback() {
+                "loopback address"
+            } else if v6.is_unspecified() || v6.is_multicast() {
+                "non-routable address"
+            } else if s[0] & 0xfe00 == 0xfc00 {
+                "unique-local address"
+            } else if s[0] & 0xffc0 == 0xfe80 {
+                "link-local address"
+            } else {
+                return None;
+            }
+        }
+    };
+    Some(reason)
+}
+
+/// Parses networks (`10.0.0.0/8`, or a bare address meaning just it).
+pub fn parse_networks(items: &[String]) -> Result<Vec<IpNet>, String> {
+    items
+        .iter()
+        .map(|s| {
+            s.parse::<IpNet>()
+                .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| format!("{s:?} is not a network"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(ip: &str, allowed: &[&str]) -> Option<&'static str> {
+        let allowed = parse_networks(&allowed.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        refused(ip.parse().unwrap(), &allowed)
+    }
+
+    #[test]
+    fn internal_addresses_are_refused_unless_allowed() {
+        for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1"] {
+            assert!(r(ip, &[]).is_some(), "{ip}");
+        }
+        assert_eq!(r("169.254.169.254", &[]), Some("link-local or metadata address"));
+        assert!(r("93.184.216.34", &[]).is_none());
+        assert!(r("2606:4700::1", &[]).is_none());
+        assert!(r("127.0.0.1", &["127.0.0.1/32"]).is_none());
+        assert!(r("127.0.0.2", &["127.0.0.1"]).is_some());
+        assert!(r("10.20.3.4", &["10.20.0.0/16"]).is_none());
+        assert!(parse_networks(&["nope".into()]).is_err());
+    }
+}

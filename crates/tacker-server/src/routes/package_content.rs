@@ -1,0 +1,245 @@
+//! Package content: upload (PUT), upload from a URI (POST), download (GET).
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use serde::Deserialize;
+use tacker_db::packages;
+use tacker_domain::ProblemDetails;
+use tacker_domain::package::OnboardingState;
+use tacker_rpc::proto::{UploadFromUri, UploadPackage};
+use tacker_storage::PackageStore;
+use uuid::Uuid;
+
+use crate::http::{json_body, negotiate, parse_id, require_content_type};
+use crate::range::{self, Want};
+use crate::{ApiError, ServerState};
+
+/// Why an upload may not start: 404 when gone, 409 when not CREATED.
+async fn refuse_upload(st: &ServerState, id: Uuid) -> ApiError {
+    match st.db.run(move |c| packages::get(c, id)).await {
+        Ok(Some(s)) => ApiError::Conflict(format!(
+            "VNF package {id} is {}; content can be uploaded only while it is CREATED",
+            s.package.onboarding_state
+        )),
+        Ok(None) => ApiError::NotFound(format!("VNF package {id} not found")),
+        Err(e) => e.into(),
+    }
+}
+
+/// Records progress while an upload streams, so it is never taken for stalled.
+fn progress_ticker(st: &ServerState, id: Uuid) -> tokio::task::JoinHandle<()> {
+    let db = st.db.clone();
+    let every = st.settings.progress_interval;
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let _ = db.run(move |c| packages::touch_progress(c, id)).await;
+        }
+    })
+}
+
+/// Puts the package back to CREATED with `problem` as its failure details.
+async fn fail(st: &ServerState, id: Uuid, problem: &ProblemDetails) {
+    let p = problem.clone();
+    if let Err(e) = st.db.run(move |c| packages::fail_onboarding(c, id, &p)).await {
+        tracing::error!(package_id = %id, error = %e, "could not record the failed upload");
+    }
+    let _ = st.store.delete(&PackageStore::package_key(&id.to_string())).await;
+}
+
+/// The file part of a multipart/form-data upload (`file`, or the first part with a file name).
+async fn multipart_file(
+    payload: web::Payload,
+    req: &HttpRequest,
+) -> Result<impl Stream<Item = Result<Bytes, String>> + Unpin, ApiError> {
+    let mut mp = actix_multipart::Multipart::new(req.headers(), payload);
+    while let Some(field) = mp.next().await {
+        let field = field.map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
+        let is_file = field.name() == Some("file")
+            || field.content_disposition().and_then(|d| d.get_filename()).is_some();
+        if is_file {
+            return Ok(field.map(|c| c.map_err(|e| e.to_string())));
+        }
+    }
+    Err(ApiError::BadRequest("the multipart body has no `file` part".into()))
+}
+
+pub async fn upload(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&path, "VNF package")?;
+    negotiate(&req, &["application/json", "application/problem+json"])?;
+    require_content_type(&req, &["application/zip", "multipart/form-data"])?;
+    let max = st.settings.max_package_size;
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max) {
+        return Err(ApiError::PayloadTooLarge(usize::try_from(max).unwrap_or(usize::MAX)));
+    }
+    if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
+        return Err(refuse_upload(&st, id).await);
+    }
+    tracing::info!(package_id = %id, "upload started");
+    let key = PackageStore::package_key(&id.to_string());
+    let ticker = progress_ticker(&st, id);
+    let multipart = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/"));
+    let stored = if multipart {
+        match multipart_file(payload, &req).await {
+            Ok(body) => st.store.put_stream(&key, body, max).await.map_err(ApiError::from),
+            Err(e) => Err(e),
+        }
+    } else {
+        let body = payload.map(|c| c.map_err(|e| e.to_string()));
+        st.store.put_stream(&key, body, max).await.map_err(ApiError::from)
+    };
+    ticker.abort();
+    let stored = match stored {
+        Ok(s) => s,
+        Err(e) => {
+            fail(&st, id, &e.problem()).await;
+            tracing::warn!(package_id = %id, error = %e, "upload failed");
+            return Err(e);
+        }
+    };
+    let sha = stored.sha512.clone();
+    let size = stored.size;
+    let recorded = st.db.run(move |c| packages::set_content(c, id, size, &sha)).await;
+    if !matches!(recorded, Ok(true)) {
+        // The package left UPLOADING meanwhile (e.g. failed as stalled): nothing to onboard.
+        let _ = st.store.delete(&key).await;
+        recorded?;
+        return Err(ApiError::Conflict(format!("VNF package {id} changed while uploading; upload again")));
+    }
+    let id_text = id.to_string();
+    if let Err(e) = st.bus.cast(&UploadPackage { package_id: id_text.clone() }, &[("package_id", &id_text)]).await {
+        let problem = ProblemDetails::new(503, format!("could not hand the package to a conductor: {e}"));
+        fail(&st, id, &problem).await;
+        return Err(e.into());
+    }
+    tracing::info!(package_id = %id, bytes = size, "upload stored; onboarding cast");
+    Ok(HttpResponse::Accepted().finish())
+}
+
+/// `UploadVnfPkgFromUriRequest`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FromUri {
+    address_information: String,
+    #[serde(default)]
+    auth_type: Option<Vec<String>>,
+    #[serde(default)]
+    user_name: Option<String>,
+    #[serde(default)]
+    password: Option<String>,
+}
+
+pub async fn upload_from_uri(
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Payload,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&path, "VNF package")?;
+    negotiate(&req, &["application/json", "application/problem+json"])?;
+    require_content_type(&req, &["application/json"])?;
+    let b: FromUri = json_body(body, st.settings.max_json_body).await?;
+    let uri = url::Url::parse(&b.address_information)
+        .map_err(|e| ApiError::BadRequest(format!("addressInformation is not a URL: {e}")))?;
+    if !matches!(uri.scheme(), "http" | "https") || uri.host_str().is_none_or(str::is_empty) {
+        return Err(ApiError::BadRequest("addressInformation must be an http:// or https:// URL with a host".into()));
+    }
+    if let Some(types) = &b.auth_type
+        && types.iter().any(|t| t != "BASIC")
+    {
+        return Err(ApiError::BadRequest("only authType BASIC is supported for package URIs".into()));
+    }
+    if b.password.is_some() && b.user_name.is_none() {
+        return Err(ApiError::BadRequest("password given without userName".into()));
+    }
+    if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
+        return Err(refuse_upload(&st, id).await);
+    }
+    let msg = UploadFromUri {
+        package_id: id.to_string(),
+        address: uri.to_string(),
+        user_name: b.user_name.unwrap_or_default(),
+        password: b.password.unwrap_or_default(),
+    };
+    let id_text = id.to_string();
+    if let Err(e) = st.bus.cast(&msg, &[("package_id", &id_text)]).await {
+        fail(&st, id, &ProblemDetails::new(503, format!("could not hand the upload to a conductor: {e}"))).await;
+        return Err(e.into());
+    }
+    tracing::info!(package_id = %id, "upload from URI cast");
+    Ok(HttpResponse::Accepted().finish())
+}
+
+/// The package, which must be ONBOARDED to be read.
+pub async fn onboarded(st: &ServerState, raw_id: &str) -> Result<(Uuid, packages::Stored), ApiError> {
+    let id = parse_id(raw_id, "VNF package")?;
+    let stored = st
+        .db
+        .run(move |c| packages::get(c, id))
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("VNF package {id} not found")))?;
+    if stored.package.onboarding_state != OnboardingState::Onboarded {
+        return Err(ApiError::Conflict(format!(
+            "VNF package {id} is {}; its content can be read once ONBOARDED",
+            stored.package.onboarding_state
+        )));
+    }
+    Ok((id, stored))
+}
+
+/// Answers a stream of `size` bytes honouring `Range`.
+pub async fn ranged<F, Fut>(req: &HttpRequest, size: u64, content_type: &str, open: F) -> Result<HttpResponse, ApiError>
+where
+    F: FnOnce(std::ops::Range<u64>) -> Fut,
+    Fut: std::future::Future<Output = Result<tacker_storage::ByteStream, ApiError>>,
+{
+    let want = range::parse(req, size)?;
+    let (mut resp, r) = match want {
+        Want::All => (HttpResponse::Ok(), 0..size),
+        Want::Part(r) => {
+            let mut resp = HttpResponse::PartialContent();
+            resp.insert_header((header::CONTENT_RANGE, format!("bytes {}-{}/{size}", r.start, r.end - 1)));
+            (resp, r)
+        }
+    };
+    let len = r.end - r.start;
+    let body = open(r).await?;
+    resp.insert_header((header::ACCEPT_RANGES, "bytes"));
+    resp.content_type(content_type.to_owned());
+    resp.no_chunking(len);
+    Ok(resp.streaming(body.map(|c| c.map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string())))))
+}
+
+pub async fn download(
+    req: HttpRequest,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    negotiate(&req, &["application/zip", "application/octet-stream"])?;
+    let (id, _) = onboarded(&st, &path).await?;
+    let key = PackageStore::package_key(&id.to_string());
+    let size = st.store.size(&key).await?;
+    let store = st.store.clone();
+    ranged(&req, size, "application/zip", |r| async move {
+        store.get_stream(&key, Some(r)).await.map_err(ApiError::from)
+    })
+    .await
+}
