@@ -27,11 +27,17 @@ impl Handler for Dispatcher {
         let method = req.method.clone();
         let outcome = match method.as_str() {
             proto::Ping::NAME => handlers::ping::handle(ctx, decode(&req)?).await,
-            proto::UploadPackage::NAME => handlers::upload_package::handle(ctx, decode(&req)?).await,
-            proto::UploadFromUri::NAME => handlers::upload_from_uri::handle(ctx, decode(&req)?).await,
+            proto::UploadPackage::NAME => {
+                handlers::upload_package::handle(ctx, decode(&req)?).await
+            }
+            proto::UploadFromUri::NAME => {
+                handlers::upload_from_uri::handle(ctx, decode(&req)?).await
+            }
             proto::DownloadCsar::NAME => handlers::download_csar::handle(ctx, decode(&req)?).await,
             proto::DropCache::NAME => handlers::drop_cache::handle(ctx, decode(&req)?).await,
-            proto::DeletePackage::NAME => handlers::delete_package::handle(ctx, decode(&req)?).await,
+            proto::DeletePackage::NAME => {
+                handlers::delete_package::handle(ctx, decode(&req)?).await
+            }
             other => Err(HandlerError::new(format!("unknown method {other:?}"))),
         };
         self.ctx.metrics.handled(&method, outcome.is_ok());

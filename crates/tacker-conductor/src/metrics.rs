@@ -27,14 +27,23 @@ impl Metrics {
         let sync_failures =
             prometheus::IntCounter::new("cache_sync_failures_total", "Failed cache sync attempts")?;
         let onboardings = IntCounterVec::new(
-            Opts::new("onboardings_total", "Onboardings coordinated here, by outcome"),
+            Opts::new(
+                "onboardings_total",
+                "Onboardings coordinated here, by outcome",
+            ),
             &["outcome"],
         )?;
         registry.register(Box::new(ready.clone()))?;
         registry.register(Box::new(handled.clone()))?;
         registry.register(Box::new(sync_failures.clone()))?;
         registry.register(Box::new(onboardings.clone()))?;
-        Ok(Self { registry, ready, handled, sync_failures, onboardings })
+        Ok(Self {
+            registry,
+            ready,
+            handled,
+            sync_failures,
+            onboardings,
+        })
     }
 
     /// Records readiness.
@@ -56,7 +65,9 @@ impl Metrics {
 
     /// Records the outcome of an onboarding this conductor coordinated.
     pub fn onboarded(&self, ok: bool) {
-        self.onboardings.with_label_values(&[if ok { "onboarded" } else { "failed" }]).inc();
+        self.onboardings
+            .with_label_values(&[if ok { "onboarded" } else { "failed" }])
+            .inc();
     }
 
     /// The Prometheus text exposition.

@@ -30,24 +30,32 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
 
 async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     let in_flight = ctx.db.run(packages::in_flight).await?;
-    let deleted = ctx.db.run(|c| packages::deleted_with_content(c, Duration::from_secs(60))).await?;
+    let deleted = ctx
+        .db
+        .run(|c| packages::deleted_with_content(c, Duration::from_secs(60)))
+        .await?;
     if in_flight.is_empty() && deleted.is_empty() {
         return Ok(());
     }
     let members = ctx.db.run(conductors::list).await?;
     let now = chrono::Utc::now();
     let dead_after = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
-    let stall = chrono::Duration::from_std(ctx.onboarding.stall_timeout).unwrap_or(chrono::Duration::MAX);
+    let stall =
+        chrono::Duration::from_std(ctx.onboarding.stall_timeout).unwrap_or(chrono::Duration::MAX);
     for p in in_flight {
         let reason = match &p.coordinator {
             Some(c) => {
-                let alive = members.iter().any(|m| &m.id == c && now - m.last_heartbeat < dead_after);
+                let alive = members
+                    .iter()
+                    .any(|m| &m.id == c && now - m.last_heartbeat < dead_after);
                 (!alive).then(|| format!("coordinator lost: conductor {c} stopped heartbeating while the package was {}", p.state))
             }
-            None => p
-                .progress_at
-                .filter(|t| now - *t > stall)
-                .map(|_| format!("upload stalled: no progress for over {:?} while {} (uploader lost?)", ctx.onboarding.stall_timeout, p.state)),
+            None => p.progress_at.filter(|t| now - *t > stall).map(|_| {
+                format!(
+                    "upload stalled: no progress for over {:?} while {} (uploader lost?)",
+                    ctx.onboarding.stall_timeout, p.state
+                )
+            }),
         };
         if let Some(reason) = reason {
             tracing::warn!(package_id = %p.id, %reason, "recovering an abandoned onboarding");

@@ -281,6 +281,8 @@ impl Config {
                 .prefix_separator("__")
                 .separator("__")
                 .try_parsing(true)
+                .list_separator(",")
+                .with_list_parse_key("onboarding.allowed_uri_networks")
                 .source(Some(env)),
         );
         let cfg: Config = b

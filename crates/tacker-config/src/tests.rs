@@ -133,13 +133,42 @@ fn conductor_id_and_cache_dir() {
 #[test]
 fn onboarding_networks_must_be_cidrs() {
     let mut f = tempfile::NamedTempFile::new().unwrap();
-    writeln!(f, "[onboarding]\nallowed_uri_networks = [\"127.0.0.1/32\", \"10.0.0.0/8\", \"::1\"]").unwrap();
+    writeln!(
+        f,
+        "[onboarding]\nallowed_uri_networks = [\"127.0.0.1/32\", \"10.0.0.0/8\", \"::1\"]"
+    )
+    .unwrap();
     let mut s = Sources::default();
     s.files.push(f.path().to_path_buf());
-    assert_eq!(Config::load(&s).unwrap().onboarding.allowed_uri_networks.len(), 3);
+    assert_eq!(
+        Config::load(&s)
+            .unwrap()
+            .onboarding
+            .allowed_uri_networks
+            .len(),
+        3
+    );
     let mut f = tempfile::NamedTempFile::new().unwrap();
     writeln!(f, "[onboarding]\nallowed_uri_networks = [\"not-a-net\"]").unwrap();
     let mut s = Sources::default();
     s.files.push(f.path().to_path_buf());
-    assert!(Config::load(&s).unwrap_err().to_string().contains("not-a-net"));
+    assert!(
+        Config::load(&s)
+            .unwrap_err()
+            .to_string()
+            .contains("not-a-net")
+    );
+}
+
+#[test]
+fn lists_come_from_the_environment_comma_separated() {
+    let c = Config::load(&env(&[(
+        "TACKER__ONBOARDING__ALLOWED_URI_NETWORKS",
+        "127.0.0.1/32,10.0.0.0/8",
+    )]))
+    .unwrap();
+    assert_eq!(
+        c.onboarding.allowed_uri_networks,
+        ["127.0.0.1/32", "10.0.0.0/8"]
+    );
 }

@@ -122,7 +122,17 @@ impl<R: Read + Seek> Archive<R> {
             if f.encrypted() {
                 problems.push(Problem::file(&name, "encrypted entries are not supported"));
             }
-            if files.insert(name.clone(), Entry { index, size, location: None }).is_some() {
+            if files
+                .insert(
+                    name.clone(),
+                    Entry {
+                        index,
+                        size,
+                        location: None,
+                    },
+                )
+                .is_some()
+            {
                 problems.push(Problem::file(name, "duplicate entry name"));
             }
         }
@@ -183,7 +193,12 @@ impl<R: Read + Seek> Archive<R> {
         let deflated = match f.compression() {
             zip::CompressionMethod::Stored => false,
             zip::CompressionMethod::Deflated => true,
-            other => return Err(Problem::file(name, format!("unsupported compression method {other:?} (use deflate or store)"))),
+            other => {
+                return Err(Problem::file(
+                    name,
+                    format!("unsupported compression method {other:?} (use deflate or store)"),
+                ));
+            }
         };
         let location = f.data_start().map(|offset| EntryLocation {
             offset,

@@ -360,7 +360,10 @@ fn check<R: Read + Seek>(
     external_sources.dedup();
     let (vnfd, _) = built?;
     let entries = archive.names().map(str::to_owned).collect::<Vec<_>>();
-    let entries = entries.into_iter().filter_map(|n| archive.location(&n).map(|l| (n, l))).collect();
+    let entries = entries
+        .into_iter()
+        .filter_map(|n| archive.location(&n).map(|l| (n, l)))
+        .collect();
     Some(PackageModel {
         vnfd,
         artifacts,

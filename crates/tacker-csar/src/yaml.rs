@@ -19,6 +19,8 @@ pub fn parse(file: &str, text: &str, limits: &Limits) -> Result<Value, Problem> 
     options.with_snippet = false;
     // YAML 1.2 core booleans: `y`, `on`, `no` stay strings (names, not flags).
     options.strict_booleans = true;
+    // Digests and ids like `0123` keep their leading zeros.
+    options.leading_zero_numbers_as_strings = true;
     let value: Value = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
         Problem::file(
             file,

@@ -4,10 +4,10 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::{Map, Value};
 use tacker_domain::ProblemDetails;
-use tacker_domain::vnfd::{ArtifactKind, PackageModel};
 use tacker_domain::package::{
     Checksum, DescriptorFacts, OnboardingState, OperationalState, UsageState, VnfPackage,
 };
+use tacker_domain::vnfd::{ArtifactKind, PackageModel};
 use uuid::Uuid;
 
 use crate::schema::vnf_packages::{self, dsl};
@@ -259,12 +259,10 @@ pub fn begin_upload(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 
 /// Records progress of an upload in flight (so it is not taken for stalled).
 pub fn touch_progress(c: &mut DbConnection, id: Uuid) -> Result<bool> {
-    let n = diesel::update(
-        by_id(id).filter(dsl::onboarding_state.eq_any([
-            OnboardingState::Uploading.as_str(),
-            OnboardingState::Processing.as_str(),
-        ])),
-    )
+    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq_any([
+        OnboardingState::Uploading.as_str(),
+        OnboardingState::Processing.as_str(),
+    ])))
     .set(dsl::progress_at.eq(Some(now())))
     .execute(c)?;
     Ok(n == 1)
@@ -272,15 +270,17 @@ pub fn touch_progress(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 
 /// Records the stored content's size and SHA-512 while UPLOADING.
 pub fn set_content(c: &mut DbConnection, id: Uuid, size: u64, sha512: &str) -> Result<bool> {
-    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Uploading.as_str())))
-        .set((
-            dsl::checksum_algorithm.eq(Some("SHA-512")),
-            dsl::checksum_hash.eq(Some(sha512)),
-            dsl::package_size.eq(Some(i64::try_from(size).unwrap_or(i64::MAX))),
-            dsl::progress_at.eq(Some(now())),
-            dsl::updated_at.eq(now()),
-        ))
-        .execute(c)?;
+    let n = diesel::update(
+        by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Uploading.as_str())),
+    )
+    .set((
+        dsl::checksum_algorithm.eq(Some("SHA-512")),
+        dsl::checksum_hash.eq(Some(sha512)),
+        dsl::package_size.eq(Some(i64::try_from(size).unwrap_or(i64::MAX))),
+        dsl::progress_at.eq(Some(now())),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
     Ok(n == 1)
 }
 
@@ -297,7 +297,11 @@ pub fn claim(
         by_id(id)
             .filter(dsl::deleted_at.is_null())
             .filter(dsl::onboarding_state.eq(from.as_str()))
-            .filter(dsl::coordinator_id.is_null().or(dsl::coordinator_id.eq(conductor))),
+            .filter(
+                dsl::coordinator_id
+                    .is_null()
+                    .or(dsl::coordinator_id.eq(conductor)),
+            ),
     )
     .set((
         dsl::onboarding_state.eq(to.as_str()),
@@ -323,10 +327,17 @@ pub enum StoreModel {
 
 /// Stores what the CSAR says (descriptor facts, images, artifacts, the model) while
 /// PROCESSING under `conductor`.
-pub fn store_model(c: &mut DbConnection, id: Uuid, conductor: &str, model: &PackageModel) -> Result<StoreModel> {
+pub fn store_model(
+    c: &mut DbConnection,
+    id: Uuid,
+    conductor: &str,
+    model: &PackageModel,
+) -> Result<StoreModel> {
     let v = &model.vnfd;
-    let (images, others): (Vec<_>, Vec<_>) =
-        model.artifacts.iter().partition(|a| a.kind == ArtifactKind::SwImage);
+    let (images, others): (Vec<_>, Vec<_>) = model
+        .artifacts
+        .iter()
+        .partition(|a| a.kind == ArtifactKind::SwImage);
     let software_images: Vec<serde_json::Value> = images
         .iter()
         .map(|a| software_image_info(model, &a.path))
@@ -361,7 +372,10 @@ pub fn store_model(c: &mut DbConnection, id: Uuid, conductor: &str, model: &Pack
     match res {
         Ok(1) => Ok(StoreModel::Stored),
         Ok(_) => Ok(StoreModel::Lost),
-        Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => {
             let other: Option<String> = dsl::vnf_packages
                 .filter(dsl::vnfd_id.eq(&v.vnfd_id))
                 .filter(dsl::deleted_at.is_null())
@@ -379,10 +393,18 @@ fn software_image_info(model: &PackageModel, path: &str) -> serde_json::Value {
     let found = model.vnfd.flavours.iter().find_map(|f| {
         f.vdus
             .iter()
-            .find_map(|v| v.sw_image.as_ref().filter(|i| i.artifact.as_deref() == Some(path)).map(|i| (v.id.clone(), i)))
+            .find_map(|v| {
+                v.sw_image
+                    .as_ref()
+                    .filter(|i| i.artifact.as_deref() == Some(path))
+                    .map(|i| (v.id.clone(), i))
+            })
             .or_else(|| {
                 f.storages.iter().find_map(|s| {
-                    s.sw_image.as_ref().filter(|i| i.artifact.as_deref() == Some(path)).map(|i| (s.id.clone(), i))
+                    s.sw_image
+                        .as_ref()
+                        .filter(|i| i.artifact.as_deref() == Some(path))
+                        .map(|i| (s.id.clone(), i))
                 })
             })
     });
@@ -408,9 +430,14 @@ fn software_image_info(model: &PackageModel, path: &str) -> serde_json::Value {
 
 /// Counts one more conductor holding the package (while PROCESSING).
 pub fn increment_downloading(c: &mut DbConnection, id: Uuid) -> Result<bool> {
-    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str())))
-        .set((dsl::downloading.eq(dsl::downloading + 1), dsl::progress_at.eq(Some(now()))))
-        .execute(c)?;
+    let n = diesel::update(
+        by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str())),
+    )
+    .set((
+        dsl::downloading.eq(dsl::downloading + 1),
+        dsl::progress_at.eq(Some(now())),
+    ))
+    .execute(c)?;
     Ok(n == 1)
 }
 
@@ -497,7 +524,12 @@ pub fn in_flight(c: &mut DbConnection) -> Result<Vec<InFlight>> {
             OnboardingState::Uploading.as_str(),
             OnboardingState::Processing.as_str(),
         ]))
-        .select((dsl::id, dsl::onboarding_state, dsl::coordinator_id, dsl::progress_at))
+        .select((
+            dsl::id,
+            dsl::onboarding_state,
+            dsl::coordinator_id,
+            dsl::progress_at,
+        ))
         .load(c)?;
     rows.into_iter()
         .map(|(id, state, coordinator, progress)| {
@@ -519,29 +551,47 @@ pub fn onboarded(c: &mut DbConnection) -> Result<Vec<(Uuid, String)>> {
         .select((dsl::id, dsl::checksum_hash))
         .load(c)?;
     rows.into_iter()
-        .map(|(id, hash)| Ok((id.parse().map_err(|e| corrupt("id", e))?, hash.unwrap_or_default())))
+        .map(|(id, hash)| {
+            Ok((
+                id.parse().map_err(|e| corrupt("id", e))?,
+                hash.unwrap_or_default(),
+            ))
+        })
         .collect()
 }
 
 /// Whether package `id` exists (deleted or not) and its state: for idempotent handlers.
-pub fn state_including_deleted(c: &mut DbConnection, id: Uuid) -> Result<Option<(OnboardingState, bool)>> {
+pub fn state_including_deleted(
+    c: &mut DbConnection,
+    id: Uuid,
+) -> Result<Option<(OnboardingState, bool)>> {
     let row: Option<(String, Option<NaiveDateTime>)> = by_id(id)
         .select((dsl::onboarding_state, dsl::deleted_at))
         .first(c)
         .optional()?;
-    row.map(|(s, d)| Ok((s.parse().map_err(|e| corrupt("onboarding_state", e))?, d.is_some())))
-        .transpose()
+    row.map(|(s, d)| {
+        Ok((
+            s.parse().map_err(|e| corrupt("onboarding_state", e))?,
+            d.is_some(),
+        ))
+    })
+    .transpose()
 }
 
 /// Deleted packages whose content was not purged yet, deleted longer than `older_than` ago.
-pub fn deleted_with_content(c: &mut DbConnection, older_than: std::time::Duration) -> Result<Vec<Uuid>> {
+pub fn deleted_with_content(
+    c: &mut DbConnection,
+    older_than: std::time::Duration,
+) -> Result<Vec<Uuid>> {
     let age = chrono::Duration::from_std(older_than).map_err(|e| corrupt("age", e))?;
     let rows: Vec<String> = dsl::vnf_packages
         .filter(dsl::deleted_at.lt(now() - age))
         .filter(dsl::checksum_hash.is_not_null())
         .select(dsl::id)
         .load(c)?;
-    rows.into_iter().map(|id| id.parse().map_err(|e| corrupt("id", e))).collect()
+    rows.into_iter()
+        .map(|id| id.parse().map_err(|e| corrupt("id", e)))
+        .collect()
 }
 
 /// Records that a deleted package's content left storage and the caches.

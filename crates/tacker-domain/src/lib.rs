@@ -5,8 +5,8 @@ mod error;
 pub mod package;
 pub mod problem;
 pub mod sol013;
-pub mod uri_guard;
 mod states;
+pub mod uri_guard;
 pub mod vnfd;
 
 pub use error::{Error, Result};

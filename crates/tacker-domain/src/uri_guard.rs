@@ -66,16 +66,32 @@ mod tests {
     use super::*;
 
     fn r(ip: &str, allowed: &[&str]) -> Option<&'static str> {
-        let allowed = parse_networks(&allowed.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let allowed =
+            parse_networks(&allowed.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
         refused(ip.parse().unwrap(), &allowed)
     }
 
     #[test]
     fn internal_addresses_are_refused_unless_allowed() {
-        for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1"] {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
             assert!(r(ip, &[]).is_some(), "{ip}");
         }
-        assert_eq!(r("169.254.169.254", &[]), Some("link-local or metadata address"));
+        assert_eq!(
+            r("169.254.169.254", &[]),
+            Some("link-local or metadata address")
+        );
         assert!(r("93.184.216.34", &[]).is_none());
         assert!(r("2606:4700::1", &[]).is_none());
         assert!(r("127.0.0.1", &["127.0.0.1/32"]).is_none());

@@ -18,7 +18,12 @@ fn storage_error(e: impl std::fmt::Display) -> ApiError {
 }
 
 /// `range` (within the inflated file) of the entry at `loc` of the CSAR at `key`.
-pub async fn open(store: &PackageStore, key: &str, loc: EntryLocation, range: Range<u64>) -> Result<ByteStream, ApiError> {
+pub async fn open(
+    store: &PackageStore,
+    key: &str,
+    loc: EntryLocation,
+    range: Range<u64>,
+) -> Result<ByteStream, ApiError> {
     if !loc.deflated {
         let r = loc.offset + range.start..loc.offset + range.end;
         return store.get_stream(key, Some(r)).await.map_err(storage_error);
@@ -37,7 +42,9 @@ pub async fn open(store: &PackageStore, key: &str, loc: EntryLocation, range: Ra
         let n = usize::try_from(to_skip.min(sink.len() as u64)).unwrap_or(sink.len());
         let got = limited.read(&mut sink[..n]).await.map_err(storage_error)?;
         if got == 0 {
-            return Err(ApiError::Internal("stored entry ends before the requested range".into()));
+            return Err(ApiError::Internal(
+                "stored entry ends before the requested range".into(),
+            ));
         }
         to_skip -= got as u64;
     }
@@ -46,7 +53,11 @@ pub async fn open(store: &PackageStore, key: &str, loc: EntryLocation, range: Ra
 }
 
 /// A whole small entry (definitions, manifest) read into memory.
-pub async fn read_all(store: &PackageStore, key: &str, loc: EntryLocation) -> Result<Bytes, ApiError> {
+pub async fn read_all(
+    store: &PackageStore,
+    key: &str,
+    loc: EntryLocation,
+) -> Result<Bytes, ApiError> {
     let mut s = open(store, key, loc, 0..loc.size).await?;
     let mut out = Vec::with_capacity(usize::try_from(loc.size).unwrap_or(0));
     while let Some(chunk) = s.next().await {

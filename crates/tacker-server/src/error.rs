@@ -83,7 +83,8 @@ impl ResponseError for ApiError {
         if let ApiError::RangeNotSatisfiable(size) = self {
             resp.insert_header(("Content-Range", format!("bytes */{size}")));
         }
-        resp.content_type("application/problem+json").json(self.problem())
+        resp.content_type("application/problem+json")
+            .json(self.problem())
     }
 }
 
@@ -102,7 +103,9 @@ impl From<tacker_storage::Error> for ApiError {
             tacker_storage::Error::TooLarge { limit } => {
                 ApiError::PayloadTooLarge(usize::try_from(limit).unwrap_or(usize::MAX))
             }
-            tacker_storage::Error::Source(m) => ApiError::BadRequest(format!("reading the upload: {m}")),
+            tacker_storage::Error::Source(m) => {
+                ApiError::BadRequest(format!("reading the upload: {m}"))
+            }
             other => ApiError::Unavailable(format!("package storage: {other}")),
         }
     }

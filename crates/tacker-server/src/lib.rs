@@ -3,9 +3,9 @@
 mod entry_stream;
 mod error;
 mod http;
-mod range;
 mod metrics;
 mod query;
+mod range;
 mod routes;
 
 use std::net::TcpListener;

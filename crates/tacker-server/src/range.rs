@@ -19,13 +19,21 @@ pub enum Want {
 /// Reads the request's `Range`: none -> All; one satisfiable range -> Part; several ->
 /// 400; unsatisfiable -> 416 (with the size, for `Content-Range: bytes */size`).
 pub fn parse(req: &HttpRequest, size: u64) -> Result<Want, ApiError> {
-    let Some(raw) = req.headers().get(header::RANGE) else { return Ok(Want::All) };
-    let raw = raw.to_str().map_err(|_| ApiError::BadRequest("unreadable Range header".into()))?;
+    let Some(raw) = req.headers().get(header::RANGE) else {
+        return Ok(Want::All);
+    };
+    let raw = raw
+        .to_str()
+        .map_err(|_| ApiError::BadRequest("unreadable Range header".into()))?;
     let Some(spec) = raw.trim().strip_prefix("bytes=") else {
-        return Err(ApiError::BadRequest(format!("unsupported Range unit in {raw:?}; use bytes=")));
+        return Err(ApiError::BadRequest(format!(
+            "unsupported Range unit in {raw:?}; use bytes="
+        )));
     };
     if spec.contains(',') {
-        return Err(ApiError::BadRequest("multiple ranges are not supported; ask for one".into()));
+        return Err(ApiError::BadRequest(
+            "multiple ranges are not supported; ask for one".into(),
+        ));
     }
     let bad = || ApiError::BadRequest(format!("malformed Range {raw:?}"));
     let (first, last) = spec.split_once('-').ok_or_else(bad)?;
@@ -39,7 +47,14 @@ pub fn parse(req: &HttpRequest, size: u64) -> Result<Want, ApiError> {
         size.saturating_sub(n)..size
     } else {
         let start: u64 = first.parse().map_err(|_| bad())?;
-        let end = if last.is_empty() { size } else { last.parse::<u64>().map_err(|_| bad())?.saturating_add(1).min(size) };
+        let end = if last.is_empty() {
+            size
+        } else {
+            last.parse::<u64>()
+                .map_err(|_| bad())?
+                .saturating_add(1)
+                .min(size)
+        };
         if start >= size || end <= start {
             return Err(unsatisfiable());
         }
@@ -68,9 +83,21 @@ mod tests {
         assert_eq!(p(Some("bytes=5-"), 10).unwrap(), Want::Part(5..10));
         assert_eq!(p(Some("bytes=-3"), 10).unwrap(), Want::Part(7..10));
         assert_eq!(p(Some("bytes=8-100"), 10).unwrap(), Want::Part(8..10));
-        assert!(matches!(p(Some("bytes=10-"), 10), Err(ApiError::RangeNotSatisfiable(10))));
-        assert!(matches!(p(Some("bytes=0-1,3-4"), 10), Err(ApiError::BadRequest(_))));
-        assert!(matches!(p(Some("items=0-1"), 10), Err(ApiError::BadRequest(_))));
-        assert!(matches!(p(Some("bytes=x-1"), 10), Err(ApiError::BadRequest(_))));
+        assert!(matches!(
+            p(Some("bytes=10-"), 10),
+            Err(ApiError::RangeNotSatisfiable(10))
+        ));
+        assert!(matches!(
+            p(Some("bytes=0-1,3-4"), 10),
+            Err(ApiError::BadRequest(_))
+        ));
+        assert!(matches!(
+            p(Some("items=0-1"), 10),
+            Err(ApiError::BadRequest(_))
+        ));
+        assert!(matches!(
+            p(Some("bytes=x-1"), 10),
+            Err(ApiError::BadRequest(_))
+        ));
     }
 }

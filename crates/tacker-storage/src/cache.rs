@@ -81,13 +81,17 @@ impl CsarCache {
     where
         F: FnOnce(&Path, &Path) -> std::result::Result<(), String> + Send + 'static,
     {
-        let tmp = self.dir.join(format!("{TMP}{id}-{}", uuid::Uuid::new_v4().simple()));
+        let tmp = self
+            .dir
+            .join(format!("{TMP}{id}-{}", uuid::Uuid::new_v4().simple()));
         let result = self.fill_into(&tmp, store, key, sha512, extract).await;
         match result {
             Ok(()) => {
                 let target = self.dir.join(id);
                 if target.exists() {
-                    let trash = self.dir.join(format!("{TRASH}{}", uuid::Uuid::new_v4().simple()));
+                    let trash = self
+                        .dir
+                        .join(format!("{TRASH}{}", uuid::Uuid::new_v4().simple()));
                     tokio::fs::rename(&target, &trash).await?;
                     let _ = tokio::fs::remove_dir_all(&trash).await;
                 }
@@ -101,7 +105,14 @@ impl CsarCache {
         }
     }
 
-    async fn fill_into<F>(&self, tmp: &Path, store: &PackageStore, key: &str, sha512: &str, extract: F) -> Result<()>
+    async fn fill_into<F>(
+        &self,
+        tmp: &Path,
+        store: &PackageStore,
+        key: &str,
+        sha512: &str,
+        extract: F,
+    ) -> Result<()>
     where
         F: FnOnce(&Path, &Path) -> std::result::Result<(), String> + Send + 'static,
     {
@@ -119,7 +130,10 @@ impl CsarCache {
         drop(out);
         let actual = hex::encode(hasher.finalize());
         if actual != sha512 {
-            return Err(Error::DigestMismatch { expected: sha512.to_owned(), actual });
+            return Err(Error::DigestMismatch {
+                expected: sha512.to_owned(),
+                actual,
+            });
         }
         let contents = tmp.join("contents");
         let (z, c) = (zip.clone(), contents.clone());
@@ -140,7 +154,9 @@ impl CsarCache {
         if !target.exists() {
             return Ok(());
         }
-        let trash = self.dir.join(format!("{TRASH}{}", uuid::Uuid::new_v4().simple()));
+        let trash = self
+            .dir
+            .join(format!("{TRASH}{}", uuid::Uuid::new_v4().simple()));
         tokio::fs::rename(&target, &trash).await?;
         tokio::fs::remove_dir_all(&trash).await?;
         Ok(())
@@ -155,13 +171,18 @@ mod tests {
     #[tokio::test]
     async fn fill_checks_the_digest_and_replaces_atomically() {
         let dir = tempfile::tempdir().unwrap();
-        let store = PackageStore::from_url(&format!("file://{}/store", dir.path().display())).unwrap();
+        let store =
+            PackageStore::from_url(&format!("file://{}/store", dir.path().display())).unwrap();
         let key = PackageStore::package_key("p1");
         let body = futures::stream::iter(vec![Ok::<_, String>(Bytes::from_static(b"zipdata"))]);
         let stored = store.put_stream(&key, body, 100).await.unwrap();
         let cache = CsarCache::open(dir.path().join("cache")).unwrap();
-        let ok = |_: &Path, dest: &Path| std::fs::write(dest.join("f"), "x").map_err(|e| e.to_string());
-        cache.fill("p1", &store, &key, &stored.sha512, ok).await.unwrap();
+        let ok =
+            |_: &Path, dest: &Path| std::fs::write(dest.join("f"), "x").map_err(|e| e.to_string());
+        cache
+            .fill("p1", &store, &key, &stored.sha512, ok)
+            .await
+            .unwrap();
         assert!(cache.holds("p1", &stored.sha512));
         assert_eq!(std::fs::read(cache.csar_path("p1")).unwrap(), b"zipdata");
         assert!(cache.contents_dir("p1").join("f").is_file());
@@ -170,7 +191,12 @@ mod tests {
         let err = cache.fill("p2", &store, &key, "00", ok).await.unwrap_err();
         assert!(matches!(err, Error::DigestMismatch { .. }));
         let failing = |_: &Path, _: &Path| Err("bad zip".to_owned());
-        assert!(cache.fill("p3", &store, &key, &stored.sha512, failing).await.is_err());
+        assert!(
+            cache
+                .fill("p3", &store, &key, &stored.sha512, failing)
+                .await
+                .is_err()
+        );
         assert_eq!(cache.list().unwrap(), ["p1"], "failed fills leave nothing");
         assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 1);
 

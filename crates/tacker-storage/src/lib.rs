@@ -4,6 +4,6 @@ mod cache;
 mod error;
 mod store;
 
-pub use error::{Error, Result};
 pub use cache::CsarCache;
+pub use error::{Error, Result};
 pub use store::{ByteStream, PackageStore, S3Options, Stored};

@@ -77,7 +77,10 @@ impl PackageStore {
             std::fs::create_dir_all(dir)?;
             let fs = object_store::local::LocalFileSystem::new_with_prefix(dir)?
                 .with_automatic_cleanup(true);
-            return Ok(Self { store: Arc::new(fs), describe: format!("file://{dir}") });
+            return Ok(Self {
+                store: Arc::new(fs),
+                describe: format!("file://{dir}"),
+            });
         }
         if let Some(rest) = url.strip_prefix("s3://").filter(|r| !r.is_empty()) {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
@@ -100,7 +103,10 @@ impl PackageStore {
             } else {
                 Arc::new(object_store::prefix::PrefixStore::new(s3store, prefix))
             };
-            return Ok(Self { store, describe: format!("s3://{rest}") });
+            return Ok(Self {
+                store,
+                describe: format!("s3://{rest}"),
+            });
         }
         Err(Error::InvalidUrl(format!(
             "{url:?}: expected file://<dir> or s3://<bucket>/<prefix>"

@@ -302,3 +302,33 @@ pub fn valid() -> Csar {
             ),
     )
 }
+
+/// A valid package whose VNFD has this `descriptor_id`.
+pub fn valid_with_vnfd_id(vnfd_id: &str) -> Csar {
+    sealed(valid().edit("Definitions/test_types.yaml", |t| {
+        t.replace("11111111-2222-3333-4444-555555555555", vnfd_id)
+    }))
+}
+
+/// Makes `dir` unwritable, even for root (chattr +i where it works, else mode 0555).
+pub fn make_read_only(dir: &std::path::Path) {
+    let immutable = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !immutable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+}
+
+/// Undoes [`make_read_only`].
+pub fn make_writable(dir: &std::path::Path) {
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(dir)
+        .status();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -89,7 +89,12 @@ fn open_store(cfg: &Config) -> anyhow::Result<PackageStore> {
     PackageStore::open(&s.url, &s3).context("opening package storage")
 }
 
-fn server_state(cfg: &Config, db: Db, bus: Bus, store: PackageStore) -> anyhow::Result<ServerState> {
+fn server_state(
+    cfg: &Config,
+    db: Db,
+    bus: Bus,
+    store: PackageStore,
+) -> anyhow::Result<ServerState> {
     Ok(ServerState {
         db,
         bus,

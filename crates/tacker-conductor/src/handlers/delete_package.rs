@@ -22,7 +22,10 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: DeletePackage) -> Result<Vec<u8>, Handl
         return Ok(Vec::new());
     }
     onboarding::purge(ctx, id).await;
-    ctx.db.run(move |c| packages::mark_purged(c, id)).await.map_err(HandlerError::new)?;
+    ctx.db
+        .run(move |c| packages::mark_purged(c, id))
+        .await
+        .map_err(HandlerError::new)?;
     tracing::info!(package_id = %id, "package content removed from storage and caches");
     Ok(Vec::new())
 }

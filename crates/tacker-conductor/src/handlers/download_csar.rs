@@ -14,15 +14,22 @@ use crate::onboarding::ensure_cached;
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: DownloadCsar) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
-    ensure_cached(ctx, id, &msg.sha512).await.map_err(HandlerError::new)?;
+    ensure_cached(ctx, id, &msg.sha512)
+        .await
+        .map_err(HandlerError::new)?;
     let counted = ctx
         .db
         .run(move |c| packages::increment_downloading(c, id))
         .await
         .map_err(HandlerError::new)?;
     if !counted {
-        return Err(HandlerError::new("the package is no longer being onboarded"));
+        return Err(HandlerError::new(
+            "the package is no longer being onboarded",
+        ));
     }
     tracing::info!(package_id = %id, "package cached");
-    Ok(DownloadCsarDone { conductor_id: ctx.id.clone() }.encode_to_vec())
+    Ok(DownloadCsarDone {
+        conductor_id: ctx.id.clone(),
+    }
+    .encode_to_vec())
 }

@@ -11,7 +11,13 @@ use crate::handlers::package_id;
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: DropCache) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
-    ctx.cache.remove(&id.to_string()).await.map_err(HandlerError::new)?;
+    ctx.cache
+        .remove(&id.to_string())
+        .await
+        .map_err(HandlerError::new)?;
     tracing::debug!(package_id = %id, "dropped from the cache");
-    Ok(DropCacheDone { conductor_id: ctx.id.clone() }.encode_to_vec())
+    Ok(DropCacheDone {
+        conductor_id: ctx.id.clone(),
+    }
+    .encode_to_vec())
 }

@@ -12,5 +12,6 @@ use uuid::Uuid;
 
 /// A package id from a message.
 pub fn package_id(raw: &str) -> Result<Uuid, HandlerError> {
-    raw.parse().map_err(|_| HandlerError::new(format!("invalid package id {raw:?}")))
+    raw.parse()
+        .map_err(|_| HandlerError::new(format!("invalid package id {raw:?}")))
 }

@@ -19,7 +19,15 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: UploadFromUri) -> Result<Vec<u8>, Handl
     let me = ctx.id.clone();
     let claimed = ctx
         .db
-        .run(move |c| packages::claim(c, id, &me, OnboardingState::Uploading, OnboardingState::Uploading))
+        .run(move |c| {
+            packages::claim(
+                c,
+                id,
+                &me,
+                OnboardingState::Uploading,
+                OnboardingState::Uploading,
+            )
+        })
         .await
         .map_err(HandlerError::new)?;
     if !claimed {
@@ -35,7 +43,15 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: UploadFromUri) -> Result<Vec<u8>, Handl
     let me = ctx.id.clone();
     let claimed = ctx
         .db
-        .run(move |c| packages::claim(c, id, &me, OnboardingState::Uploading, OnboardingState::Processing))
+        .run(move |c| {
+            packages::claim(
+                c,
+                id,
+                &me,
+                OnboardingState::Uploading,
+                OnboardingState::Processing,
+            )
+        })
         .await
         .map_err(HandlerError::new)?;
     if claimed {
@@ -62,21 +78,45 @@ async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Prob
         let stored = ctx.store.put_stream(&key, body, s.max_package_size).await;
         ticker.abort();
         stored.map_err(|e| match e {
-            tacker_storage::Error::TooLarge { limit } => {
-                ProblemDetails::new(413, format!("the package at {} exceeds the limit of {limit} bytes", msg.address))
+            tacker_storage::Error::TooLarge { limit } => ProblemDetails::new(
+                413,
+                format!(
+                    "the package at {} exceeds the limit of {limit} bytes",
+                    msg.address
+                ),
+            ),
+            tacker_storage::Error::Source(m) => {
+                ProblemDetails::new(502, format!("reading {} failed: {m}", msg.address))
             }
-            tacker_storage::Error::Source(m) => ProblemDetails::new(502, format!("reading {} failed: {m}", msg.address)),
-            other => ProblemDetails::new(500, format!("conductor {} could not store the package: {other}", ctx.id)),
+            other => ProblemDetails::new(
+                500,
+                format!("conductor {} could not store the package: {other}", ctx.id),
+            ),
         })
     };
     let stored = tokio::time::timeout(s.uri_timeout, transfer)
         .await
-        .map_err(|_| ProblemDetails::new(504, format!("fetching {} took longer than {:?}", msg.address, s.uri_timeout)))??;
+        .map_err(|_| {
+            ProblemDetails::new(
+                504,
+                format!(
+                    "fetching {} took longer than {:?}",
+                    msg.address, s.uri_timeout
+                ),
+            )
+        })??;
     let (size, sha) = (stored.size, stored.sha512.clone());
     let ok = ctx
         .db
         .run(move |c| packages::set_content(c, id, size, &sha))
         .await
         .map_err(|e| ProblemDetails::new(500, e.to_string()))?;
-    if ok { Ok(()) } else { Err(ProblemDetails::new(409, "the package left UPLOADING during the transfer".to_owned())) }
+    if ok {
+        Ok(())
+    } else {
+        Err(ProblemDetails::new(
+            409,
+            "the package left UPLOADING during the transfer".to_owned(),
+        ))
+    }
 }

@@ -16,7 +16,15 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: UploadPackage) -> Result<Vec<u8>, Handl
     let me = ctx.id.clone();
     let claimed = ctx
         .db
-        .run(move |c| packages::claim(c, id, &me, OnboardingState::Uploading, OnboardingState::Processing))
+        .run(move |c| {
+            packages::claim(
+                c,
+                id,
+                &me,
+                OnboardingState::Uploading,
+                OnboardingState::Processing,
+            )
+        })
         .await
         .map_err(HandlerError::new)?;
     if !claimed {

@@ -30,16 +30,24 @@ impl From<ProblemDetails> for Stop {
 }
 
 fn internal(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Stop {
-    Stop::Failed(ProblemDetails::new(500, format!("conductor {}: {what}: {e}", ctx.id)))
+    Stop::Failed(ProblemDetails::new(
+        500,
+        format!("conductor {}: {what}: {e}", ctx.id),
+    ))
 }
 
 /// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks).
 pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
     let file = std::fs::File::open(zip).map_err(|e| e.to_string())?;
     let limits = tacker_csar::Limits::default();
-    let mut archive = tacker_csar::Archive::open(std::io::BufReader::new(file), &limits).map_err(|problems| {
-        problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-    })?;
+    let mut archive =
+        tacker_csar::Archive::open(std::io::BufReader::new(file), &limits).map_err(|problems| {
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
     archive.extract_to(dest).map_err(|p| p.to_string())
 }
 
@@ -50,7 +58,9 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, sha512: &str) -> Result<(), tack
         return Ok(());
     }
     let key = PackageStore::package_key(&id_text);
-    ctx.cache.fill(&id_text, &ctx.store, &key, sha512, extract).await
+    ctx.cache
+        .fill(&id_text, &ctx.store, &key, sha512, extract)
+        .await
 }
 
 /// Coordinates the onboarding of `id`, now PROCESSING under this conductor: cache it
@@ -85,19 +95,28 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         .ok_or_else(|| internal(ctx, "reading the package", "no checksum recorded"))?;
 
     ensure_cached(ctx, id, &sha512).await.map_err(|e| {
-        Stop::Failed(ProblemDetails::new(500, format!("conductor {} could not cache the package: {e}", ctx.id)))
+        Stop::Failed(ProblemDetails::new(
+            500,
+            format!("conductor {} could not cache the package: {e}", ctx.id),
+        ))
     })?;
     let path = ctx.cache.csar_path(&id.to_string());
-    let validated = tokio::task::spawn_blocking(move || tacker_csar::validate_file(&path, &tacker_csar::Limits::default()))
-        .await
-        .map_err(|e| internal(ctx, "validation task", e))?;
+    let validated = tokio::task::spawn_blocking(move || {
+        tacker_csar::validate_file(&path, &tacker_csar::Limits::default())
+    })
+    .await
+    .map_err(|e| internal(ctx, "validation task", e))?;
     let model = match validated {
         Ok(v) => v.model,
         Err(tacker_csar::Error::Invalid(problems)) => {
             let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
             return Err(Stop::Failed(ProblemDetails::new(
                 422,
-                format!("the package is invalid ({} problem(s)): {}", list.len(), list.join("; ")),
+                format!(
+                    "the package is invalid ({} problem(s)): {}",
+                    list.len(),
+                    list.join("; ")
+                ),
             )));
         }
         Err(e) => return Err(internal(ctx, "reading the cached package", e)),
@@ -115,7 +134,10 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         packages::StoreModel::DuplicateVnfdId(other) => {
             return Err(Stop::Failed(ProblemDetails::new(
                 409,
-                format!("vnfdId {} is already used by VNF package {other}", model.vnfd.vnfd_id),
+                format!(
+                    "vnfdId {} is already used by VNF package {other}",
+                    model.vnfd.vnfd_id
+                ),
             )));
         }
     }
@@ -130,17 +152,29 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         .map(|c| c.id)
         .collect();
     let timeout = ctx.onboarding.download_timeout;
-    let msg = DownloadCsar { package_id: id.to_string(), sha512 };
+    let msg = DownloadCsar {
+        package_id: id.to_string(),
+        sha512,
+    };
     let id_text = id.to_string();
     let g = ctx
         .bus
-        .scatter_gather::<DownloadCsar, DownloadCsarDone>(&msg, &live, &[("package_id", &id_text)], timeout)
+        .scatter_gather::<DownloadCsar, DownloadCsarDone>(
+            &msg,
+            &live,
+            &[("package_id", &id_text)],
+            timeout,
+        )
         .await
         .map_err(|e| internal(ctx, "asking the conductors to cache the package", e))?;
     let failures: Vec<String> = g
         .replies
         .iter()
-        .filter_map(|(who, r)| r.as_ref().err().map(|e| format!("conductor {who} failed to cache the package: {e}")))
+        .filter_map(|(who, r)| {
+            r.as_ref()
+                .err()
+                .map(|e| format!("conductor {who} failed to cache the package: {e}"))
+        })
         .collect();
     if !failures.is_empty() {
         return Err(Stop::Failed(ProblemDetails::new(500, failures.join("; "))));
@@ -148,7 +182,10 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
     if !g.missing.is_empty() {
         return Err(Stop::Failed(ProblemDetails::new(
             504,
-            format!("conductor(s) {} did not confirm caching the package within {timeout:?}", g.missing.join(", ")),
+            format!(
+                "conductor(s) {} did not confirm caching the package within {timeout:?}",
+                g.missing.join(", ")
+            ),
         )));
     }
     let n = i32::try_from(live.len()).unwrap_or(i32::MAX);
@@ -170,10 +207,16 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
 /// returns to CREATED with `problem` as its failure details.
 pub async fn fail(ctx: &Ctx, id: Uuid, problem: ProblemDetails) {
     purge(ctx, id).await;
-    match ctx.db.run(move |c| packages::fail_onboarding(c, id, &problem)).await {
+    match ctx
+        .db
+        .run(move |c| packages::fail_onboarding(c, id, &problem))
+        .await
+    {
         Ok(true) => tracing::info!(package_id = %id, "returned to CREATED"),
         Ok(false) => tracing::debug!(package_id = %id, "already out of onboarding"),
-        Err(e) => tracing::error!(package_id = %id, error = %e, "could not record the onboarding failure"),
+        Err(e) => {
+            tracing::error!(package_id = %id, error = %e, "could not record the onboarding failure")
+        }
     }
 }
 
@@ -188,19 +231,33 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
         Ok(all) => {
             let now = chrono::Utc::now();
             let age = chrono::Duration::from_std(dead_after).unwrap_or(chrono::Duration::MAX);
-            all.into_iter().filter(|c| now - c.last_heartbeat < age).map(|c| c.id).collect()
+            all.into_iter()
+                .filter(|c| now - c.last_heartbeat < age)
+                .map(|c| c.id)
+                .collect()
         }
         Err(_) => Vec::new(),
     };
-    let msg = DropCache { package_id: id_text.clone() };
+    let msg = DropCache {
+        package_id: id_text.clone(),
+    };
     let res = ctx
         .bus
-        .scatter_gather::<DropCache, DropCacheDone>(&msg, &members, &[("package_id", &id_text)], Duration::from_secs(10))
+        .scatter_gather::<DropCache, DropCacheDone>(
+            &msg,
+            &members,
+            &[("package_id", &id_text)],
+            Duration::from_secs(10),
+        )
         .await;
     match res {
         Ok(g) if g.missing.is_empty() => {}
-        Ok(g) => tracing::warn!(package_id = %id, missing = ?g.missing, "some caches not confirmed cleared; they drop it at their next sync"),
-        Err(e) => tracing::warn!(package_id = %id, error = %e, "could not ask the caches to drop the package"),
+        Ok(g) => {
+            tracing::warn!(package_id = %id, missing = ?g.missing, "some caches not confirmed cleared; they drop it at their next sync")
+        }
+        Err(e) => {
+            tracing::warn!(package_id = %id, error = %e, "could not ask the caches to drop the package")
+        }
     }
     if let Err(e) = ctx.cache.remove(&id_text).await {
         tracing::warn!(package_id = %id, error = %e, "could not clear the local cache");

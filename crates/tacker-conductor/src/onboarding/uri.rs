@@ -21,20 +21,32 @@ pub async fn open(
     password: &str,
 ) -> Result<impl Stream<Item = Result<Bytes, String>> + Unpin + use<>, ProblemDetails> {
     let bad = |status: u16, m: String| ProblemDetails::new(status, m);
-    let mut url = url::Url::parse(address).map_err(|e| bad(400, format!("invalid package URI: {e}")))?;
+    let mut url =
+        url::Url::parse(address).map_err(|e| bad(400, format!("invalid package URI: {e}")))?;
     let origin = url.host_str().map(str::to_owned);
     for _ in 0..=MAX_REDIRECTS {
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(bad(400, format!("package URI scheme {:?} is not http or https", url.scheme())));
+            return Err(bad(
+                400,
+                format!("package URI scheme {:?} is not http or https", url.scheme()),
+            ));
         }
-        let host = url.host_str().ok_or_else(|| bad(400, "package URI has no host".into()))?.to_owned();
+        let host = url
+            .host_str()
+            .ok_or_else(|| bad(400, "package URI has no host".into()))?
+            .to_owned();
         let port = url.port_or_known_default().unwrap_or(80);
-        let addrs = resolve(&host, port).await.map_err(|e| bad(502, format!("cannot resolve {host}: {e}")))?;
+        let addrs = resolve(&host, port)
+            .await
+            .map_err(|e| bad(502, format!("cannot resolve {host}: {e}")))?;
         for a in &addrs {
             if let Some(why) = uri_guard::refused(a.ip(), &settings.allowed_uri_networks) {
                 return Err(bad(
                     400,
-                    format!("package URI host {host} resolves to {} ({why}); allow it in onboarding.allowed_uri_networks", a.ip()),
+                    format!(
+                        "package URI host {host} resolves to {} ({why}); allow it in onboarding.allowed_uri_networks",
+                        a.ip()
+                    ),
                 ));
             }
         }
@@ -64,14 +76,28 @@ pub async fn open(
                 .get(reqwest::header::LOCATION)
                 .and_then(|l| l.to_str().ok())
                 .ok_or_else(|| bad(502, format!("{url} redirected without a Location")))?;
-            url = url.join(loc).map_err(|e| bad(502, format!("{url} redirected to an invalid URL: {e}")))?;
+            url = url
+                .join(loc)
+                .map_err(|e| bad(502, format!("{url} redirected to an invalid URL: {e}")))?;
             continue;
         }
         if !status.is_success() {
-            return Err(bad(502, format!("fetching {url} answered HTTP {}", status.as_u16())));
+            return Err(bad(
+                502,
+                format!("fetching {url} answered HTTP {}", status.as_u16()),
+            ));
         }
-        if resp.content_length().is_some_and(|n| n > settings.max_package_size) {
-            return Err(bad(413, format!("the package at {url} exceeds the limit of {} bytes", settings.max_package_size)));
+        if resp
+            .content_length()
+            .is_some_and(|n| n > settings.max_package_size)
+        {
+            return Err(bad(
+                413,
+                format!(
+                    "the package at {url} exceeds the limit of {} bytes",
+                    settings.max_package_size
+                ),
+            ));
         }
         return Ok(resp.bytes_stream().map(|c| c.map_err(|e| e.to_string())));
     }
@@ -79,7 +105,11 @@ pub async fn open(
 }
 
 async fn resolve(host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
-    if let Ok(ip) = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
+    if let Ok(ip) = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
         return Ok(vec![SocketAddr::new(ip, port)]);
     }
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, port)).await?.collect();

@@ -62,7 +62,10 @@ async fn conductors_register_turn_ready_answer_and_stop_gracefully() {
         let c2 = start(&e, "c2", None).await;
         assert!(c1.wait_ready(Duration::from_secs(10)).await);
         assert!(c2.wait_ready(Duration::from_secs(10)).await);
-        assert!(c1.ctx().cache.dir().is_dir(), "cache dir created at start-up");
+        assert!(
+            c1.ctx().cache.dir().is_dir(),
+            "cache dir created at start-up"
+        );
 
         let live =
             e.db.run(|c| conductors::live_ready(c, Duration::from_secs(1)))

@@ -195,7 +195,11 @@ fn every_file_location_reads_back_from_the_zip_bytes() {
     use std::io::Read;
     let csar = valid();
     let bytes = csar.zip();
-    let v = tacker_csar::validate_reader(std::io::Cursor::new(bytes.clone()), &tacker_csar::Limits::default()).unwrap();
+    let v = tacker_csar::validate_reader(
+        std::io::Cursor::new(bytes.clone()),
+        &tacker_csar::Limits::default(),
+    )
+    .unwrap();
     assert_eq!(v.model.manifest.as_deref(), Some("test_top.vnfd.mf"));
     assert_eq!(v.model.entries.len(), csar.files.len());
     for (name, content) in &csar.files {
@@ -203,7 +207,9 @@ fn every_file_location_reads_back_from_the_zip_bytes() {
         let raw = &bytes[loc.offset as usize..(loc.offset + loc.stored_size) as usize];
         let mut out = Vec::new();
         if loc.deflated {
-            flate2::read::DeflateDecoder::new(raw).read_to_end(&mut out).unwrap();
+            flate2::read::DeflateDecoder::new(raw)
+                .read_to_end(&mut out)
+                .unwrap();
         } else {
             out.extend_from_slice(raw);
         }

@@ -48,9 +48,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             resource("/vnfpkgm/v1/vnf_packages/{id}/package_content/upload_from_uri")
                 .route(web::post().to(package_content::upload_from_uri)),
         )
-        .service(resource("/vnfpkgm/v1/vnf_packages/{id}/vnfd").route(web::get().to(package_files::vnfd)))
         .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}/manifest").route(web::get().to(package_files::manifest)),
+            resource("/vnfpkgm/v1/vnf_packages/{id}/vnfd")
+                .route(web::get().to(package_files::vnfd)),
+        )
+        .service(
+            resource("/vnfpkgm/v1/vnf_packages/{id}/manifest")
+                .route(web::get().to(package_files::manifest)),
         )
         .service(
             resource("/vnfpkgm/v1/vnf_packages/{id}/artifacts/{path:.+}")

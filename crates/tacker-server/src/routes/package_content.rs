@@ -45,27 +45,86 @@ fn progress_ticker(st: &ServerState, id: Uuid) -> tokio::task::JoinHandle<()> {
 /// Puts the package back to CREATED with `problem` as its failure details.
 async fn fail(st: &ServerState, id: Uuid, problem: &ProblemDetails) {
     let p = problem.clone();
-    if let Err(e) = st.db.run(move |c| packages::fail_onboarding(c, id, &p)).await {
+    if let Err(e) = st
+        .db
+        .run(move |c| packages::fail_onboarding(c, id, &p))
+        .await
+    {
         tracing::error!(package_id = %id, error = %e, "could not record the failed upload");
     }
-    let _ = st.store.delete(&PackageStore::package_key(&id.to_string())).await;
+    let _ = st
+        .store
+        .delete(&PackageStore::package_key(&id.to_string()))
+        .await;
 }
 
-/// The file part of a multipart/form-data upload (`file`, or the first part with a file name).
-async fn multipart_file(
+/// The file part of a multipart/form-data upload (`file`, or the first part with a file
+/// name), as a stream that owns the multipart reader while it is consumed.
+fn multipart_file(
     payload: web::Payload,
     req: &HttpRequest,
-) -> Result<impl Stream<Item = Result<Bytes, String>> + Unpin, ApiError> {
-    let mut mp = actix_multipart::Multipart::new(req.headers(), payload);
-    while let Some(field) = mp.next().await {
-        let field = field.map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
-        let is_file = field.name() == Some("file")
-            || field.content_disposition().and_then(|d| d.get_filename()).is_some();
-        if is_file {
-            return Ok(field.map(|c| c.map_err(|e| e.to_string())));
-        }
-    }
-    Err(ApiError::BadRequest("the multipart body has no `file` part".into()))
+) -> impl Stream<Item = Result<Bytes, String>> + Unpin + use<> {
+    type State = (
+        actix_multipart::Multipart,
+        Option<actix_multipart::Field>,
+        bool,
+    );
+    let mp = actix_multipart::Multipart::new(req.headers(), payload);
+    let state: State = (mp, None, false);
+    Box::pin(futures::stream::unfold(
+        state,
+        |(mut mp, mut field, done)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                if let Some(f) = field.as_mut() {
+                    return match f.next().await {
+                        Some(Ok(b)) => Some((Ok(b), (mp, field, false))),
+                        Some(Err(e)) => Some((
+                            Err(format!("malformed multipart body: {e}")),
+                            (mp, None, true),
+                        )),
+                        None => None,
+                    };
+                }
+                match mp.next().await {
+                    Some(Ok(f)) => {
+                        let is_file = f.name() == Some("file")
+                            || f.content_disposition()
+                                .and_then(|d| d.get_filename())
+                                .is_some();
+                        if is_file {
+                            field = Some(f);
+                        } else {
+                            // Other parts are read through and ignored.
+                            let mut f = f;
+                            while let Some(chunk) = f.next().await {
+                                if let Err(e) = chunk {
+                                    return Some((
+                                        Err(format!("malformed multipart body: {e}")),
+                                        (mp, None, true),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    Some(Err(e)) => {
+                        return Some((
+                            Err(format!("malformed multipart body: {e}")),
+                            (mp, None, true),
+                        ));
+                    }
+                    None => {
+                        return Some((
+                            Err("the multipart body has no `file` part".to_owned()),
+                            (mp, None, true),
+                        ));
+                    }
+                }
+            }
+        },
+    ))
 }
 
 pub async fn upload(
@@ -84,7 +143,9 @@ pub async fn upload(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max) {
-        return Err(ApiError::PayloadTooLarge(usize::try_from(max).unwrap_or(usize::MAX)));
+        return Err(ApiError::PayloadTooLarge(
+            usize::try_from(max).unwrap_or(usize::MAX),
+        ));
     }
     if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
         return Err(refuse_upload(&st, id).await);
@@ -98,13 +159,17 @@ pub async fn upload(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/"));
     let stored = if multipart {
-        match multipart_file(payload, &req).await {
-            Ok(body) => st.store.put_stream(&key, body, max).await.map_err(ApiError::from),
-            Err(e) => Err(e),
-        }
+        let body = multipart_file(payload, &req);
+        st.store
+            .put_stream(&key, body, max)
+            .await
+            .map_err(ApiError::from)
     } else {
         let body = payload.map(|c| c.map_err(|e| e.to_string()));
-        st.store.put_stream(&key, body, max).await.map_err(ApiError::from)
+        st.store
+            .put_stream(&key, body, max)
+            .await
+            .map_err(ApiError::from)
     };
     ticker.abort();
     let stored = match stored {
@@ -117,16 +182,33 @@ pub async fn upload(
     };
     let sha = stored.sha512.clone();
     let size = stored.size;
-    let recorded = st.db.run(move |c| packages::set_content(c, id, size, &sha)).await;
+    let recorded = st
+        .db
+        .run(move |c| packages::set_content(c, id, size, &sha))
+        .await;
     if !matches!(recorded, Ok(true)) {
         // The package left UPLOADING meanwhile (e.g. failed as stalled): nothing to onboard.
         let _ = st.store.delete(&key).await;
         recorded?;
-        return Err(ApiError::Conflict(format!("VNF package {id} changed while uploading; upload again")));
+        return Err(ApiError::Conflict(format!(
+            "VNF package {id} changed while uploading; upload again"
+        )));
     }
     let id_text = id.to_string();
-    if let Err(e) = st.bus.cast(&UploadPackage { package_id: id_text.clone() }, &[("package_id", &id_text)]).await {
-        let problem = ProblemDetails::new(503, format!("could not hand the package to a conductor: {e}"));
+    if let Err(e) = st
+        .bus
+        .cast(
+            &UploadPackage {
+                package_id: id_text.clone(),
+            },
+            &[("package_id", &id_text)],
+        )
+        .await
+    {
+        let problem = ProblemDetails::new(
+            503,
+            format!("could not hand the package to a conductor: {e}"),
+        );
         fail(&st, id, &problem).await;
         return Err(e.into());
     }
@@ -160,15 +242,21 @@ pub async fn upload_from_uri(
     let uri = url::Url::parse(&b.address_information)
         .map_err(|e| ApiError::BadRequest(format!("addressInformation is not a URL: {e}")))?;
     if !matches!(uri.scheme(), "http" | "https") || uri.host_str().is_none_or(str::is_empty) {
-        return Err(ApiError::BadRequest("addressInformation must be an http:// or https:// URL with a host".into()));
+        return Err(ApiError::BadRequest(
+            "addressInformation must be an http:// or https:// URL with a host".into(),
+        ));
     }
     if let Some(types) = &b.auth_type
         && types.iter().any(|t| t != "BASIC")
     {
-        return Err(ApiError::BadRequest("only authType BASIC is supported for package URIs".into()));
+        return Err(ApiError::BadRequest(
+            "only authType BASIC is supported for package URIs".into(),
+        ));
     }
     if b.password.is_some() && b.user_name.is_none() {
-        return Err(ApiError::BadRequest("password given without userName".into()));
+        return Err(ApiError::BadRequest(
+            "password given without userName".into(),
+        ));
     }
     if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
         return Err(refuse_upload(&st, id).await);
@@ -181,7 +269,15 @@ pub async fn upload_from_uri(
     };
     let id_text = id.to_string();
     if let Err(e) = st.bus.cast(&msg, &[("package_id", &id_text)]).await {
-        fail(&st, id, &ProblemDetails::new(503, format!("could not hand the upload to a conductor: {e}"))).await;
+        fail(
+            &st,
+            id,
+            &ProblemDetails::new(
+                503,
+                format!("could not hand the upload to a conductor: {e}"),
+            ),
+        )
+        .await;
         return Err(e.into());
     }
     tracing::info!(package_id = %id, "upload from URI cast");
@@ -189,7 +285,10 @@ pub async fn upload_from_uri(
 }
 
 /// The package, which must be ONBOARDED to be read.
-pub async fn onboarded(st: &ServerState, raw_id: &str) -> Result<(Uuid, packages::Stored), ApiError> {
+pub async fn onboarded(
+    st: &ServerState,
+    raw_id: &str,
+) -> Result<(Uuid, packages::Stored), ApiError> {
     let id = parse_id(raw_id, "VNF package")?;
     let stored = st
         .db
@@ -206,7 +305,12 @@ pub async fn onboarded(st: &ServerState, raw_id: &str) -> Result<(Uuid, packages
 }
 
 /// Answers a stream of `size` bytes honouring `Range`.
-pub async fn ranged<F, Fut>(req: &HttpRequest, size: u64, content_type: &str, open: F) -> Result<HttpResponse, ApiError>
+pub async fn ranged<F, Fut>(
+    req: &HttpRequest,
+    size: u64,
+    content_type: &str,
+    open: F,
+) -> Result<HttpResponse, ApiError>
 where
     F: FnOnce(std::ops::Range<u64>) -> Fut,
     Fut: std::future::Future<Output = Result<tacker_storage::ByteStream, ApiError>>,
@@ -216,7 +320,10 @@ where
         Want::All => (HttpResponse::Ok(), 0..size),
         Want::Part(r) => {
             let mut resp = HttpResponse::PartialContent();
-            resp.insert_header((header::CONTENT_RANGE, format!("bytes {}-{}/{size}", r.start, r.end - 1)));
+            resp.insert_header((
+                header::CONTENT_RANGE,
+                format!("bytes {}-{}/{size}", r.start, r.end - 1),
+            ));
             (resp, r)
         }
     };
@@ -225,7 +332,9 @@ where
     resp.insert_header((header::ACCEPT_RANGES, "bytes"));
     resp.content_type(content_type.to_owned());
     resp.no_chunking(len);
-    Ok(resp.streaming(body.map(|c| c.map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string())))))
+    Ok(resp.streaming(
+        body.map(|c| c.map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string()))),
+    ))
 }
 
 pub async fn download(
@@ -239,7 +348,10 @@ pub async fn download(
     let size = st.store.size(&key).await?;
     let store = st.store.clone();
     ranged(&req, size, "application/zip", |r| async move {
-        store.get_stream(&key, Some(r)).await.map_err(ApiError::from)
+        store
+            .get_stream(&key, Some(r))
+            .await
+            .map_err(ApiError::from)
     })
     .await
 }

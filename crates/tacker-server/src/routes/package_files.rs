@@ -16,32 +16,59 @@ async fn model(st: &ServerState, id: Uuid) -> Result<PackageModel, ApiError> {
     st.db
         .run(move |c| packages::model(c, id))
         .await?
-        .ok_or_else(|| ApiError::Internal(format!("VNF package {id} is ONBOARDED without a stored model")))
+        .ok_or_else(|| {
+            ApiError::Internal(format!(
+                "VNF package {id} is ONBOARDED without a stored model"
+            ))
+        })
 }
 
 /// Which of `text/plain` and `application/zip` the client accepts (none: both).
 fn accepts(req: &HttpRequest) -> (bool, bool) {
-    let Some(a) = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok()) else { return (true, true) };
+    let Some(a) = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return (true, true);
+    };
     let types: Vec<String> = a
         .split(',')
-        .map(|t| t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .map(|t| {
+            t.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
         .collect();
     let any = types.iter().any(|t| t == "*/*");
     let text = any || types.iter().any(|t| t == "text/plain" || t == "text/*");
-    let zip = any || types.iter().any(|t| t == "application/zip" || t == "application/*");
+    let zip = any
+        || types
+            .iter()
+            .any(|t| t == "application/zip" || t == "application/*");
     (text, zip)
 }
 
 /// `GET .../vnfd`: the VNFD as YAML when it is one file and text/plain is accepted,
 /// else a zip of its files (and TOSCA.meta); 406 when neither is acceptable.
-pub async fn vnfd(req: HttpRequest, path: web::Path<String>, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
+pub async fn vnfd(
+    req: HttpRequest,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let (text_ok, zip_ok) = accepts(&req);
     let (id, _) = onboarded(&st, &path).await?;
     let m = model(&st, id).await?;
     let key = PackageStore::package_key(&id.to_string());
     let single = m.vnfd.definitions.len() == 1;
     if text_ok && single {
-        let loc = m.entries.get(&m.vnfd.entry_definitions).copied().ok_or_else(|| ApiError::Internal("VNFD location unknown".into()))?;
+        let loc = m
+            .entries
+            .get(&m.vnfd.entry_definitions)
+            .copied()
+            .ok_or_else(|| ApiError::Internal("VNFD location unknown".into()))?;
         let body = entry_stream::read_all(&st.store, &key, loc).await?;
         return Ok(HttpResponse::Ok().content_type("text/plain").body(body));
     }
@@ -58,12 +85,17 @@ pub async fn vnfd(req: HttpRequest, path: web::Path<String>, st: web::Data<Serve
     }
     let mut contents = Vec::new();
     for f in files {
-        let loc = m.entries.get(&f).copied().ok_or_else(|| ApiError::Internal(format!("location of {f} unknown")))?;
+        let loc = m
+            .entries
+            .get(&f)
+            .copied()
+            .ok_or_else(|| ApiError::Internal(format!("location of {f} unknown")))?;
         contents.push((f, entry_stream::read_all(&st.store, &key, loc).await?));
     }
     let zipped = tokio::task::spawn_blocking(move || -> zip::result::ZipResult<Vec<u8>> {
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
         for (name, data) in contents {
             w.start_file(name, opts)?;
             w.write_all(&data)?;
@@ -73,7 +105,9 @@ pub async fn vnfd(req: HttpRequest, path: web::Path<String>, st: web::Data<Serve
     .await
     .map_err(|e| ApiError::Internal(e.to_string()))?
     .map_err(|e| ApiError::Internal(format!("building the VNFD zip: {e}")))?;
-    Ok(HttpResponse::Ok().content_type("application/zip").body(zipped))
+    Ok(HttpResponse::Ok()
+        .content_type("application/zip")
+        .body(zipped))
 }
 
 /// `GET .../artifacts/{artifactPath}`: one file of the package, Range supported.
@@ -86,9 +120,16 @@ pub async fn artifact(
     let (id, _) = onboarded(&st, &raw_id).await?;
     let m = model(&st, id).await?;
     let known = m.artifacts.iter().any(|a| a.path == artifact_path);
-    let loc = m.entries.get(&artifact_path).copied().filter(|_| known).ok_or_else(|| {
-        ApiError::NotFound(format!("VNF package {id} has no artifact {artifact_path:?}"))
-    })?;
+    let loc = m
+        .entries
+        .get(&artifact_path)
+        .copied()
+        .filter(|_| known)
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "VNF package {id} has no artifact {artifact_path:?}"
+            ))
+        })?;
     let key = PackageStore::package_key(&id.to_string());
     let store = st.store.clone();
     ranged(&req, loc.size, "application/octet-stream", |r| async move {
@@ -98,15 +139,28 @@ pub async fn artifact(
 }
 
 /// `GET .../manifest`: the package's manifest as text.
-pub async fn manifest(req: HttpRequest, path: web::Path<String>, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
+pub async fn manifest(
+    req: HttpRequest,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let (text_ok, _) = accepts(&req);
     if !text_ok {
-        return Err(ApiError::NotAcceptable("the manifest is offered as text/plain".into()));
+        return Err(ApiError::NotAcceptable(
+            "the manifest is offered as text/plain".into(),
+        ));
     }
     let (id, _) = onboarded(&st, &path).await?;
     let m = model(&st, id).await?;
-    let mf = m.manifest.clone().ok_or_else(|| ApiError::NotFound(format!("VNF package {id} has no manifest")))?;
-    let loc = m.entries.get(&mf).copied().ok_or_else(|| ApiError::Internal("manifest location unknown".into()))?;
+    let mf = m
+        .manifest
+        .clone()
+        .ok_or_else(|| ApiError::NotFound(format!("VNF package {id} has no manifest")))?;
+    let loc = m
+        .entries
+        .get(&mf)
+        .copied()
+        .ok_or_else(|| ApiError::Internal("manifest location unknown".into()))?;
     let key = PackageStore::package_key(&id.to_string());
     let body = entry_stream::read_all(&st.store, &key, loc).await?;
     Ok(HttpResponse::Ok().content_type("text/plain").body(body))

@@ -210,7 +210,9 @@ pub async fn delete(
     }
     // Content, if any, leaves storage and every cache: one conductor takes it.
     let id_text = id.to_string();
-    let msg = tacker_rpc::proto::DeletePackage { package_id: id_text.clone() };
+    let msg = tacker_rpc::proto::DeletePackage {
+        package_id: id_text.clone(),
+    };
     if let Err(e) = st.bus.cast(&msg, &[("package_id", &id_text)]).await {
         // The package is deleted; conductors also drop stale cache entries when they sync.
         tracing::error!(package_id = %id, error = %e, "could not cast the content removal");

@@ -1,6 +1,9 @@
 //! The REST API over real HTTP, on PostgreSQL and on SQLite.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod content;
 mod health;
+mod onboarding;
 mod packages;
 mod support;
+mod upload_from_uri;

@@ -10,14 +10,39 @@ use tacker_testkit::TestDb;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-/// A server on 127.0.0.1:0 over a fresh database.
+/// A server on 127.0.0.1:0 over a fresh database, with in-process conductors when asked.
 pub struct TestApp {
     pub base: String,
     pub db: Db,
     pub http: reqwest::Client,
+    pub store: tacker_storage::PackageStore,
+    #[allow(dead_code)]
+    pub conductors: Vec<tacker_conductor::Conductor>,
+    pub dir: tempfile::TempDir,
     stop: CancellationToken,
     _tdb: TestDb,
-    _dir: tempfile::TempDir,
+}
+
+/// How a test cluster is set up.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub page_size: usize,
+    pub conductors: usize,
+    pub max_package_size: u64,
+    pub allowed_uri_networks: Vec<&'static str>,
+    pub download_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            page_size: 100,
+            conductors: 0,
+            max_package_size: 1024 * 1024,
+            allowed_uri_networks: vec!["127.0.0.1/32"],
+            download_timeout: Duration::from_secs(10),
+        }
+    }
 }
 
 impl Drop for TestApp {
@@ -32,26 +57,74 @@ impl TestApp {
     }
 
     pub async fn with_page_size(tdb: TestDb, page_size: usize) -> Self {
-        let db = Db::connect(&tdb.url, 4, Duration::from_secs(5)).unwrap();
-        let bus = Bus::connect(
-            &BusOptions::new("memory://", tacker_testkit::unique_prefix()),
-            "server",
+        Self::with(
+            tdb,
+            Options {
+                page_size,
+                ..Options::default()
+            },
         )
         .await
-        .unwrap();
+    }
+
+    /// A server and `opts.conductors` in-process conductors on the in-process bus.
+    pub async fn with(tdb: TestDb, opts: Options) -> Self {
+        let db = Db::connect(&tdb.url, 8, Duration::from_secs(5)).unwrap();
+        let prefix = tacker_testkit::unique_prefix();
+        let bus = Bus::connect(&BusOptions::new("memory://", prefix.clone()), "server")
+            .await
+            .unwrap();
         let dir = tacker_testkit::temp_dir();
-        let store = tacker_storage::PackageStore::from_url(&format!("file://{}/store", dir.path().display())).unwrap();
+        let store = tacker_storage::PackageStore::from_url(&format!(
+            "file://{}/store",
+            dir.path().display()
+        ))
+        .unwrap();
+        let mut conductors = Vec::new();
+        for n in 1..=opts.conductors {
+            let id = format!("c{n}");
+            let settings = tacker_conductor::Settings {
+                cache_dir: dir.path().join("cache").join(&id),
+                id: id.clone(),
+                host: "test".into(),
+                heartbeat_interval: Duration::from_millis(200),
+                dead_after: Duration::from_secs(2),
+                prefetch: 8,
+                shutdown_timeout: Duration::from_secs(10),
+                health_listener: None,
+                onboarding: tacker_conductor::OnboardingSettings {
+                    max_package_size: opts.max_package_size,
+                    download_timeout: opts.download_timeout,
+                    allowed_uri_networks: opts
+                        .allowed_uri_networks
+                        .iter()
+                        .map(|n| n.parse().unwrap())
+                        .collect(),
+                    stall_timeout: Duration::from_secs(3),
+                    recovery_interval: Duration::from_millis(300),
+                    ..Default::default()
+                },
+            };
+            let cbus = Bus::connect(&BusOptions::new("memory://", prefix.clone()), id)
+                .await
+                .unwrap();
+            let c = tacker_conductor::Conductor::start(settings, db.clone(), cbus, store.clone())
+                .await
+                .unwrap();
+            assert!(c.wait_ready(Duration::from_secs(10)).await);
+            conductors.push(c);
+        }
         let state = ServerState {
             db: db.clone(),
             bus,
-            store,
+            store: store.clone(),
             settings: Settings {
                 public_url: None,
-                page_size,
+                page_size: opts.page_size,
                 max_json_body: 64 * 1024,
-                dead_after: Duration::from_secs(10),
-                max_package_size: 1024 * 1024,
-                progress_interval: Duration::from_secs(1),
+                dead_after: Duration::from_secs(2),
+                max_package_size: opts.max_package_size,
+                progress_interval: Duration::from_millis(500),
             },
             metrics: Arc::new(Metrics::new().unwrap()),
         };
@@ -63,10 +136,17 @@ impl TestApp {
             base,
             db,
             http: reqwest::Client::new(),
+            store,
+            conductors,
+            dir,
             stop,
             _tdb: tdb,
-            _dir: dir,
         }
+    }
+
+    /// The cache directory of conductor `n` (1-based).
+    pub fn cache_dir(&self, n: usize) -> std::path::PathBuf {
+        self.dir.path().join("cache").join(format!("c{n}"))
     }
 
     /// Drops the database under the running server.
@@ -122,4 +202,69 @@ pub async fn assert_problem(r: reqwest::Response, status: u16, needle: &str) {
     assert_eq!(body["status"], status);
     let detail = body["detail"].as_str().unwrap();
     assert!(detail.contains(needle), "{detail:?} lacks {needle:?}");
+}
+
+impl TestApp {
+    /// Creates a package and PUTs `zip` as its content; returns the id and the status.
+    pub async fn upload(&self, zip: Vec<u8>) -> (String, u16) {
+        let id = self.create(serde_json::json!({})).await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let status = self.put_content(&id, zip).await;
+        (id, status)
+    }
+
+    pub async fn put_content(&self, id: &str, zip: Vec<u8>) -> u16 {
+        self.http
+            .put(self.url(&format!("/vnfpkgm/v1/vnf_packages/{id}/package_content")))
+            .header("content-type", "application/zip")
+            .body(zip)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    pub async fn get_package(&self, id: &str) -> Value {
+        self.http
+            .get(self.url(&format!("/vnfpkgm/v1/vnf_packages/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// Polls until the package leaves UPLOADING/PROCESSING (or `timeout`); returns it.
+    pub async fn settled(&self, id: &str, timeout: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let p = self.get_package(id).await;
+            let s = p["onboardingState"].as_str().unwrap_or_default().to_owned();
+            if s != "UPLOADING" && s != "PROCESSING" {
+                return p;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "package {id} stuck in {s}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Whether conductor `n`'s cache holds package `id`.
+    pub fn cached(&self, n: usize, id: &str) -> bool {
+        self.cache_dir(n).join(id).join("package.zip").is_file()
+    }
+
+    /// Whether package storage holds package `id`.
+    pub async fn stored(&self, id: &str) -> bool {
+        self.store
+            .size(&tacker_storage::PackageStore::package_key(id))
+            .await
+            .is_ok()
+    }
 }
