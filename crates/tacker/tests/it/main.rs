@@ -4,5 +4,6 @@
 mod cli;
 mod cluster;
 mod csar_cmd;
+mod onboarding;
 mod openstack_cli;
 mod support;

@@ -1,0 +1,326 @@
+//! Multi-conductor onboarding with real processes: `tacker server` and three (then four)
+//! `tacker conductor` processes on PostgreSQL and RabbitMQ.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tacker_testkit::TestDb;
+use tacker_testkit::csar::{valid, valid_with_vnfd_id};
+
+use crate::support::{ClusterEnv, Proc, free_port, wait_status};
+
+struct Node {
+    proc: Proc,
+    health: String,
+    cache: PathBuf,
+}
+
+/// A server and named conductors, each a real process.
+struct Cluster {
+    env: ClusterEnv,
+    api: String,
+    http: reqwest::Client,
+    db: tacker_db::Db,
+    prefix: String,
+    _server: Proc,
+    nodes: BTreeMap<String, Node>,
+    _tdb: TestDb,
+}
+
+const DOWNLOAD_TIMEOUT: &str = "6s";
+
+impl Cluster {
+    async fn start(conductors: &[&str]) -> Self {
+        let tdb = TestDb::postgres();
+        let prefix = tacker_testkit::unique_prefix();
+        let mut env = ClusterEnv::new(&tdb.url, &tacker_testkit::amqp_url(), &prefix);
+        for (k, v) in [
+            ("TACKER__ONBOARDING__DOWNLOAD_TIMEOUT", DOWNLOAD_TIMEOUT),
+            ("TACKER__ONBOARDING__RECOVERY_INTERVAL", "300ms"),
+            ("TACKER__ONBOARDING__STALL_TIMEOUT", "10s"),
+            ("TACKER__ONBOARDING__ALLOWED_URI_NETWORKS", "127.0.0.1/32"),
+        ] {
+            env.vars.push((k.into(), v.into()));
+        }
+        let port = free_port();
+        let api = format!("http://127.0.0.1:{port}");
+        let server = Proc::spawn(
+            env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))]).arg("server"),
+            &env.log_path("server"),
+        );
+        let db = tacker_db::Db::connect(&tdb.url, 2, Duration::from_secs(5)).unwrap();
+        let mut c = Cluster { env, api, http: reqwest::Client::new(), db, prefix, _server: server, nodes: BTreeMap::new(), _tdb: tdb };
+        for id in conductors {
+            c.start_conductor(id);
+        }
+        wait_status(&c.http, &format!("{}/readyz", c.api), 200, Duration::from_secs(30)).await;
+        for id in conductors {
+            c.wait_ready(id).await;
+        }
+        c
+    }
+
+    fn start_conductor(&mut self, id: &str) {
+        let port = free_port();
+        let cache = self.env.dir.path().join("cache").join(id);
+        let proc = Proc::spawn(
+            self.env
+                .command(&[
+                    ("TACKER__CONDUCTOR__ID", id.into()),
+                    ("TACKER__CONDUCTOR__HEALTH_BIND", format!("127.0.0.1:{port}")),
+                    ("TACKER__CONDUCTOR__CACHE_DIR", cache.display().to_string()),
+                ])
+                .arg("conductor"),
+            &self.env.log_path(id),
+        );
+        self.nodes.insert(id.into(), Node { proc, health: format!("http://127.0.0.1:{port}"), cache });
+    }
+
+    async fn wait_ready(&self, id: &str) {
+        wait_status(&self.http, &format!("{}/readyz", self.nodes[id].health), 200, Duration::from_secs(30)).await;
+    }
+
+    fn signal(&self, id: &str, sig: &str) {
+        self.nodes[id].proc.signal(sig);
+    }
+
+    fn cached(&self, id: &str, pkg: &str) -> bool {
+        self.nodes[id].cache.join(pkg).join("package.zip").is_file()
+    }
+
+    fn stored(&self, pkg: &str) -> bool {
+        self.env.dir.path().join("store/vnf_packages").join(pkg).join("package.zip").is_file()
+    }
+
+    async fn create(&self) -> String {
+        let r: Value = self
+            .http
+            .post(format!("{}/vnfpkgm/v1/vnf_packages", self.api))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["id"].as_str().unwrap().to_owned()
+    }
+
+    async fn upload(&self, zip: Vec<u8>) -> String {
+        let id = self.create().await;
+        let r = self
+            .http
+            .put(format!("{}/vnfpkgm/v1/vnf_packages/{id}/package_content", self.api))
+            .header("content-type", "application/zip")
+            .body(zip)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+        id
+    }
+
+    async fn get(&self, id: &str) -> Value {
+        self.http.get(format!("{}/vnfpkgm/v1/vnf_packages/{id}", self.api)).send().await.unwrap().json().await.unwrap()
+    }
+
+    async fn state(&self, id: &str) -> String {
+        self.get(id).await["onboardingState"].as_str().unwrap().to_owned()
+    }
+
+    async fn wait_state(&self, id: &str, states: &[&str], timeout: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let p = self.get(id).await;
+            if states.contains(&p["onboardingState"].as_str().unwrap_or_default()) {
+                return p;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "package {id} never reached {states:?}: {p}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn coordinator(&self, id: &str) -> Option<String> {
+        let id: uuid::Uuid = id.parse().unwrap();
+        let all = self.db.run(tacker_db::packages::in_flight).await.unwrap();
+        all.into_iter().find(|p| p.id == id).and_then(|p| p.coordinator)
+    }
+
+    async fn teardown(self) {
+        let bus = tacker_rpc::Bus::connect(&tacker_rpc::BusOptions::new(tacker_testkit::amqp_url(), self.prefix.clone()), "t")
+            .await
+            .unwrap();
+        let _ = bus.teardown().await;
+    }
+}
+
+/// Serves `/private.zip` with basic auth ops:secret.
+fn file_server(zip: Vec<u8>) -> String {
+    use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let zip = web::Data::new(zip);
+    let server = HttpServer::new(move || {
+        App::new().app_data(zip.clone()).route(
+            "/private.zip",
+            web::get().to(|req: HttpRequest, z: web::Data<Vec<u8>>| async move {
+                let ok = req.headers().get("authorization").is_some_and(|v| v == "Basic b3BzOnNlY3JldA==");
+                if ok { HttpResponse::Ok().body(z.get_ref().clone()) } else { HttpResponse::Unauthorized().finish() }
+            }),
+        )
+    })
+    .workers(1)
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    base
+}
+
+#[tokio::test]
+async fn uploads_onboard_on_every_conductor_and_delete_reaches_them_all() {
+    let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let id = c.upload(valid().zip()).await;
+    // The first time ONBOARDED is visible, every cache already holds the package.
+    let p = c.wait_state(&id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await;
+    let held: Vec<bool> = ["pc-1", "pc-2", "pc-3"].iter().map(|n| c.cached(n, &id)).collect();
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    assert_eq!(held, [true, true, true]);
+
+    // upload_from_uri with basic auth, fetched by whichever conductor takes the cast.
+    let base = file_server(valid_with_vnfd_id("from-uri-vnfd").zip());
+    let uri_id = c.create().await;
+    let r = c
+        .http
+        .post(format!("{}/vnfpkgm/v1/vnf_packages/{uri_id}/package_content/upload_from_uri", c.api))
+        .json(&json!({"addressInformation": format!("{base}/private.zip"), "userName": "ops", "password": "secret"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let p = c.wait_state(&uri_id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    assert_eq!(p["vnfdId"], "from-uri-vnfd");
+    assert!(["pc-1", "pc-2", "pc-3"].iter().all(|n| c.cached(n, &uri_id)));
+
+    // Delete: storage and every cache lose it.
+    let url = format!("{}/vnfpkgm/v1/vnf_packages/{id}", c.api);
+    c.http.patch(&url).header("content-type", "application/merge-patch+json").body(r#"{"operationalState":"DISABLED"}"#).send().await.unwrap();
+    assert_eq!(c.http.delete(&url).send().await.unwrap().status(), 204);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while c.stored(&id) || ["pc-1", "pc-2", "pc-3"].iter().any(|n| c.cached(n, &id)) {
+        assert!(tokio::time::Instant::now() < deadline, "content of a deleted package remains");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(c.stored(&uri_id), "the other package is untouched");
+    c.teardown().await;
+}
+
+/// A package large enough that caching it takes a moment.
+fn big_package(vnfd_id: &str) -> Vec<u8> {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let noise: Vec<u8> = (0..48 * 1024 * 1024 / 8)
+        .flat_map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed.to_le_bytes()
+        })
+        .collect();
+    valid_with_vnfd_id(vnfd_id).with("Files/images/big.img", noise).zip()
+}
+
+/// Whether conductor `id` is in the middle of filling its cache.
+fn filling(c: &Cluster, id: &str) -> bool {
+    std::fs::read_dir(&c.nodes[id].cache)
+        .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(".tmp-")))
+        .unwrap_or(false)
+}
+
+#[tokio::test]
+async fn a_conductor_killed_mid_download_fails_the_onboarding_within_the_deadline() {
+    let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let id = c.upload(big_package("big-1")).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !filling(&c, "pc-3") {
+        assert!(tokio::time::Instant::now() < deadline, "pc-3 never started caching");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    c.signal("pc-3", "KILL");
+    let started = std::time::Instant::now();
+    let p = c.wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30)).await;
+    assert_eq!(p["onboardingState"], "CREATED", "{p}");
+    assert!(started.elapsed() < Duration::from_secs(15), "ended within the deadline: {:?}", started.elapsed());
+    let detail = p["onboardingFailureDetails"]["detail"].as_str().unwrap();
+    assert!(detail.contains("pc-3"), "{detail}");
+    assert!(!c.stored(&id));
+    assert!(!c.cached("pc-1", &id) && !c.cached("pc-2", &id));
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn a_coordinator_killed_mid_onboarding_is_recovered_by_a_live_conductor() {
+    let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let id = c.upload(big_package("big-2")).await;
+    c.wait_state(&id, &["PROCESSING"], Duration::from_secs(30)).await;
+    let coordinator = c.coordinator(&id).await.expect("a coordinator");
+    c.signal(&coordinator, "KILL");
+    let p = c.wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30)).await;
+    assert_eq!(p["onboardingState"], "CREATED", "{p}");
+    let detail = p["onboardingFailureDetails"]["detail"].as_str().unwrap();
+    assert!(detail.contains("coordinator lost") && detail.contains(&coordinator), "{detail}");
+    assert!(!c.stored(&id));
+    for n in ["pc-1", "pc-2", "pc-3"].iter().filter(|n| **n != coordinator) {
+        assert!(!c.cached(n, &id), "{n} keeps it");
+    }
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
+    let mut c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        ids.push(c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip()).await);
+    }
+    for id in &ids {
+        assert_eq!(c.wait_state(id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await["onboardingState"], "ONBOARDED");
+    }
+    c.start_conductor("pc-4");
+    // While it starts, more work arrives; it must take none of it before READY.
+    let mut later = Vec::new();
+    for i in 3..5 {
+        later.push(c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip()).await);
+    }
+    let health = format!("{}/readyz", c.nodes["pc-4"].health);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(r) = c.http.get(&health).send().await
+            && r.status() == 200
+        {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "pc-4 never READY");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The moment its readiness passes, it holds every package that was ONBOARDED before.
+    for id in &ids {
+        assert!(c.cached("pc-4", id), "pc-4 READY without {id}");
+    }
+    for id in &later {
+        c.wait_state(id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await;
+    }
+    let log = c.nodes["pc-4"].proc.log_text();
+    let ready_at = log.find("READY").expect("READY logged");
+    let synced_at = log.find("cache in sync").expect("sync logged");
+    assert!(synced_at < ready_at, "synced before READY:\n{log}");
+    if let Some(coordinated) = log.find("coordinating onboarding") {
+        assert!(coordinated > ready_at, "took a cast before READY:\n{log}");
+    }
+    let row: Vec<_> = c.db.run(tacker_db::conductors::list).await.unwrap();
+    assert!(row.iter().any(|r| r.id == "pc-4" && r.state == tacker_domain::conductor::ConductorState::Ready));
+    let _ = c.state(&ids[0]).await;
+    c.teardown().await;
+}
