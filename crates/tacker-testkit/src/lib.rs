@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod csar;
+pub mod moto;
 
 use std::path::PathBuf;
 

@@ -21,6 +21,7 @@ pub struct TestApp {
     pub dir: tempfile::TempDir,
     stop: CancellationToken,
     _tdb: TestDb,
+    _moto: Option<tacker_testkit::moto::Moto>,
 }
 
 /// How a test cluster is set up.
@@ -31,6 +32,8 @@ pub struct Options {
     pub max_package_size: u64,
     pub allowed_uri_networks: Vec<&'static str>,
     pub download_timeout: Duration,
+    /// Package storage on S3 (moto) instead of the local filesystem.
+    pub s3: bool,
 }
 
 impl Default for Options {
@@ -41,6 +44,7 @@ impl Default for Options {
             max_package_size: 1024 * 1024,
             allowed_uri_networks: vec!["127.0.0.1/32"],
             download_timeout: Duration::from_secs(10),
+            s3: false,
         }
     }
 }
@@ -75,11 +79,22 @@ impl TestApp {
             .await
             .unwrap();
         let dir = tacker_testkit::temp_dir();
-        let store = tacker_storage::PackageStore::from_url(&format!(
-            "file://{}/store",
-            dir.path().display()
-        ))
-        .unwrap();
+        let moto = opts.s3.then(tacker_testkit::moto::Moto::start);
+        let store = match &moto {
+            Some(m) => {
+                m.create_bucket("packages");
+                let o = tacker_storage::S3Options {
+                    endpoint: m.endpoint.clone(),
+                    region: "us-east-1".into(),
+                    access_key_id: "testing".into(),
+                    secret_access_key: "testing".into(),
+                    allow_http: true,
+                };
+                tacker_storage::PackageStore::open("s3://packages/tacker", &o).unwrap()
+            }
+            None => tacker_storage::PackageStore::from_url(&format!("file://{}/store", dir.path().display()))
+                .unwrap(),
+        };
         let mut conductors = Vec::new();
         for n in 1..=opts.conductors {
             let id = format!("c{n}");
@@ -141,6 +156,7 @@ impl TestApp {
             dir,
             stop,
             _tdb: tdb,
+            _moto: moto,
         }
     }
 
