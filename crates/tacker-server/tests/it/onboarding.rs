@@ -338,3 +338,28 @@ async fn a_stalled_upload_is_recovered_to_created() {
         "{p}"
     );
 }
+
+#[tokio::test]
+async fn a_conductor_that_cannot_sync_stays_syncing_and_retries() {
+    let mut app = cluster(TestDb::sqlite(), 1).await;
+    let (id, _) = app.upload(valid().zip()).await;
+    assert_eq!(app.settled(&id, T).await["onboardingState"], "ONBOARDED");
+    let dir = app.cache_dir(2);
+    std::fs::create_dir_all(&dir).unwrap();
+    tacker_testkit::csar::make_read_only(&dir);
+    let c2 = app.add_conductor(2).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let ctx = app.conductors[c2].ctx().clone();
+    let ready_early = ctx.is_ready();
+    let metrics = ctx.metrics.render();
+    let rows = app.db.run(tacker_db::conductors::list).await.unwrap();
+    tacker_testkit::csar::make_writable(&dir);
+    assert!(!ready_early, "READY with a stale cache");
+    assert!(metrics.contains("tacker_cache_sync_failures_total"), "{metrics}");
+    assert!(!metrics.contains("tacker_cache_sync_failures_total 0"), "{metrics}");
+    let c2_row = rows.iter().find(|r| r.id == "c2").unwrap();
+    assert_eq!(c2_row.state, tacker_domain::conductor::ConductorState::Syncing);
+    // Once it can write, the retry succeeds: it holds the package, then turns READY.
+    assert!(app.conductors[c2].wait_ready(Duration::from_secs(15)).await);
+    assert!(app.cached(2, &id));
+}

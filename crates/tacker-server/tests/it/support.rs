@@ -22,6 +22,39 @@ pub struct TestApp {
     stop: CancellationToken,
     _tdb: TestDb,
     _moto: Option<tacker_testkit::moto::Moto>,
+    prefix: String,
+    opts: Options,
+}
+
+async fn start_conductor(
+    db: &Db,
+    prefix: &str,
+    store: &tacker_storage::PackageStore,
+    dir: &std::path::Path,
+    n: usize,
+    opts: &Options,
+) -> tacker_conductor::Conductor {
+    let id = format!("c{n}");
+    let settings = tacker_conductor::Settings {
+        cache_dir: dir.join("cache").join(&id),
+        id: id.clone(),
+        host: "test".into(),
+        heartbeat_interval: Duration::from_millis(200),
+        dead_after: Duration::from_secs(2),
+        prefetch: 8,
+        shutdown_timeout: Duration::from_secs(10),
+        health_listener: None,
+        onboarding: tacker_conductor::OnboardingSettings {
+            max_package_size: opts.max_package_size,
+            download_timeout: opts.download_timeout,
+            allowed_uri_networks: opts.allowed_uri_networks.iter().map(|n| n.parse().unwrap()).collect(),
+            stall_timeout: Duration::from_secs(3),
+            recovery_interval: Duration::from_millis(300),
+            ..Default::default()
+        },
+    };
+    let cbus = Bus::connect(&BusOptions::new("memory://", prefix.to_owned()), id).await.unwrap();
+    tacker_conductor::Conductor::start(settings, db.clone(), cbus, store.clone()).await.unwrap()
 }
 
 /// How a test cluster is set up.
@@ -97,35 +130,7 @@ impl TestApp {
         };
         let mut conductors = Vec::new();
         for n in 1..=opts.conductors {
-            let id = format!("c{n}");
-            let settings = tacker_conductor::Settings {
-                cache_dir: dir.path().join("cache").join(&id),
-                id: id.clone(),
-                host: "test".into(),
-                heartbeat_interval: Duration::from_millis(200),
-                dead_after: Duration::from_secs(2),
-                prefetch: 8,
-                shutdown_timeout: Duration::from_secs(10),
-                health_listener: None,
-                onboarding: tacker_conductor::OnboardingSettings {
-                    max_package_size: opts.max_package_size,
-                    download_timeout: opts.download_timeout,
-                    allowed_uri_networks: opts
-                        .allowed_uri_networks
-                        .iter()
-                        .map(|n| n.parse().unwrap())
-                        .collect(),
-                    stall_timeout: Duration::from_secs(3),
-                    recovery_interval: Duration::from_millis(300),
-                    ..Default::default()
-                },
-            };
-            let cbus = Bus::connect(&BusOptions::new("memory://", prefix.clone()), id)
-                .await
-                .unwrap();
-            let c = tacker_conductor::Conductor::start(settings, db.clone(), cbus, store.clone())
-                .await
-                .unwrap();
+            let c = start_conductor(&db, &prefix, &store, dir.path(), n, &opts).await;
             assert!(c.wait_ready(Duration::from_secs(10)).await);
             conductors.push(c);
         }
@@ -157,7 +162,16 @@ impl TestApp {
             stop,
             _tdb: tdb,
             _moto: moto,
+            prefix,
+            opts,
         }
+    }
+
+    /// Starts conductor `n` now (it syncs, then turns READY in the background).
+    pub async fn add_conductor(&mut self, n: usize) -> usize {
+        let c = start_conductor(&self.db, &self.prefix, &self.store, self.dir.path(), n, &self.opts).await;
+        self.conductors.push(c);
+        self.conductors.len() - 1
     }
 
     /// The cache directory of conductor `n` (1-based).
