@@ -8,6 +8,6 @@ command -v wrk >/dev/null || {
 }
 cargo build --release -p tacker >&2
 export TACKER_BIN=$PWD/target/release/tacker
-for b in benches/api.sh benches/csar.sh; do
+for b in benches/api.sh benches/csar.sh benches/onboard.sh; do
   "$b"
 done

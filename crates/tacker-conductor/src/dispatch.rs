@@ -34,6 +34,7 @@ impl Handler for Dispatcher {
                 handlers::upload_from_uri::handle(ctx, decode(&req)?).await
             }
             proto::DownloadCsar::NAME => handlers::download_csar::handle(ctx, decode(&req)?).await,
+            proto::PrefetchCsar::NAME => handlers::prefetch_csar::handle(ctx, decode(&req)?).await,
             proto::DropCache::NAME => handlers::drop_cache::handle(ctx, decode(&req)?).await,
             proto::DeletePackage::NAME => {
                 handlers::delete_package::handle(ctx, decode(&req)?).await

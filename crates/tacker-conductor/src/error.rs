@@ -14,6 +14,9 @@ pub enum Error {
     /// Local file I/O failed.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// Filling the CSAR cache failed.
+    #[error("cache: {0}")]
+    Cache(String),
     /// Metrics could not be registered.
     #[error("metrics: {0}")]
     Metrics(#[from] prometheus::Error),

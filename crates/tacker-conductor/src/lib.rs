@@ -100,6 +100,8 @@ pub struct Ctx {
     /// Metrics.
     pub metrics: Arc<Metrics>,
     ready: AtomicBool,
+    /// Cache fills in flight, by package id (shared by everyone who needs that package).
+    fills: std::sync::Mutex<std::collections::HashMap<String, onboarding::Fill>>,
 }
 
 impl Ctx {
@@ -138,6 +140,7 @@ impl Conductor {
             onboarding: settings.onboarding.clone(),
             metrics,
             ready: AtomicBool::new(false),
+            fills: Default::default(),
         });
         membership::register(&ctx, &settings.host).await?;
         tracing::info!(conductor_id = %ctx.id, "registered; SYNCING");

@@ -13,9 +13,9 @@ pub async fn run(ctx: &Ctx) -> Result<()> {
     let onboarded = ctx.db.run(packages::onboarded).await?;
     let keep: HashSet<String> = onboarded.iter().map(|(id, _)| id.to_string()).collect();
     let mut fetched = 0;
-    for (id, sha512) in &onboarded {
-        if !ctx.cache.holds(&id.to_string(), sha512) {
-            ensure_cached(ctx, *id, sha512).await?;
+    for (id, digest) in &onboarded {
+        if !ctx.cache.holds(&id.to_string(), digest) {
+            ensure_cached(ctx, *id, digest).await.map_err(crate::Error::Cache)?;
             fetched += 1;
         }
     }

@@ -290,8 +290,19 @@ impl<R: Read + Seek> Archive<R> {
 
     /// Extracts every file under `dir` (which must exist), streaming each one.
     pub fn extract_to(&mut self, dir: &Path) -> Result<(), Problem> {
+        self.extract_up_to(dir, u64::MAX).map(|_| ())
+    }
+
+    /// Extracts every file of at most `max_size` bytes under `dir`; larger files (images)
+    /// stay inside the zip, where they are read in place. Returns the files left inside.
+    pub fn extract_up_to(&mut self, dir: &Path, max_size: u64) -> Result<Vec<String>, Problem> {
+        let mut left = Vec::new();
         let names: Vec<String> = self.files.keys().cloned().collect();
         for name in names {
+            if self.size(&name).unwrap_or(0) > max_size {
+                left.push(name);
+                continue;
+            }
             // Names were checked at open: no absolute paths, no '..', no symlinks.
             let target = dir.join(&name);
             if let Some(parent) = target.parent() {
@@ -317,6 +328,6 @@ impl<R: Read + Seek> Archive<R> {
                 ));
             }
         }
-        Ok(())
+        Ok(left)
     }
 }

@@ -268,14 +268,15 @@ pub fn touch_progress(c: &mut DbConnection, id: Uuid) -> Result<bool> {
     Ok(n == 1)
 }
 
-/// Records the stored content's size and SHA-512 while UPLOADING.
-pub fn set_content(c: &mut DbConnection, id: Uuid, size: u64, sha512: &str) -> Result<bool> {
+/// Records the stored content's size, SHA-512 and BLAKE3 while UPLOADING.
+pub fn set_content(c: &mut DbConnection, id: Uuid, size: u64, sha512: &str, blake3: &str) -> Result<bool> {
     let n = diesel::update(
         by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Uploading.as_str())),
     )
     .set((
         dsl::checksum_algorithm.eq(Some("SHA-512")),
         dsl::checksum_hash.eq(Some(sha512)),
+        dsl::content_digest.eq(Some(blake3)),
         dsl::package_size.eq(Some(i64::try_from(size).unwrap_or(i64::MAX))),
         dsl::progress_at.eq(Some(now())),
         dsl::updated_at.eq(now()),
@@ -477,6 +478,7 @@ pub fn fail_onboarding(c: &mut DbConnection, id: Uuid, details: &ProblemDetails)
         dsl::vnfd_version.eq(None::<String>),
         dsl::checksum_algorithm.eq(None::<String>),
         dsl::checksum_hash.eq(None::<String>),
+        dsl::content_digest.eq(None::<String>),
         dsl::package_size.eq(None::<i64>),
         dsl::software_images.eq("[]"),
         dsl::additional_artifacts.eq("[]"),
@@ -543,12 +545,12 @@ pub fn in_flight(c: &mut DbConnection) -> Result<Vec<InFlight>> {
         .collect()
 }
 
-/// Ids and SHA-512 of every ONBOARDED package (what a conductor's cache must hold).
+/// Ids and content digests of every ONBOARDED package (what a cache must hold).
 pub fn onboarded(c: &mut DbConnection) -> Result<Vec<(Uuid, String)>> {
     let rows: Vec<(String, Option<String>)> = dsl::vnf_packages
         .filter(dsl::deleted_at.is_null())
         .filter(dsl::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
-        .select((dsl::id, dsl::checksum_hash))
+        .select((dsl::id, dsl::content_digest))
         .load(c)?;
     rows.into_iter()
         .map(|(id, hash)| {
@@ -600,8 +602,14 @@ pub fn mark_purged(c: &mut DbConnection, id: Uuid) -> Result<bool> {
         .set((
             dsl::checksum_hash.eq(None::<String>),
             dsl::checksum_algorithm.eq(None::<String>),
+            dsl::content_digest.eq(None::<String>),
             dsl::package_model.eq(None::<String>),
         ))
         .execute(c)?;
     Ok(n == 1)
+}
+
+/// The content digest (BLAKE3) recorded for a package's stored content.
+pub fn content_digest(c: &mut DbConnection, id: Uuid) -> Result<Option<String>> {
+    Ok(by_id(id).select(dsl::content_digest).first::<Option<String>>(c).optional()?.flatten())
 }

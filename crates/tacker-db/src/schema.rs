@@ -26,6 +26,7 @@ diesel::table! {
         deleted_at -> Nullable<Timestamp>,
         package_model -> Nullable<Text>,
         progress_at -> Nullable<Timestamp>,
+        content_digest -> Nullable<Text>,
     }
 }
 

@@ -26,4 +26,5 @@ methods!(
     DeletePackage,
     DropCache,
     DropCacheDone,
+    PrefetchCsar,
 );

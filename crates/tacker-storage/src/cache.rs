@@ -1,12 +1,10 @@
 //! A conductor's local CSAR cache: `<dir>/<package id>/package.zip`, the extracted tree
-//! beside it in `contents/`, and `sha512` (what it was checked against). Entries are
+//! beside it in `contents/`, and `digest` (the BLAKE3 it was checked against). Entries are
 //! built in a temp directory and renamed into place, so a reader never sees half of one.
 
 use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
-use sha2::{Digest, Sha512};
-use tokio::io::AsyncWriteExt;
 
 use crate::{Error, PackageStore, Result};
 
@@ -48,11 +46,11 @@ impl CsarCache {
         self.dir.join(id).join("contents")
     }
 
-    /// Whether the cache holds package `id` with this SHA-512.
-    pub fn holds(&self, id: &str, sha512: &str) -> bool {
-        let marker = self.dir.join(id).join("sha512");
+    /// Whether the cache holds package `id` with this content digest.
+    pub fn holds(&self, id: &str, digest: &str) -> bool {
+        let marker = self.dir.join(id).join("digest");
         self.csar_path(id).is_file()
-            && std::fs::read_to_string(marker).is_ok_and(|m| m.trim() == sha512)
+            && std::fs::read_to_string(marker).is_ok_and(|m| m.trim() == digest)
     }
 
     /// Package ids present in the cache.
@@ -68,14 +66,14 @@ impl CsarCache {
         Ok(out)
     }
 
-    /// Streams `key` from `store` into the cache as package `id`, checks its SHA-512,
+    /// Streams `key` from `store` into the cache as package `id`, checks its BLAKE3 digest,
     /// extracts it with `extract(zip, dest)` and moves it into place atomically.
     pub async fn fill<F>(
         &self,
         id: &str,
         store: &PackageStore,
         key: &str,
-        sha512: &str,
+        digest: &str,
         extract: F,
     ) -> Result<()>
     where
@@ -84,7 +82,7 @@ impl CsarCache {
         let tmp = self
             .dir
             .join(format!("{TMP}{id}-{}", uuid::Uuid::new_v4().simple()));
-        let result = self.fill_into(&tmp, store, key, sha512, extract).await;
+        let result = self.fill_into(&tmp, store, key, digest, extract).await;
         match result {
             Ok(()) => {
                 let target = self.dir.join(id);
@@ -110,7 +108,7 @@ impl CsarCache {
         tmp: &Path,
         store: &PackageStore,
         key: &str,
-        sha512: &str,
+        digest: &str,
         extract: F,
     ) -> Result<()>
     where
@@ -118,20 +116,45 @@ impl CsarCache {
     {
         tokio::fs::create_dir_all(tmp).await?;
         let zip = tmp.join("package.zip");
-        let mut out = tokio::fs::File::create(&zip).await?;
-        let mut hasher = Sha512::new();
+        // Reading (async) and hashing + writing (one blocking thread) run side by side.
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
+        let path = zip.clone();
+        let writer = tokio::task::spawn_blocking(move || -> std::io::Result<blake3::Hasher> {
+            use std::io::Write;
+            let mut out = std::io::BufWriter::with_capacity(1024 * 1024, std::fs::File::create(&path)?);
+            let mut hasher = blake3::Hasher::new();
+            while let Some(chunk) = rx.blocking_recv() {
+                hasher.update(&chunk);
+                out.write_all(&chunk)?;
+            }
+            out.flush()?;
+            out.get_ref().sync_all()?;
+            Ok(hasher)
+        });
         let mut body = store.get_stream(key, None).await?;
+        let mut read_error = None;
         while let Some(chunk) = body.next().await {
-            let chunk = chunk?;
-            hasher.update(&chunk);
-            out.write_all(&chunk).await?;
+            match chunk {
+                Ok(c) => {
+                    if tx.send(c).await.is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    read_error = Some(e);
+                    break;
+                }
+            }
         }
-        out.sync_all().await?;
-        drop(out);
-        let actual = hex::encode(hasher.finalize());
-        if actual != sha512 {
+        drop(tx);
+        let hasher = writer.await.map_err(|e| Error::Io(std::io::Error::other(e)))??;
+        if let Some(e) = read_error {
+            return Err(e);
+        }
+        let actual = hasher.finalize().to_hex().to_string();
+        if actual != digest {
             return Err(Error::DigestMismatch {
-                expected: sha512.to_owned(),
+                expected: digest.to_owned(),
                 actual,
             });
         }
@@ -144,7 +167,7 @@ impl CsarCache {
         .await
         .map_err(|e| Error::Extract(e.to_string()))?
         .map_err(Error::Extract)?;
-        tokio::fs::write(tmp.join("sha512"), sha512).await?;
+        tokio::fs::write(tmp.join("digest"), digest).await?;
         Ok(())
     }
 
@@ -180,10 +203,10 @@ mod tests {
         let ok =
             |_: &Path, dest: &Path| std::fs::write(dest.join("f"), "x").map_err(|e| e.to_string());
         cache
-            .fill("p1", &store, &key, &stored.sha512, ok)
+            .fill("p1", &store, &key, &stored.blake3, ok)
             .await
             .unwrap();
-        assert!(cache.holds("p1", &stored.sha512));
+        assert!(cache.holds("p1", &stored.blake3));
         assert_eq!(std::fs::read(cache.csar_path("p1")).unwrap(), b"zipdata");
         assert!(cache.contents_dir("p1").join("f").is_file());
         assert_eq!(cache.list().unwrap(), ["p1"]);
@@ -193,7 +216,7 @@ mod tests {
         let failing = |_: &Path, _: &Path| Err("bad zip".to_owned());
         assert!(
             cache
-                .fill("p3", &store, &key, &stored.sha512, failing)
+                .fill("p3", &store, &key, &stored.blake3, failing)
                 .await
                 .is_err()
         );
@@ -202,6 +225,7 @@ mod tests {
 
         cache.remove("p1").await.unwrap();
         cache.remove("p1").await.unwrap();
-        assert!(!cache.holds("p1", &stored.sha512));
+        assert!(!cache.holds("p1", &stored.blake3));
     }
 }
+

@@ -27,7 +27,7 @@ pub enum Error {
     #[error("storage backend: {0}")]
     Backend(#[from] object_store::Error),
     /// Content does not have the digest it should.
-    #[error("digest mismatch: expected SHA-512 {expected}, got {actual}")]
+    #[error("digest mismatch: expected {expected}, got {actual}")]
     DigestMismatch {
         /// What the package record says.
         expected: String,

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt, TryStreamExt};
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, WriteMultipart};
+use object_store::{GetOptions, GetRange, GetResultPayload, ObjectStore, ObjectStoreExt, WriteMultipart};
 use sha2::{Digest, Sha512};
 
 use crate::{Error, Result};
@@ -20,8 +20,11 @@ pub type ByteStream = BoxStream<'static, Result<Bytes>>;
 pub struct Stored {
     /// Bytes written.
     pub size: u64,
-    /// Lower-case hex SHA-512 of the content.
+    /// Lower-case hex SHA-512 of the content (the package checksum users see).
     pub sha512: String,
+    /// Lower-case hex BLAKE3 of the content (what caches are checked against: as strong
+    /// against corruption, several times faster to verify).
+    pub blake3: String,
 }
 
 /// Package storage (local filesystem or S3).
@@ -173,7 +176,11 @@ impl PackageStore {
             ..GetOptions::default()
         };
         match self.store.get_opts(&Path::from(key), opts).await {
-            Ok(r) => Ok(r.into_stream().map_err(Error::from).boxed()),
+            Ok(r) => Ok(match r.payload {
+                // object_store reads local files 8 KiB at a time; read them in large chunks.
+                GetResultPayload::File(file, _) => local_chunks(file, r.range),
+                GetResultPayload::Stream(s) => s.map_err(Error::from).boxed(),
+            }),
             Err(object_store::Error::NotFound { .. }) => Err(Error::NotFound(key.into())),
             Err(e) => Err(e.into()),
         }
@@ -188,28 +195,73 @@ impl PackageStore {
     }
 }
 
+/// Chunk size for reading local files.
+const READ_CHUNK: u64 = 1024 * 1024;
+
+/// Streams `range` of a local file in large chunks read on the blocking pool.
+fn local_chunks(file: std::fs::File, range: Range<u64>) -> ByteStream {
+    let state = (Some(file), range.start, range.end);
+    futures::stream::unfold(state, |(file, pos, end)| async move {
+        let file = file?;
+        if pos >= end {
+            return None;
+        }
+        let n = (end - pos).min(READ_CHUNK);
+        let read = tokio::task::spawn_blocking(move || {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut file = file;
+            let mut buf = vec![0u8; usize::try_from(n).unwrap_or(0)];
+            file.seek(SeekFrom::Start(pos))?;
+            file.read_exact(&mut buf)?;
+            Ok::<_, std::io::Error>((file, buf))
+        })
+        .await;
+        match read {
+            Ok(Ok((file, buf))) => Some((Ok(Bytes::from(buf)), (Some(file), pos + n, end))),
+            Ok(Err(e)) => Some((Err(Error::Io(e)), (None, pos, end))),
+            Err(e) => Some((Err(Error::Io(std::io::Error::other(e))), (None, pos, end))),
+        }
+    })
+    .boxed()
+}
+
 async fn copy_into<S, E>(writer: &mut WriteMultipart, mut body: S, max_size: u64) -> Result<Stored>
 where
     S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
     E: std::fmt::Display,
 {
-    let mut hasher = Sha512::new();
-    let mut size: u64 = 0;
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| Error::Source(e.to_string()))?;
-        size += chunk.len() as u64;
-        if size > max_size {
-            return Err(Error::TooLarge { limit: max_size });
+    // SHA-512 (the slow one) runs on a blocking thread beside the upload.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Bytes>(16);
+    let sha = tokio::task::spawn_blocking(move || {
+        let mut hasher = Sha512::new();
+        while let Some(chunk) = rx.blocking_recv() {
+            hasher.update(&chunk);
         }
-        hasher.update(&chunk);
-        // Bound memory: at most two parts in flight.
-        writer.wait_for_capacity(2).await?;
-        writer.put(chunk);
+        hex::encode(hasher.finalize())
+    });
+    let mut fast = blake3::Hasher::new();
+    let mut size: u64 = 0;
+    let copied = async {
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| Error::Source(e.to_string()))?;
+            size += chunk.len() as u64;
+            if size > max_size {
+                return Err(Error::TooLarge { limit: max_size });
+            }
+            fast.update(&chunk);
+            // Bytes clones share the buffer: the hasher thread reads it in place.
+            let _ = tx.send(chunk.clone()).await;
+            // Bound memory: at most two parts in flight.
+            writer.wait_for_capacity(2).await?;
+            writer.put(chunk);
+        }
+        Ok(())
     }
-    Ok(Stored {
-        size,
-        sha512: hex::encode(hasher.finalize()),
-    })
+    .await;
+    drop(tx);
+    let sha512 = sha.await.map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    copied?;
+    Ok(Stored { size, sha512, blake3: fast.finalize().to_hex().to_string() })
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::onboarding::ensure_cached;
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: DownloadCsar) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
-    ensure_cached(ctx, id, &msg.sha512)
+    ensure_cached(ctx, id, &msg.content_digest)
         .await
         .map_err(HandlerError::new)?;
     let counted = ctx

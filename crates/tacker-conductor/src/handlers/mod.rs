@@ -4,6 +4,7 @@ pub mod delete_package;
 pub mod download_csar;
 pub mod drop_cache;
 pub mod ping;
+pub mod prefetch_csar;
 pub mod upload_from_uri;
 pub mod upload_package;
 

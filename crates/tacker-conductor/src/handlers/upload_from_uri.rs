@@ -105,10 +105,10 @@ async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Prob
                 ),
             )
         })??;
-    let (size, sha) = (stored.size, stored.sha512.clone());
+    let (size, sha, fast) = (stored.size, stored.sha512.clone(), stored.blake3.clone());
     let ok = ctx
         .db
-        .run(move |c| packages::set_content(c, id, size, &sha))
+        .run(move |c| packages::set_content(c, id, size, &sha, &fast))
         .await
         .map_err(|e| ProblemDetails::new(500, e.to_string()))?;
     if ok {

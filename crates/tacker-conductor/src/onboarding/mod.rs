@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tacker_db::{conductors, packages};
 use tacker_domain::ProblemDetails;
-use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone};
+use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone, PrefetchCsar};
 use tacker_storage::PackageStore;
 use uuid::Uuid;
 
@@ -36,7 +36,12 @@ fn internal(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Stop {
     ))
 }
 
-/// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks).
+/// Files larger than this stay inside the cached `package.zip` (software images are
+/// read in place there, by their entry location) instead of being extracted too.
+pub const EXTRACT_MAX: u64 = 32 * 1024 * 1024;
+
+/// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks);
+/// files over [`EXTRACT_MAX`] stay in the zip.
 pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
     let file = std::fs::File::open(zip).map_err(|e| e.to_string())?;
     let limits = tacker_csar::Limits::default();
@@ -48,19 +53,51 @@ pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
                 .collect::<Vec<_>>()
                 .join("; ")
         })?;
-    archive.extract_to(dest).map_err(|p| p.to_string())
+    archive.extract_up_to(dest, EXTRACT_MAX).map(|_| ()).map_err(|p| p.to_string())
 }
 
-/// Makes sure this conductor's cache holds package `id` with this SHA-512.
-pub async fn ensure_cached(ctx: &Ctx, id: Uuid, sha512: &str) -> Result<(), tacker_storage::Error> {
+/// A cache fill in flight, awaited by everyone who needs the package.
+pub type Fill = futures::future::Shared<futures::future::BoxFuture<'static, Result<(), String>>>;
+
+/// Makes sure this conductor's cache holds package `id` with this content digest; joins
+/// a fill already in flight for it instead of starting a second one.
+pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), String> {
+    use futures::FutureExt;
     let id_text = id.to_string();
-    if ctx.cache.holds(&id_text, sha512) {
+    if ctx.cache.holds(&id_text, digest) {
         return Ok(());
     }
-    let key = PackageStore::package_key(&id_text);
-    ctx.cache
-        .fill(&id_text, &ctx.store, &key, sha512, extract)
-        .await
+    let fill = {
+        let mut fills = ctx.fills.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        fills
+            .entry(id_text.clone())
+            .or_insert_with(|| {
+                let (cache, store, digest, id) =
+                    (ctx.cache.clone(), ctx.store.clone(), digest.to_owned(), id_text.clone());
+                async move {
+                    let key = PackageStore::package_key(&id);
+                    cache.fill(&id, &store, &key, &digest, extract).await.map_err(|e| e.to_string())
+                }
+                .boxed()
+                .shared()
+            })
+            .clone()
+    };
+    let result = fill.await;
+    ctx.fills.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id_text);
+    match result {
+        Ok(()) if ctx.cache.holds(&id_text, digest) => Ok(()),
+        Ok(()) => Err("the cached copy does not have the expected digest".into()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Waits for a fill of package `id` in flight, if any, so a removal that follows wins.
+pub async fn settle_fill(ctx: &Ctx, id: &str) {
+    let fill = ctx.fills.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(id).cloned();
+    if let Some(f) = fill {
+        let _ = f.await;
+    }
 }
 
 /// Coordinates the onboarding of `id`, now PROCESSING under this conductor: cache it
@@ -93,14 +130,26 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         .checksum
         .map(|c| c.hash)
         .ok_or_else(|| internal(ctx, "reading the package", "no checksum recorded"))?;
+    let digest = ctx
+        .db
+        .run(move |c| packages::content_digest(c, id))
+        .await
+        .map_err(|e| internal(ctx, "reading the package", e))?
+        .ok_or_else(|| internal(ctx, "reading the package", "no content digest recorded"))?;
 
-    ensure_cached(ctx, id, &sha512).await.map_err(|e| {
+    // Conductors start caching now; only DownloadCsar (after validation) counts them in.
+    let prefetch = PrefetchCsar { package_id: id.to_string(), content_digest: digest.clone() };
+    if let Err(e) = ctx.bus.fanout(&prefetch, &[("package_id", &id.to_string())]).await {
+        tracing::debug!(package_id = %id, error = %e, "prefetch fanout failed; conductors fetch on DownloadCsar");
+    }
+    ensure_cached(ctx, id, &digest).await.map_err(|e| {
         Stop::Failed(ProblemDetails::new(
             500,
             format!("conductor {} could not cache the package: {e}", ctx.id),
         ))
     })?;
     let path = ctx.cache.csar_path(&id.to_string());
+    let started = std::time::Instant::now();
     let validated = tokio::task::spawn_blocking(move || {
         tacker_csar::validate_file(&path, &tacker_csar::Limits::default())
     })
@@ -121,6 +170,7 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         }
         Err(e) => return Err(internal(ctx, "reading the cached package", e)),
     };
+    tracing::debug!(package_id = %id, elapsed = ?started.elapsed(), "validated");
     let me = ctx.id.clone();
     let m = model.clone();
     let stored = ctx
@@ -155,6 +205,7 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
     let msg = DownloadCsar {
         package_id: id.to_string(),
         sha512,
+        content_digest: digest,
     };
     let id_text = id.to_string();
     let g = ctx
@@ -259,6 +310,7 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
             tracing::warn!(package_id = %id, error = %e, "could not ask the caches to drop the package")
         }
     }
+    settle_fill(ctx, &id_text).await;
     if let Err(e) = ctx.cache.remove(&id_text).await {
         tracing::warn!(package_id = %id, error = %e, "could not clear the local cache");
     }

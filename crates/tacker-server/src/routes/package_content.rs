@@ -180,11 +180,11 @@ pub async fn upload(
             return Err(e);
         }
     };
-    let sha = stored.sha512.clone();
+    let (sha, fast) = (stored.sha512.clone(), stored.blake3.clone());
     let size = stored.size;
     let recorded = st
         .db
-        .run(move |c| packages::set_content(c, id, size, &sha))
+        .run(move |c| packages::set_content(c, id, size, &sha, &fast))
         .await;
     if !matches!(recorded, Ok(true)) {
         // The package left UPLOADING meanwhile (e.g. failed as stalled): nothing to onboard.

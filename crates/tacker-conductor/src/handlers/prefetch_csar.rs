@@ -1,0 +1,26 @@
+//! `PrefetchCsar`: start caching a package the coordinator just took (an optimisation:
+//! only `DownloadCsar` counts this conductor in).
+
+use std::sync::Arc;
+
+use tacker_db::packages;
+use tacker_domain::package::OnboardingState;
+use tacker_rpc::HandlerError;
+use tacker_rpc::proto::PrefetchCsar;
+
+use crate::Ctx;
+use crate::handlers::package_id;
+use crate::onboarding::ensure_cached;
+
+pub async fn handle(ctx: &Arc<Ctx>, msg: PrefetchCsar) -> Result<Vec<u8>, HandlerError> {
+    let id = package_id(&msg.package_id)?;
+    let state = ctx.db.run(move |c| packages::state_including_deleted(c, id)).await.map_err(HandlerError::new)?;
+    if state != Some((OnboardingState::Processing, false)) {
+        return Ok(Vec::new());
+    }
+    if let Err(e) = ensure_cached(ctx, id, &msg.content_digest).await {
+        // DownloadCsar will try again and report it.
+        tracing::debug!(package_id = %id, error = %e, "prefetch failed");
+    }
+    Ok(Vec::new())
+}

@@ -1,0 +1,1 @@
+ALTER TABLE vnf_packages DROP COLUMN content_digest;
