@@ -15,7 +15,9 @@ pub async fn run(ctx: &Ctx) -> Result<()> {
     let mut fetched = 0;
     for (id, digest) in &onboarded {
         if !ctx.cache.holds(&id.to_string(), digest) {
-            ensure_cached(ctx, *id, digest).await.map_err(crate::Error::Cache)?;
+            ensure_cached(ctx, *id, digest)
+                .await
+                .map_err(crate::Error::Cache)?;
             fetched += 1;
         }
     }

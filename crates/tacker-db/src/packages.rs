@@ -269,7 +269,13 @@ pub fn touch_progress(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 }
 
 /// Records the stored content's size, SHA-512 and BLAKE3 while UPLOADING.
-pub fn set_content(c: &mut DbConnection, id: Uuid, size: u64, sha512: &str, blake3: &str) -> Result<bool> {
+pub fn set_content(
+    c: &mut DbConnection,
+    id: Uuid,
+    size: u64,
+    sha512: &str,
+    blake3: &str,
+) -> Result<bool> {
     let n = diesel::update(
         by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Uploading.as_str())),
     )
@@ -611,5 +617,9 @@ pub fn mark_purged(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 
 /// The content digest (BLAKE3) recorded for a package's stored content.
 pub fn content_digest(c: &mut DbConnection, id: Uuid) -> Result<Option<String>> {
-    Ok(by_id(id).select(dsl::content_digest).first::<Option<String>>(c).optional()?.flatten())
+    Ok(by_id(id)
+        .select(dsl::content_digest)
+        .first::<Option<String>>(c)
+        .optional()?
+        .flatten())
 }

@@ -121,7 +121,8 @@ impl CsarCache {
         let path = zip.clone();
         let writer = tokio::task::spawn_blocking(move || -> std::io::Result<blake3::Hasher> {
             use std::io::Write;
-            let mut out = std::io::BufWriter::with_capacity(1024 * 1024, std::fs::File::create(&path)?);
+            let mut out =
+                std::io::BufWriter::with_capacity(1024 * 1024, std::fs::File::create(&path)?);
             let mut hasher = blake3::Hasher::new();
             while let Some(chunk) = rx.blocking_recv() {
                 hasher.update(&chunk);
@@ -147,7 +148,9 @@ impl CsarCache {
             }
         }
         drop(tx);
-        let hasher = writer.await.map_err(|e| Error::Io(std::io::Error::other(e)))??;
+        let hasher = writer
+            .await
+            .map_err(|e| Error::Io(std::io::Error::other(e)))??;
         if let Some(e) = read_error {
             return Err(e);
         }
@@ -228,4 +231,3 @@ mod tests {
         assert!(!cache.holds("p1", &stored.blake3));
     }
 }
-

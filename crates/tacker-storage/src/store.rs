@@ -7,7 +7,9 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt, TryStreamExt};
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, GetResultPayload, ObjectStore, ObjectStoreExt, WriteMultipart};
+use object_store::{
+    GetOptions, GetRange, GetResultPayload, ObjectStore, ObjectStoreExt, WriteMultipart,
+};
 use sha2::{Digest, Sha512};
 
 use crate::{Error, Result};
@@ -261,7 +263,11 @@ where
     drop(tx);
     let sha512 = sha.await.map_err(|e| Error::Io(std::io::Error::other(e)))?;
     copied?;
-    Ok(Stored { size, sha512, blake3: fast.finalize().to_hex().to_string() })
+    Ok(Stored {
+        size,
+        sha512,
+        blake3: fast.finalize().to_hex().to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -20,16 +20,25 @@ fn binary() -> std::path::PathBuf {
     if let Ok(p) = std::env::var("TACKER_TEST_MOTO") {
         return p.into();
     }
-    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/moto_server");
-    assert!(p.exists(), "{} missing: run tests/infra/pytools.sh (make test does)", p.display());
+    let p =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/moto_server");
+    assert!(
+        p.exists(),
+        "{} missing: run tests/infra/pytools.sh (make test does)",
+        p.display()
+    );
     p
 }
 
 impl Moto {
     /// Starts moto on a free port and waits until it answers.
     pub fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(binary())
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = Command::new(binary())
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -42,6 +51,8 @@ impl Moto {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("moto_server did not start on {endpoint}");
     }
 
@@ -50,10 +61,17 @@ impl Moto {
         let addr = self.endpoint.trim_start_matches("http://").to_owned();
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
         use std::io::{Read, Write};
-        write!(s, "PUT /{name} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+        write!(
+            s,
+            "PUT /{name} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let mut resp = String::new();
         s.read_to_string(&mut resp).unwrap();
-        assert!(resp.starts_with("HTTP/1.1 200"), "creating bucket {name}: {resp}");
+        assert!(
+            resp.starts_with("HTTP/1.1 200"),
+            "creating bucket {name}: {resp}"
+        );
     }
 }
 

@@ -14,7 +14,11 @@ use crate::onboarding::ensure_cached;
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: PrefetchCsar) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
-    let state = ctx.db.run(move |c| packages::state_including_deleted(c, id)).await.map_err(HandlerError::new)?;
+    let state = ctx
+        .db
+        .run(move |c| packages::state_including_deleted(c, id))
+        .await
+        .map_err(HandlerError::new)?;
     if state != Some((OnboardingState::Processing, false)) {
         return Ok(Vec::new());
     }

@@ -53,7 +53,10 @@ pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
                 .collect::<Vec<_>>()
                 .join("; ")
         })?;
-    archive.extract_up_to(dest, EXTRACT_MAX).map(|_| ()).map_err(|p| p.to_string())
+    archive
+        .extract_up_to(dest, EXTRACT_MAX)
+        .map(|_| ())
+        .map_err(|p| p.to_string())
 }
 
 /// A cache fill in flight, awaited by everyone who needs the package.
@@ -68,15 +71,25 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Stri
         return Ok(());
     }
     let fill = {
-        let mut fills = ctx.fills.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut fills = ctx
+            .fills
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         fills
             .entry(id_text.clone())
             .or_insert_with(|| {
-                let (cache, store, digest, id) =
-                    (ctx.cache.clone(), ctx.store.clone(), digest.to_owned(), id_text.clone());
+                let (cache, store, digest, id) = (
+                    ctx.cache.clone(),
+                    ctx.store.clone(),
+                    digest.to_owned(),
+                    id_text.clone(),
+                );
                 async move {
                     let key = PackageStore::package_key(&id);
-                    cache.fill(&id, &store, &key, &digest, extract).await.map_err(|e| e.to_string())
+                    cache
+                        .fill(&id, &store, &key, &digest, extract)
+                        .await
+                        .map_err(|e| e.to_string())
                 }
                 .boxed()
                 .shared()
@@ -84,7 +97,10 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Stri
             .clone()
     };
     let result = fill.await;
-    ctx.fills.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id_text);
+    ctx.fills
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .remove(&id_text);
     match result {
         Ok(()) if ctx.cache.holds(&id_text, digest) => Ok(()),
         Ok(()) => Err("the cached copy does not have the expected digest".into()),
@@ -94,7 +110,12 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Stri
 
 /// Waits for a fill of package `id` in flight, if any, so a removal that follows wins.
 pub async fn settle_fill(ctx: &Ctx, id: &str) {
-    let fill = ctx.fills.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(id).cloned();
+    let fill = ctx
+        .fills
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .cloned();
     if let Some(f) = fill {
         let _ = f.await;
     }
@@ -138,8 +159,15 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         .ok_or_else(|| internal(ctx, "reading the package", "no content digest recorded"))?;
 
     // Conductors start caching now; only DownloadCsar (after validation) counts them in.
-    let prefetch = PrefetchCsar { package_id: id.to_string(), content_digest: digest.clone() };
-    if let Err(e) = ctx.bus.fanout(&prefetch, &[("package_id", &id.to_string())]).await {
+    let prefetch = PrefetchCsar {
+        package_id: id.to_string(),
+        content_digest: digest.clone(),
+    };
+    if let Err(e) = ctx
+        .bus
+        .fanout(&prefetch, &[("package_id", &id.to_string())])
+        .await
+    {
         tracing::debug!(package_id = %id, error = %e, "prefetch fanout failed; conductors fetch on DownloadCsar");
     }
     ensure_cached(ctx, id, &digest).await.map_err(|e| {
@@ -278,7 +306,7 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
         tracing::warn!(package_id = %id, error = %e, "could not delete the stored package");
     }
     let dead_after = ctx.dead_after;
-    let members: Vec<String> = match ctx.db.run(move |c| conductors::list(c)).await {
+    let members: Vec<String> = match ctx.db.run(conductors::list).await {
         Ok(all) => {
             let now = chrono::Utc::now();
             let age = chrono::Duration::from_std(dead_after).unwrap_or(chrono::Duration::MAX);

@@ -237,28 +237,52 @@ async fn content_is_409_until_onboarded() {
 
 #[tokio::test]
 async fn onboarding_and_reads_work_on_s3_storage() {
-    let opts = Options { conductors: 2, s3: true, ..Options::default() };
+    let opts = Options {
+        conductors: 2,
+        s3: true,
+        ..Options::default()
+    };
     let app = TestApp::with(TestDb::postgres(), opts).await;
     let zip = valid().zip();
     let (id, status) = app.upload(zip.clone()).await;
     assert_eq!(status, 202);
-    assert_eq!(app.settled(&id, Duration::from_secs(30)).await["onboardingState"], "ONBOARDED");
+    assert_eq!(
+        app.settled(&id, Duration::from_secs(30)).await["onboardingState"],
+        "ONBOARDED"
+    );
     assert!(app.cached(1, &id) && app.cached(2, &id));
-    let r = app.http.get(app.url(&format!("/vnfpkgm/v1/vnf_packages/{id}/package_content"))).send().await.unwrap();
+    let r = app
+        .http
+        .get(app.url(&format!("/vnfpkgm/v1/vnf_packages/{id}/package_content")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.bytes().await.unwrap().as_ref(), zip.as_slice());
     let r = app
         .http
-        .get(app.url(&format!("/vnfpkgm/v1/vnf_packages/{id}/artifacts/Files/kubernetes/deployment.yaml")))
+        .get(app.url(&format!(
+            "/vnfpkgm/v1/vnf_packages/{id}/artifacts/Files/kubernetes/deployment.yaml"
+        )))
         .header("range", "bytes=0-9")
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 206);
     assert_eq!(r.text().await.unwrap(), &DEPLOYMENT[..10]);
-    let r = app.http.get(app.url(&format!("/vnfpkgm/v1/vnf_packages/{id}/vnfd"))).send().await.unwrap();
+    let r = app
+        .http
+        .get(app.url(&format!("/vnfpkgm/v1/vnf_packages/{id}/vnfd")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     // An invalid package leaves nothing in the bucket either.
-    let (bad, _) = app.upload(valid().with("Scripts/mgmt.py", "tampered").zip()).await;
-    assert_eq!(app.settled(&bad, Duration::from_secs(30)).await["onboardingState"], "CREATED");
+    let (bad, _) = app
+        .upload(valid().with("Scripts/mgmt.py", "tampered").zip())
+        .await;
+    assert_eq!(
+        app.settled(&bad, Duration::from_secs(30)).await["onboardingState"],
+        "CREATED"
+    );
     assert!(!app.stored(&bad).await);
 }

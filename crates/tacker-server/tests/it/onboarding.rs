@@ -355,10 +355,19 @@ async fn a_conductor_that_cannot_sync_stays_syncing_and_retries() {
     let rows = app.db.run(tacker_db::conductors::list).await.unwrap();
     tacker_testkit::csar::make_writable(&dir);
     assert!(!ready_early, "READY with a stale cache");
-    assert!(metrics.contains("tacker_cache_sync_failures_total"), "{metrics}");
-    assert!(!metrics.contains("tacker_cache_sync_failures_total 0"), "{metrics}");
+    assert!(
+        metrics.contains("tacker_cache_sync_failures_total"),
+        "{metrics}"
+    );
+    assert!(
+        !metrics.contains("tacker_cache_sync_failures_total 0"),
+        "{metrics}"
+    );
     let c2_row = rows.iter().find(|r| r.id == "c2").unwrap();
-    assert_eq!(c2_row.state, tacker_domain::conductor::ConductorState::Syncing);
+    assert_eq!(
+        c2_row.state,
+        tacker_domain::conductor::ConductorState::Syncing
+    );
     // Once it can write, the retry succeeds: it holds the package, then turns READY.
     assert!(app.conductors[c2].wait_ready(Duration::from_secs(15)).await);
     assert!(app.cached(2, &id));

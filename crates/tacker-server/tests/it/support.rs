@@ -47,14 +47,22 @@ async fn start_conductor(
         onboarding: tacker_conductor::OnboardingSettings {
             max_package_size: opts.max_package_size,
             download_timeout: opts.download_timeout,
-            allowed_uri_networks: opts.allowed_uri_networks.iter().map(|n| n.parse().unwrap()).collect(),
+            allowed_uri_networks: opts
+                .allowed_uri_networks
+                .iter()
+                .map(|n| n.parse().unwrap())
+                .collect(),
             stall_timeout: Duration::from_secs(3),
             recovery_interval: Duration::from_millis(300),
             ..Default::default()
         },
     };
-    let cbus = Bus::connect(&BusOptions::new("memory://", prefix.to_owned()), id).await.unwrap();
-    tacker_conductor::Conductor::start(settings, db.clone(), cbus, store.clone()).await.unwrap()
+    let cbus = Bus::connect(&BusOptions::new("memory://", prefix.to_owned()), id)
+        .await
+        .unwrap();
+    tacker_conductor::Conductor::start(settings, db.clone(), cbus, store.clone())
+        .await
+        .unwrap()
 }
 
 /// How a test cluster is set up.
@@ -125,8 +133,11 @@ impl TestApp {
                 };
                 tacker_storage::PackageStore::open("s3://packages/tacker", &o).unwrap()
             }
-            None => tacker_storage::PackageStore::from_url(&format!("file://{}/store", dir.path().display()))
-                .unwrap(),
+            None => tacker_storage::PackageStore::from_url(&format!(
+                "file://{}/store",
+                dir.path().display()
+            ))
+            .unwrap(),
         };
         let mut conductors = Vec::new();
         for n in 1..=opts.conductors {
@@ -169,7 +180,15 @@ impl TestApp {
 
     /// Starts conductor `n` now (it syncs, then turns READY in the background).
     pub async fn add_conductor(&mut self, n: usize) -> usize {
-        let c = start_conductor(&self.db, &self.prefix, &self.store, self.dir.path(), n, &self.opts).await;
+        let c = start_conductor(
+            &self.db,
+            &self.prefix,
+            &self.store,
+            self.dir.path(),
+            n,
+            &self.opts,
+        )
+        .await;
         self.conductors.push(c);
         self.conductors.len() - 1
     }

@@ -19,10 +19,15 @@ fn s3(moto: &Moto, bucket: &str, prefix: &str) -> PackageStore {
 }
 
 async fn read(s: &PackageStore, key: &str, r: Option<std::ops::Range<u64>>) -> Vec<u8> {
-    s.get_stream(key, r).await.unwrap().try_fold(Vec::new(), |mut v, b| async move {
-        v.extend_from_slice(&b);
-        Ok(v)
-    }).await.unwrap()
+    s.get_stream(key, r)
+        .await
+        .unwrap()
+        .try_fold(Vec::new(), |mut v, b| async move {
+            v.extend_from_slice(&b);
+            Ok(v)
+        })
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -33,10 +38,18 @@ async fn s3_multipart_upload_ranged_download_and_delete() {
     let chunk: Vec<u8> = (0..1024 * 1024).map(|i| (i % 251) as u8).collect();
     let body = futures::stream::iter((0..20).map(|_| Ok::<_, String>(Bytes::from(chunk.clone()))));
     let key = PackageStore::package_key("p1");
-    let stored = store.put_stream(&key, body, 64 * 1024 * 1024).await.unwrap();
+    let stored = store
+        .put_stream(&key, body, 64 * 1024 * 1024)
+        .await
+        .unwrap();
     assert_eq!(stored.size, 20 * 1024 * 1024);
     assert_eq!(store.size(&key).await.unwrap(), 20 * 1024 * 1024);
-    let part = read(&store, &key, Some(5 * 1024 * 1024 + 3..5 * 1024 * 1024 + 10)).await;
+    let part = read(
+        &store,
+        &key,
+        Some(5 * 1024 * 1024 + 3..5 * 1024 * 1024 + 10),
+    )
+    .await;
     assert_eq!(part, &chunk[3..10]);
     let all = read(&store, &key, None).await;
     assert_eq!(all.len(), 20 * 1024 * 1024);
@@ -51,9 +64,14 @@ async fn s3_multipart_upload_ranged_download_and_delete() {
 async fn s3_uploads_over_the_cap_leave_nothing() {
     let moto = Moto::start();
     let store = s3(&moto, "capped", "");
-    let body = futures::stream::iter((0..3).map(|_| Ok::<_, String>(Bytes::from(vec![0u8; 6 * 1024 * 1024]))));
+    let body = futures::stream::iter(
+        (0..3).map(|_| Ok::<_, String>(Bytes::from(vec![0u8; 6 * 1024 * 1024]))),
+    );
     let key = PackageStore::package_key("p2");
-    let err = store.put_stream(&key, body, 10 * 1024 * 1024).await.unwrap_err();
+    let err = store
+        .put_stream(&key, body, 10 * 1024 * 1024)
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::TooLarge { .. }));
     assert!(matches!(store.size(&key).await, Err(Error::NotFound(_))));
 }

@@ -47,15 +47,31 @@ impl Cluster {
         let port = free_port();
         let api = format!("http://127.0.0.1:{port}");
         let server = Proc::spawn(
-            env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))]).arg("server"),
+            env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
+                .arg("server"),
             &env.log_path("server"),
         );
         let db = tacker_db::Db::connect(&tdb.url, 2, Duration::from_secs(5)).unwrap();
-        let mut c = Cluster { env, api, http: reqwest::Client::new(), db, prefix, _server: server, nodes: BTreeMap::new(), _tdb: tdb };
+        let mut c = Cluster {
+            env,
+            api,
+            http: reqwest::Client::new(),
+            db,
+            prefix,
+            _server: server,
+            nodes: BTreeMap::new(),
+            _tdb: tdb,
+        };
         for id in conductors {
             c.start_conductor(id);
         }
-        wait_status(&c.http, &format!("{}/readyz", c.api), 200, Duration::from_secs(30)).await;
+        wait_status(
+            &c.http,
+            &format!("{}/readyz", c.api),
+            200,
+            Duration::from_secs(30),
+        )
+        .await;
         for id in conductors {
             c.wait_ready(id).await;
         }
@@ -69,17 +85,33 @@ impl Cluster {
             self.env
                 .command(&[
                     ("TACKER__CONDUCTOR__ID", id.into()),
-                    ("TACKER__CONDUCTOR__HEALTH_BIND", format!("127.0.0.1:{port}")),
+                    (
+                        "TACKER__CONDUCTOR__HEALTH_BIND",
+                        format!("127.0.0.1:{port}"),
+                    ),
                     ("TACKER__CONDUCTOR__CACHE_DIR", cache.display().to_string()),
                 ])
                 .arg("conductor"),
             &self.env.log_path(id),
         );
-        self.nodes.insert(id.into(), Node { proc, health: format!("http://127.0.0.1:{port}"), cache });
+        self.nodes.insert(
+            id.into(),
+            Node {
+                proc,
+                health: format!("http://127.0.0.1:{port}"),
+                cache,
+            },
+        );
     }
 
     async fn wait_ready(&self, id: &str) {
-        wait_status(&self.http, &format!("{}/readyz", self.nodes[id].health), 200, Duration::from_secs(30)).await;
+        wait_status(
+            &self.http,
+            &format!("{}/readyz", self.nodes[id].health),
+            200,
+            Duration::from_secs(30),
+        )
+        .await;
     }
 
     fn signal(&self, id: &str, sig: &str) {
@@ -91,7 +123,13 @@ impl Cluster {
     }
 
     fn stored(&self, pkg: &str) -> bool {
-        self.env.dir.path().join("store/vnf_packages").join(pkg).join("package.zip").is_file()
+        self.env
+            .dir
+            .path()
+            .join("store/vnf_packages")
+            .join(pkg)
+            .join("package.zip")
+            .is_file()
     }
 
     async fn create(&self) -> String {
@@ -112,7 +150,10 @@ impl Cluster {
         let id = self.create().await;
         let r = self
             .http
-            .put(format!("{}/vnfpkgm/v1/vnf_packages/{id}/package_content", self.api))
+            .put(format!(
+                "{}/vnfpkgm/v1/vnf_packages/{id}/package_content",
+                self.api
+            ))
             .header("content-type", "application/zip")
             .body(zip)
             .send()
@@ -123,11 +164,21 @@ impl Cluster {
     }
 
     async fn get(&self, id: &str) -> Value {
-        self.http.get(format!("{}/vnfpkgm/v1/vnf_packages/{id}", self.api)).send().await.unwrap().json().await.unwrap()
+        self.http
+            .get(format!("{}/vnfpkgm/v1/vnf_packages/{id}", self.api))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
     }
 
     async fn state(&self, id: &str) -> String {
-        self.get(id).await["onboardingState"].as_str().unwrap().to_owned()
+        self.get(id).await["onboardingState"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 
     async fn wait_state(&self, id: &str, states: &[&str], timeout: Duration) -> Value {
@@ -137,7 +188,10 @@ impl Cluster {
             if states.contains(&p["onboardingState"].as_str().unwrap_or_default()) {
                 return p;
             }
-            assert!(tokio::time::Instant::now() < deadline, "package {id} never reached {states:?}: {p}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "package {id} never reached {states:?}: {p}"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
@@ -145,13 +199,18 @@ impl Cluster {
     async fn coordinator(&self, id: &str) -> Option<String> {
         let id: uuid::Uuid = id.parse().unwrap();
         let all = self.db.run(tacker_db::packages::in_flight).await.unwrap();
-        all.into_iter().find(|p| p.id == id).and_then(|p| p.coordinator)
+        all.into_iter()
+            .find(|p| p.id == id)
+            .and_then(|p| p.coordinator)
     }
 
     async fn teardown(self) {
-        let bus = tacker_rpc::Bus::connect(&tacker_rpc::BusOptions::new(tacker_testkit::amqp_url(), self.prefix.clone()), "t")
-            .await
-            .unwrap();
+        let bus = tacker_rpc::Bus::connect(
+            &tacker_rpc::BusOptions::new(tacker_testkit::amqp_url(), self.prefix.clone()),
+            "t",
+        )
+        .await
+        .unwrap();
         let _ = bus.teardown().await;
     }
 }
@@ -166,8 +225,15 @@ fn file_server(zip: Vec<u8>) -> String {
         App::new().app_data(zip.clone()).route(
             "/private.zip",
             web::get().to(|req: HttpRequest, z: web::Data<Vec<u8>>| async move {
-                let ok = req.headers().get("authorization").is_some_and(|v| v == "Basic b3BzOnNlY3JldA==");
-                if ok { HttpResponse::Ok().body(z.get_ref().clone()) } else { HttpResponse::Unauthorized().finish() }
+                let ok = req
+                    .headers()
+                    .get("authorization")
+                    .is_some_and(|v| v == "Basic b3BzOnNlY3JldA==");
+                if ok {
+                    HttpResponse::Ok().body(z.get_ref().clone())
+                } else {
+                    HttpResponse::Unauthorized().finish()
+                }
             }),
         )
     })
@@ -184,8 +250,13 @@ async fn uploads_onboard_on_every_conductor_and_delete_reaches_them_all() {
     let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
     let id = c.upload(valid().zip()).await;
     // The first time ONBOARDED is visible, every cache already holds the package.
-    let p = c.wait_state(&id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await;
-    let held: Vec<bool> = ["pc-1", "pc-2", "pc-3"].iter().map(|n| c.cached(n, &id)).collect();
+    let p = c
+        .wait_state(&id, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+        .await;
+    let held: Vec<bool> = ["pc-1", "pc-2", "pc-3"]
+        .iter()
+        .map(|n| c.cached(n, &id))
+        .collect();
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     assert_eq!(held, [true, true, true]);
 
@@ -200,18 +271,33 @@ async fn uploads_onboard_on_every_conductor_and_delete_reaches_them_all() {
         .await
         .unwrap();
     assert_eq!(r.status(), 202);
-    let p = c.wait_state(&uri_id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await;
+    let p = c
+        .wait_state(&uri_id, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+        .await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     assert_eq!(p["vnfdId"], "from-uri-vnfd");
-    assert!(["pc-1", "pc-2", "pc-3"].iter().all(|n| c.cached(n, &uri_id)));
+    assert!(
+        ["pc-1", "pc-2", "pc-3"]
+            .iter()
+            .all(|n| c.cached(n, &uri_id))
+    );
 
     // Delete: storage and every cache lose it.
     let url = format!("{}/vnfpkgm/v1/vnf_packages/{id}", c.api);
-    c.http.patch(&url).header("content-type", "application/merge-patch+json").body(r#"{"operationalState":"DISABLED"}"#).send().await.unwrap();
+    c.http
+        .patch(&url)
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"operationalState":"DISABLED"}"#)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(c.http.delete(&url).send().await.unwrap().status(), 204);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
     while c.stored(&id) || ["pc-1", "pc-2", "pc-3"].iter().any(|n| c.cached(n, &id)) {
-        assert!(tokio::time::Instant::now() < deadline, "content of a deleted package remains");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "content of a deleted package remains"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(c.stored(&uri_id), "the other package is untouched");
@@ -229,13 +315,18 @@ fn big_package(vnfd_id: &str) -> Vec<u8> {
             seed.to_le_bytes()
         })
         .collect();
-    valid_with_vnfd_id(vnfd_id).with("Files/images/big.img", noise).zip()
+    valid_with_vnfd_id(vnfd_id)
+        .with("Files/images/big.img", noise)
+        .zip()
 }
 
 /// Whether conductor `id` is in the middle of filling its cache.
 fn filling(c: &Cluster, id: &str) -> bool {
     std::fs::read_dir(&c.nodes[id].cache)
-        .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(".tmp-")))
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+        })
         .unwrap_or(false)
 }
 
@@ -245,14 +336,23 @@ async fn a_conductor_killed_mid_download_fails_the_onboarding_within_the_deadlin
     let id = c.upload(big_package("big-1")).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while !filling(&c, "pc-3") {
-        assert!(tokio::time::Instant::now() < deadline, "pc-3 never started caching");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "pc-3 never started caching"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     c.signal("pc-3", "KILL");
     let started = std::time::Instant::now();
-    let p = c.wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30)).await;
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30))
+        .await;
     assert_eq!(p["onboardingState"], "CREATED", "{p}");
-    assert!(started.elapsed() < Duration::from_secs(15), "ended within the deadline: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "ended within the deadline: {:?}",
+        started.elapsed()
+    );
     let detail = p["onboardingFailureDetails"]["detail"].as_str().unwrap();
     assert!(detail.contains("pc-3"), "{detail}");
     assert!(!c.stored(&id));
@@ -264,15 +364,24 @@ async fn a_conductor_killed_mid_download_fails_the_onboarding_within_the_deadlin
 async fn a_coordinator_killed_mid_onboarding_is_recovered_by_a_live_conductor() {
     let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
     let id = c.upload(big_package("big-2")).await;
-    c.wait_state(&id, &["PROCESSING"], Duration::from_secs(30)).await;
+    c.wait_state(&id, &["PROCESSING"], Duration::from_secs(30))
+        .await;
     let coordinator = c.coordinator(&id).await.expect("a coordinator");
     c.signal(&coordinator, "KILL");
-    let p = c.wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30)).await;
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30))
+        .await;
     assert_eq!(p["onboardingState"], "CREATED", "{p}");
     let detail = p["onboardingFailureDetails"]["detail"].as_str().unwrap();
-    assert!(detail.contains("coordinator lost") && detail.contains(&coordinator), "{detail}");
+    assert!(
+        detail.contains("coordinator lost") && detail.contains(&coordinator),
+        "{detail}"
+    );
     assert!(!c.stored(&id));
-    for n in ["pc-1", "pc-2", "pc-3"].iter().filter(|n| **n != coordinator) {
+    for n in ["pc-1", "pc-2", "pc-3"]
+        .iter()
+        .filter(|n| **n != coordinator)
+    {
         assert!(!c.cached(n, &id), "{n} keeps it");
     }
     c.teardown().await;
@@ -283,16 +392,26 @@ async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
     let mut c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
     let mut ids = Vec::new();
     for i in 0..3 {
-        ids.push(c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip()).await);
+        ids.push(
+            c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip())
+                .await,
+        );
     }
     for id in &ids {
-        assert_eq!(c.wait_state(id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await["onboardingState"], "ONBOARDED");
+        assert_eq!(
+            c.wait_state(id, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+                .await["onboardingState"],
+            "ONBOARDED"
+        );
     }
     c.start_conductor("pc-4");
     // While it starts, more work arrives; it must take none of it before READY.
     let mut later = Vec::new();
     for i in 3..5 {
-        later.push(c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip()).await);
+        later.push(
+            c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip())
+                .await,
+        );
     }
     let health = format!("{}/readyz", c.nodes["pc-4"].health);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -310,7 +429,8 @@ async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
         assert!(c.cached("pc-4", id), "pc-4 READY without {id}");
     }
     for id in &later {
-        c.wait_state(id, &["ONBOARDED", "CREATED"], Duration::from_secs(30)).await;
+        c.wait_state(id, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+            .await;
     }
     let log = c.nodes["pc-4"].proc.log_text();
     let ready_at = log.find("READY").expect("READY logged");
@@ -320,7 +440,73 @@ async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
         assert!(coordinated > ready_at, "took a cast before READY:\n{log}");
     }
     let row: Vec<_> = c.db.run(tacker_db::conductors::list).await.unwrap();
-    assert!(row.iter().any(|r| r.id == "pc-4" && r.state == tacker_domain::conductor::ConductorState::Ready));
+    assert!(
+        row.iter()
+            .any(|r| r.id == "pc-4" && r.state == tacker_domain::conductor::ConductorState::Ready)
+    );
     let _ = c.state(&ids[0]).await;
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn a_conductor_process_that_cannot_write_its_cache_is_named_and_nothing_is_kept() {
+    let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let broken = c.nodes["pc-2"].cache.clone();
+    tacker_testkit::csar::make_read_only(&broken);
+    let id = c.upload(valid().zip()).await;
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30))
+        .await;
+    tacker_testkit::csar::make_writable(&broken);
+    assert_eq!(p["onboardingState"], "CREATED", "{p}");
+    let detail = p["onboardingFailureDetails"]["detail"].as_str().unwrap();
+    assert!(detail.contains("pc-2"), "{detail}");
+    assert!(!c.stored(&id));
+    assert!(["pc-1", "pc-2", "pc-3"].iter().all(|n| !c.cached(n, &id)));
+    // Fixed: the next upload onboards everywhere.
+    let r = c
+        .http
+        .put(format!(
+            "{}/vnfpkgm/v1/vnf_packages/{id}/package_content",
+            c.api
+        ))
+        .header("content-type", "application/zip")
+        .body(valid().zip())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30))
+        .await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    assert!(["pc-1", "pc-2", "pc-3"].iter().all(|n| c.cached(n, &id)));
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn twenty_concurrent_uploads_onboard_across_the_processes() {
+    let c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let uploads =
+        (0..20).map(|i| c.upload(valid_with_vnfd_id(&format!("concurrent-{i:02}")).zip()));
+    let ids = futures::future::join_all(uploads).await;
+    for id in &ids {
+        let p = c
+            .wait_state(id, &["CREATED", "ONBOARDED"], Duration::from_secs(60))
+            .await;
+        assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+        assert!(["pc-1", "pc-2", "pc-3"].iter().all(|n| c.cached(n, id)));
+    }
+    // The work was shared: more than one conductor coordinated.
+    let coordinators = ["pc-1", "pc-2", "pc-3"]
+        .iter()
+        .filter(|n| {
+            c.nodes[**n]
+                .proc
+                .log_text()
+                .contains("coordinating onboarding")
+        })
+        .count();
+    assert!(coordinators > 1, "one conductor did all the work");
     c.teardown().await;
 }
