@@ -12,6 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "../../proto/tacker/rpc/v1/envelope.proto",
             "../../proto/tacker/rpc/v1/conductor.proto",
             "../../proto/tacker/rpc/v1/onboarding.proto",
+            "../../proto/tacker/rpc/v1/lcm.proto",
         ],
         &["../../proto"],
     )?;

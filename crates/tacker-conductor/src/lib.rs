@@ -4,8 +4,10 @@ mod dispatch;
 mod error;
 mod handlers;
 mod health;
+pub mod lcm;
 mod membership;
 mod metrics;
+mod notifier;
 mod onboarding;
 mod recovery;
 mod sync;
@@ -45,6 +47,8 @@ pub struct Settings {
     pub health_listener: Option<std::net::TcpListener>,
     /// Onboarding settings.
     pub onboarding: OnboardingSettings,
+    /// Lifecycle management settings and drivers.
+    pub lcm: lcm::LcmSettings,
 }
 
 /// How packages are onboarded (the `[onboarding]` section).
@@ -97,6 +101,10 @@ pub struct Ctx {
     pub dead_after: Duration,
     /// Onboarding settings.
     pub onboarding: OnboardingSettings,
+    /// Lifecycle management settings and drivers.
+    pub lcm: lcm::LcmSettings,
+    /// Outbound HTTP towards subscribers and the NFVO.
+    pub notify: tacker_notify::Client,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     ready: AtomicBool,
@@ -138,6 +146,9 @@ impl Conductor {
             cache,
             dead_after: settings.dead_after,
             onboarding: settings.onboarding.clone(),
+            notify: tacker_notify::Client::new(settings.lcm.http_timeout)
+                .map_err(|e| Error::Cache(format!("http client: {e}")))?,
+            lcm: settings.lcm.clone(),
             metrics,
             ready: AtomicBool::new(false),
             fills: Default::default(),
@@ -157,6 +168,7 @@ impl Conductor {
                 stop_heartbeat.clone(),
             )),
             tokio::spawn(recovery::run(ctx.clone(), stop_shared.clone())),
+            tokio::spawn(notifier::run(ctx.clone(), stop_heartbeat.clone())),
         ];
         if let Some(listener) = settings.health_listener {
             let (c, s) = (ctx.clone(), stop_health.clone());

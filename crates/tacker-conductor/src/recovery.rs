@@ -29,6 +29,7 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
 }
 
 async fn sweep(ctx: &Ctx) -> crate::Result<()> {
+    lost_operations(ctx).await?;
     let in_flight = ctx.db.run(packages::in_flight).await?;
     let deleted = ctx
         .db
@@ -65,6 +66,57 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     for id in deleted {
         onboarding::purge(ctx, id).await;
         ctx.db.run(move |c| packages::mark_purged(c, id)).await?;
+    }
+    Ok(())
+}
+
+/// Operations whose conductor is gone (not live, or restarted since it took them):
+/// STARTING -> ROLLED_BACK, PROCESSING / ROLLING_BACK -> FAILED_TEMP, each notified.
+async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
+    use tacker_db::op_occs::{self as ops, Runner, Transition};
+    use tacker_domain::lcm::OperationState;
+    let running = ctx.db.run(ops::in_progress).await?;
+    let running: Vec<_> = running
+        .into_iter()
+        .filter(|(_, _, who)| who.is_some())
+        .collect();
+    if running.is_empty() {
+        return Ok(());
+    }
+    let members = ctx.db.run(conductors::list).await?;
+    let now = chrono::Utc::now();
+    let dead_after = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
+    for (id, state, who) in running {
+        let Some(who) = who else { continue };
+        let Some(op) = ctx.db.run(move |c| ops::get(c, id)).await? else {
+            continue;
+        };
+        let member = members.iter().find(|m| m.id == who);
+        let lost = match member {
+            None => true,
+            Some(m) => now - m.last_heartbeat >= dead_after || m.started_at > op.state_entered_time,
+        };
+        if !lost {
+            continue;
+        }
+        let detail = format!("conductor {who} was lost while the operation was {state}");
+        tracing::warn!(op_occ_id = %id, %detail, "recovering an abandoned operation");
+        let (to, release) = match state {
+            OperationState::Starting => (OperationState::RolledBack, true),
+            _ => (OperationState::FailedTemp, false),
+        };
+        let t = Transition {
+            from: vec![state],
+            to: Some(to),
+            error: Some(Some(ProblemDetails::new(500, detail))),
+            runner: Runner::Clear,
+            release,
+            ..Default::default()
+        };
+        let base = ctx.lcm.base.clone();
+        ctx.db
+            .run(move |c| ops::transition(c, id, &t, &base))
+            .await?;
     }
     Ok(())
 }

@@ -32,6 +32,8 @@ pub struct Config {
     pub storage: StorageConfig,
     /// Onboarding.
     pub onboarding: OnboardingConfig,
+    /// Lifecycle management.
+    pub lcm: LcmConfig,
     /// Conductor.
     pub conductor: ConductorConfig,
     /// `tacker all-in-one`.
@@ -149,6 +151,31 @@ pub struct ConductorConfig {
     pub shutdown_timeout: Duration,
 }
 
+/// `[lcm]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LcmConfig {
+    /// External NFVO Grant API base; empty: built-in.
+    pub nfvo_grant_url: String,
+    /// NFVO user.
+    pub nfvo_user: String,
+    /// NFVO password (redacted by `config show`).
+    pub nfvo_password: String,
+    /// Longest a grant may take.
+    #[serde(with = "duration")]
+    pub grant_timeout: Duration,
+    /// Default VIM (JSON of one vimConnectionInfo entry; redacted by `config show`).
+    pub default_vim: String,
+    /// Offer the simulated VIM type.
+    pub simulated_vim: bool,
+    /// Outbound HTTP timeout.
+    #[serde(with = "duration")]
+    pub http_timeout: Duration,
+    /// Longest wait between notification delivery attempts.
+    #[serde(with = "duration")]
+    pub notification_max_backoff: Duration,
+}
+
 /// `[all_in_one]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,6 +231,16 @@ impl Default for Config {
                 allowed_uri_networks: Vec::new(),
                 stall_timeout: Duration::from_secs(120),
                 recovery_interval: Duration::from_secs(5),
+            },
+            lcm: LcmConfig {
+                nfvo_grant_url: String::new(),
+                nfvo_user: String::new(),
+                nfvo_password: String::new(),
+                grant_timeout: Duration::from_secs(60),
+                default_vim: String::new(),
+                simulated_vim: false,
+                http_timeout: Duration::from_secs(10),
+                notification_max_backoff: Duration::from_secs(30),
             },
             conductor: ConductorConfig {
                 id: String::new(),
@@ -387,6 +424,19 @@ impl Config {
             self.all_in_one.conductors >= 1,
             "all_in_one.conductors must be at least 1".into(),
         );
+        check(
+            self.lcm.nfvo_grant_url.is_empty() || url::Url::parse(&self.lcm.nfvo_grant_url).is_ok(),
+            format!(
+                "lcm.nfvo_grant_url {:?} is not a URL",
+                self.lcm.nfvo_grant_url
+            ),
+        );
+        check(
+            self.lcm.default_vim.is_empty()
+                || serde_json::from_str::<serde_json::Value>(&self.lcm.default_vim)
+                    .is_ok_and(|v| v.get("vimType").and_then(|t| t.as_str()).is_some()),
+            "lcm.default_vim must be a JSON object with a vimType".into(),
+        );
         for net in &self.onboarding.allowed_uri_networks {
             check(
                 net.parse::<ipnet::IpNet>().is_ok() || net.parse::<std::net::IpAddr>().is_ok(),
@@ -440,6 +490,12 @@ impl Config {
         c.database.url = redact::url_password(&c.database.url);
         c.bus.url = redact::url_password(&c.bus.url);
         c.storage.url = redact::url_password(&c.storage.url);
+        if !c.lcm.nfvo_password.is_empty() {
+            c.lcm.nfvo_password = "***".into();
+        }
+        if !c.lcm.default_vim.is_empty() {
+            c.lcm.default_vim = "***".into();
+        }
         if !c.storage.s3_secret_access_key.is_empty() {
             c.storage.s3_secret_access_key = "***".into();
         }

@@ -3,8 +3,12 @@
 pub mod conductors;
 mod connection;
 mod error;
+pub mod instances;
+pub mod op_occs;
+pub mod outbox;
 pub mod packages;
 pub mod schema;
+pub mod subscriptions;
 
 use std::time::Duration;
 

@@ -39,3 +39,76 @@ diesel::table! {
         last_heartbeat -> Timestamp,
     }
 }
+
+diesel::table! {
+    vnf_instances (id) {
+        id -> Text,
+        vnf_instance_name -> Nullable<Text>,
+        vnf_instance_description -> Nullable<Text>,
+        vnfd_id -> Text,
+        vnf_pkg_id -> Text,
+        vnf_provider -> Text,
+        vnf_product_name -> Text,
+        vnf_software_version -> Text,
+        vnfd_version -> Text,
+        instantiation_state -> Text,
+        instantiated_vnf_info -> Nullable<Text>,
+        vim_connection_info -> Text,
+        metadata -> Text,
+        extensions -> Text,
+        vnf_configurable_properties -> Text,
+        current_op_id -> Nullable<Text>,
+        revision -> BigInt,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    vnf_lcm_op_occs (id) {
+        id -> Text,
+        vnf_instance_id -> Text,
+        operation -> Text,
+        operation_state -> Text,
+        state_entered_time -> Timestamp,
+        start_time -> Timestamp,
+        is_automatic_invocation -> Bool,
+        is_cancel_pending -> Bool,
+        operation_params -> Text,
+        error -> Nullable<Text>,
+        resource_changes -> Nullable<Text>,
+        changed_info -> Nullable<Text>,
+        changed_ext_connectivity -> Nullable<Text>,
+        grant_id -> Nullable<Text>,
+        conductor_id -> Nullable<Text>,
+        revision -> BigInt,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    lccn_subscriptions (id) {
+        id -> Text,
+        callback_uri -> Text,
+        filter -> Text,
+        authentication -> Nullable<Text>,
+        verbosity -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    notification_outbox (seq) {
+        seq -> BigInt,
+        subscription_id -> Text,
+        notification_id -> Text,
+        payload -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        claimed_by -> Nullable<Text>,
+        claimed_until -> Nullable<Timestamp>,
+        last_error -> Nullable<Text>,
+        delivered_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}

@@ -2,6 +2,7 @@
 
 pub mod conductor;
 mod error;
+pub mod lcm;
 pub mod package;
 pub mod problem;
 pub mod sol013;

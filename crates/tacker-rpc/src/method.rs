@@ -27,4 +27,7 @@ methods!(
     DropCache,
     DropCacheDone,
     PrefetchCsar,
+    RunLcmOp,
+    SyncInstance,
+    SyncInstanceDone,
 );

@@ -36,6 +36,8 @@ pub struct Settings {
     pub max_package_size: u64,
     /// How often an upload in flight records progress (well under the stall timeout).
     pub progress_interval: Duration,
+    /// Base URL written into notification links (`<public url>/vnflcm/v2`).
+    pub lcm_base: String,
 }
 
 /// Everything a request handler can reach.
@@ -51,6 +53,8 @@ pub struct ServerState {
     pub settings: Settings,
     /// Metrics registry.
     pub metrics: Arc<Metrics>,
+    /// Outbound HTTP towards subscribers (callback tests).
+    pub notify: Arc<tacker_notify::Client>,
 }
 
 /// Registers every route on an actix `App`.

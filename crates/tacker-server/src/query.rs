@@ -33,7 +33,8 @@ impl ListQuery {
                 "filter" => filter = Some(Filter::parse(&v, attributes)?),
                 "all_fields" => all = true,
                 "fields" => fields = Some(v.to_string()),
-                "exclude_fields" => exclude = Some(v.to_string()),
+                // python-tackerclient spells it `exclude-fields`.
+                "exclude_fields" | "exclude-fields" => exclude = Some(v.to_string()),
                 "exclude_default" => exclude_default = true,
                 "nextpage_opaque_marker" => {
                     marker = Some(Marker::decode(&v)?);

@@ -106,8 +106,48 @@ fn server_state(
             dead_after: cfg.conductor.dead_after,
             max_package_size: cfg.onboarding.max_package_size,
             progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
+            lcm_base: lcm_base(cfg),
         },
         metrics: Arc::new(Metrics::new()?),
+        notify: Arc::new(tacker_notify::Client::new(cfg.lcm.http_timeout)?),
+    })
+}
+
+/// `<public url>/vnflcm/v2`, written into notification links by every process.
+fn lcm_base(cfg: &Config) -> String {
+    let public = if cfg.server.public_url.is_empty() {
+        format!("http://{}", cfg.server.bind)
+    } else {
+        cfg.server.public_url.trim_end_matches('/').to_owned()
+    };
+    format!("{public}/vnflcm/v2")
+}
+
+fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {
+    use tacker_conductor::lcm::{Drivers, LcmSettings, sim};
+    let l = &cfg.lcm;
+    let mut drivers = Drivers::default();
+    if l.simulated_vim {
+        let simulated = Arc::new(sim::SimDriver::default());
+        drivers
+            .infra
+            .insert(sim::SIM_VIM.to_owned(), simulated.clone());
+        drivers.mgmt.insert("sim".to_owned(), simulated);
+    }
+    Ok(LcmSettings {
+        base: lcm_base(cfg),
+        nfvo_grant_url: Some(l.nfvo_grant_url.clone()).filter(|u| !u.is_empty()),
+        nfvo_auth: Some((l.nfvo_user.clone(), l.nfvo_password.clone()))
+            .filter(|(u, _)| !u.is_empty()),
+        grant_timeout: l.grant_timeout,
+        default_vim: if l.default_vim.is_empty() {
+            None
+        } else {
+            Some(serde_json::from_str(&l.default_vim)?)
+        },
+        http_timeout: l.http_timeout,
+        notification_max_backoff: l.notification_max_backoff,
+        drivers,
     })
 }
 
@@ -158,6 +198,7 @@ fn conductor_settings(
             stall_timeout: o.stall_timeout,
             recovery_interval: o.recovery_interval,
         },
+        lcm: lcm_settings(cfg)?,
     })
 }
 

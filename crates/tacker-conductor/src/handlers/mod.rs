@@ -5,6 +5,8 @@ pub mod download_csar;
 pub mod drop_cache;
 pub mod ping;
 pub mod prefetch_csar;
+pub mod run_lcm_op;
+pub mod sync_instance;
 pub mod upload_from_uri;
 pub mod upload_package;
 

@@ -2,6 +2,7 @@
 
 mod conductors;
 mod health;
+mod lcm;
 mod package_content;
 mod package_files;
 mod packages;
@@ -23,7 +24,31 @@ fn resource(path: &str) -> actix_web::Resource {
     web::resource(path).default_service(web::to(method_not_allowed))
 }
 
+/// A list answer: selectors applied, `Link: rel="next"` when there is more.
+pub fn paged(
+    q: &crate::query::ListQuery,
+    page: tacker_domain::sol013::Page<(tacker_domain::sol013::Marker, serde_json::Value)>,
+    collection_url: &str,
+    default_excluded: &[&str],
+) -> Result<HttpResponse, ApiError> {
+    let items: Vec<serde_json::Value> = page
+        .items
+        .into_iter()
+        .map(|(_, mut doc)| {
+            q.selector.apply(&mut doc, default_excluded);
+            doc
+        })
+        .collect();
+    let mut resp = HttpResponse::Ok();
+    if let Some(next) = &page.next {
+        let link = format!("<{collection_url}?{}>; rel=\"next\"", q.next_query(next));
+        resp.insert_header((actix_web::http::header::LINK, link));
+    }
+    Ok(resp.json(items))
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    lcm::configure(cfg);
     cfg.service(resource("/healthz").route(web::get().to(health::healthz)))
         .service(resource("/readyz").route(web::get().to(health::readyz)))
         .service(resource("/metrics").route(web::get().to(health::metrics)))

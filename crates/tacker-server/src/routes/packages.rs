@@ -72,20 +72,12 @@ pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpRe
         q.marker.as_ref(),
         st.settings.page_size,
     );
-    let items: Vec<Value> = page
-        .items
-        .into_iter()
-        .map(|(_, mut doc)| {
-            q.selector.apply(&mut doc, VNF_PKG_INFO_DEFAULT_EXCLUDED);
-            doc
-        })
-        .collect();
-    let mut resp = HttpResponse::Ok();
-    if let Some(next) = &page.next {
-        let link = format!("<{base}/vnf_packages?{}>; rel=\"next\"", q.next_query(next));
-        resp.insert_header((header::LINK, link));
-    }
-    Ok(resp.json(items))
+    super::paged(
+        &q,
+        page,
+        &format!("{base}/vnf_packages"),
+        VNF_PKG_INFO_DEFAULT_EXCLUDED,
+    )
 }
 
 async fn load(st: &ServerState, raw_id: &str) -> Result<packages::Stored, ApiError> {

@@ -1,0 +1,470 @@
+//! The lifecycle engine: runs operation occurrences through grant, hooks and the infra
+//! driver, turning every failure into FAILED_TEMP (or ROLLED_BACK before PROCESSING)
+//! with a ProblemDetails, in one place.
+
+mod apply;
+mod grant;
+pub mod sim;
+mod vim;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tacker_db::op_occs::{self as ops, Runner, Transition};
+use tacker_db::{instances, packages};
+use tacker_domain::ProblemDetails;
+use tacker_domain::lcm::driver::{DriverError, InfraDriver, MgmtDriver, OpContext, Outcome};
+use tacker_domain::lcm::{LcmOperation, OpOcc, OperationState, VnfInstance};
+use tacker_domain::vnfd::PackageModel;
+use uuid::Uuid;
+
+use crate::Ctx;
+use crate::onboarding::ensure_cached;
+
+/// The Kubernetes VIM type of SOL003 (and Tacker's legacy spelling).
+pub const KUBERNETES: &str = "ETSINFV.KUBERNETES.V_1";
+
+/// Normalises a VIM type (`kubernetes` -> `ETSINFV.KUBERNETES.V_1`).
+pub fn vim_type(raw: &str) -> String {
+    match raw {
+        "kubernetes" | "ETSINFV.KUBERNETES.V_1" => KUBERNETES.to_owned(),
+        "openstack" | "ETSINFV.OPENSTACK_KEYSTONE.V_3" => {
+            "ETSINFV.OPENSTACK_KEYSTONE.V_3".to_owned()
+        }
+        other => other.to_owned(),
+    }
+}
+
+/// Drivers by VIM type, and management drivers by hook artifact.
+#[derive(Clone, Default)]
+pub struct Drivers {
+    /// Infra drivers by (normalised) VIM type.
+    pub infra: HashMap<String, Arc<dyn InfraDriver>>,
+    /// Management drivers by the artifact path or name a hook names.
+    pub mgmt: HashMap<String, Arc<dyn MgmtDriver>>,
+}
+
+impl std::fmt::Debug for Drivers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Drivers")
+            .field("infra", &self.infra.keys().collect::<Vec<_>>())
+            .field("mgmt", &self.mgmt.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The `[lcm]` settings.
+#[derive(Debug, Clone)]
+pub struct LcmSettings {
+    /// Base URL of our `/vnflcm/v2` for notification links.
+    pub base: String,
+    /// External NFVO Grant API base; `None`: the built-in NFVO.
+    pub nfvo_grant_url: Option<String>,
+    /// NFVO basic credentials.
+    pub nfvo_auth: Option<(String, String)>,
+    /// Longest a grant may take.
+    pub grant_timeout: Duration,
+    /// The VIM used when nothing else names one (a vimConnectionInfo entry).
+    pub default_vim: Option<Value>,
+    /// Outbound HTTP timeout.
+    pub http_timeout: Duration,
+    /// Longest wait between notification attempts.
+    pub notification_max_backoff: Duration,
+    /// Drivers.
+    pub drivers: Drivers,
+}
+
+impl Default for LcmSettings {
+    fn default() -> Self {
+        Self {
+            base: "http://127.0.0.1:9890/vnflcm/v2".into(),
+            nfvo_grant_url: None,
+            nfvo_auth: None,
+            grant_timeout: Duration::from_secs(60),
+            default_vim: None,
+            http_timeout: Duration::from_secs(10),
+            notification_max_backoff: Duration::from_secs(30),
+            drivers: Drivers::default(),
+        }
+    }
+}
+
+/// Why a run stopped early.
+enum Stop {
+    /// Fail with this problem.
+    Failed(ProblemDetails),
+    /// Someone else runs (or ended) it.
+    NotMine,
+}
+
+impl From<DriverError> for Stop {
+    fn from(e: DriverError) -> Self {
+        Stop::Failed(e.problem())
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> Stop {
+    Stop::Failed(ProblemDetails::new(500, e.to_string()))
+}
+
+/// Runs occurrence `id` from the state it is in (the `RunLcmOp` cast).
+pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), String> {
+    let op = ctx
+        .db
+        .run(move |c| ops::get(c, id))
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(op) = op else {
+        tracing::warn!(op_occ_id = %id, "no such operation occurrence; ignored");
+        return Ok(());
+    };
+    let me = ctx.id.clone();
+    if op.conductor_id.as_deref().is_some_and(|c| c != me) {
+        tracing::info!(op_occ_id = %id, runner = ?op.conductor_id, "another conductor runs it");
+        return Ok(());
+    }
+    match op.state {
+        OperationState::Starting | OperationState::Processing => forward(ctx, op).await,
+        OperationState::RollingBack => rollback(ctx, op).await,
+        state => tracing::info!(op_occ_id = %id, %state, "nothing to run"),
+    }
+    Ok(())
+}
+
+async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
+    let base = ctx.lcm.base.clone();
+    match ctx.db.run(move |c| ops::transition(c, id, &t, &base)).await {
+        Ok(op) => op,
+        Err(e) => {
+            tracing::error!(op_occ_id = %id, error = %e, "could not record the operation's state");
+            None
+        }
+    }
+}
+
+async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
+    let id = op.id;
+    let me = ctx.id.clone();
+    let claimed = ctx
+        .db
+        .run(move |c| {
+            ops::claim(
+                c,
+                id,
+                &me,
+                &[OperationState::Starting, OperationState::Processing],
+            )
+        })
+        .await
+        .unwrap_or(false);
+    if !claimed {
+        return;
+    }
+    match forward_steps(ctx, op).await {
+        Ok(()) | Err(Stop::NotMine) => {}
+        Err(Stop::Failed(problem)) => {
+            tracing::warn!(op_occ_id = %id, detail = %problem.detail, "operation failed");
+            // Before PROCESSING nothing was done: the occurrence is rolled back.
+            let before = Transition {
+                from: vec![OperationState::Starting],
+                to: Some(OperationState::RolledBack),
+                error: Some(Some(problem.clone())),
+                runner: Runner::Clear,
+                release: true,
+                ..Default::default()
+            };
+            if end(ctx, id, before).await.is_none() {
+                let after = Transition {
+                    from: vec![OperationState::Processing],
+                    to: Some(OperationState::FailedTemp),
+                    error: Some(Some(problem)),
+                    runner: Runner::Clear,
+                    ..Default::default()
+                };
+                end(ctx, id, after).await;
+            }
+        }
+    }
+}
+
+/// Loads what a driver needs.
+async fn context(
+    ctx: &Arc<Ctx>,
+    op: &OpOcc,
+) -> Result<(VnfInstance, PackageModel, OpContext), Stop> {
+    let iid = op.vnf_instance_id;
+    let instance = ctx
+        .db
+        .run(move |c| instances::get(c, iid))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| {
+            Stop::Failed(ProblemDetails::new(
+                404,
+                format!("VNF instance {iid} no longer exists"),
+            ))
+        })?;
+    let pkg = instance.vnf_pkg_id;
+    let model = ctx
+        .db
+        .run(move |c| packages::model(c, pkg))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| {
+            Stop::Failed(ProblemDetails::new(
+                422,
+                format!("VNF package {pkg} has no VNFD"),
+            ))
+        })?;
+    let digest = ctx
+        .db
+        .run(move |c| packages::content_digest(c, pkg))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| {
+            Stop::Failed(ProblemDetails::new(
+                422,
+                format!("VNF package {pkg} has no content"),
+            ))
+        })?;
+    ensure_cached(ctx, pkg, &digest).await.map_err(|e| {
+        Stop::Failed(ProblemDetails::new(
+            500,
+            format!("conductor {} cannot cache the package: {e}", ctx.id),
+        ))
+    })?;
+    let flavour_id = match op.operation {
+        LcmOperation::Instantiate => op
+            .operation_params
+            .get("flavourId")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        _ => instance
+            .instantiated_vnf_info
+            .as_ref()
+            .map(|i| i.flavour_id.clone())
+            .unwrap_or_default(),
+    };
+    let vim = vim::select(&ctx.lcm, op, &instance);
+    let octx = OpContext {
+        op: op.clone(),
+        instance: instance.clone(),
+        vnfd: model.vnfd.clone(),
+        flavour_id,
+        package_dir: ctx.cache.contents_dir(&pkg.to_string()),
+        package_zip: ctx.cache.csar_path(&pkg.to_string()),
+        vim,
+        grant: Value::Null,
+    };
+    Ok((instance, model, octx))
+}
+
+async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Stop> {
+    let id = op.id;
+    let (instance, _model, mut octx) = context(ctx, &op).await?;
+    if op.state == OperationState::Starting {
+        let grant = grant::obtain(ctx, &octx).await.map_err(Stop::Failed)?;
+        let grant_id = grant.get("id").and_then(Value::as_str).map(str::to_owned);
+        if octx.vim.is_none() {
+            octx.vim = vim::from_grant(&grant);
+        }
+        octx.grant = grant;
+        let t = Transition {
+            from: vec![OperationState::Starting],
+            to: Some(OperationState::Processing),
+            grant_id,
+            runner: Runner::Set(ctx.id.clone()),
+            ..Default::default()
+        };
+        let op = end(ctx, id, t).await.ok_or(Stop::NotMine)?;
+        octx.op = op;
+    }
+    hook(ctx, &octx, "start").await?;
+    let outcome = if octx.op.operation == LcmOperation::ModifyInfo {
+        Outcome {
+            instantiated_vnf_info: instance.instantiated_vnf_info.clone(),
+            resource_changes: Map::new(),
+        }
+    } else {
+        let driver = infra(ctx, &octx)?;
+        match octx.op.operation {
+            LcmOperation::Instantiate => driver.instantiate(&octx).await?,
+            LcmOperation::Terminate => driver.terminate(&octx).await?,
+            LcmOperation::Scale => driver.scale(&octx).await?,
+            LcmOperation::Heal => driver.heal(&octx).await?,
+            LcmOperation::ChangeExtConn => driver.change_ext_conn(&octx).await?,
+            other => {
+                return Err(Stop::Failed(ProblemDetails::new(
+                    422,
+                    format!("{other} is not supported"),
+                )));
+            }
+        }
+    };
+    hook(ctx, &octx, "end").await?;
+    let (after, changed_info) = apply::result(&instance, &octx, &outcome);
+    let t = Transition {
+        from: vec![OperationState::Processing],
+        to: Some(OperationState::Completed),
+        resource_changes: Some(Value::Object(outcome.resource_changes)),
+        changed_info,
+        runner: Runner::Clear,
+        instance: Some(after),
+        release: true,
+        ..Default::default()
+    };
+    end(ctx, id, t).await.ok_or(Stop::NotMine)?;
+    tracing::info!(op_occ_id = %id, operation = %octx.op.operation, "COMPLETED");
+    Ok(())
+}
+
+fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Stop> {
+    let vim = octx.vim.as_ref().ok_or_else(|| {
+        Stop::Failed(ProblemDetails::new(
+            422,
+            "no VIM: the request, the instance, the grant and lcm.default_vim name none".to_owned(),
+        ))
+    })?;
+    let t = vim_type(&vim.vim_type);
+    ctx.lcm.drivers.infra.get(&t).cloned().ok_or_else(|| {
+        Stop::Failed(ProblemDetails::new(
+            422,
+            format!("no infra driver for VIM type {}", vim.vim_type),
+        ))
+    })
+}
+
+/// Runs the `<operation>_<phase>` hook of the flavour, if the VNFD defines one.
+async fn hook(ctx: &Ctx, octx: &OpContext, phase: &str) -> Result<(), Stop> {
+    let name = format!("{}_{phase}", octx.op.operation.hook_prefix());
+    let Some(flavour) = octx.vnfd.flavour(&octx.flavour_id) else {
+        return Ok(());
+    };
+    let Some(h) = flavour.hook(&name) else {
+        return Ok(());
+    };
+    let key = h
+        .artifact_path
+        .clone()
+        .or_else(|| h.artifact.clone())
+        .unwrap_or_default();
+    let driver = ctx.lcm.drivers.mgmt.get(&key).or_else(|| {
+        h.artifact
+            .as_ref()
+            .and_then(|a| ctx.lcm.drivers.mgmt.get(a))
+    });
+    match driver {
+        Some(d) => {
+            tracing::info!(op_occ_id = %octx.op.id, hook = %name, artifact = %key, "running management driver");
+            d.run_hook(&name, octx).await.map_err(Stop::from)
+        }
+        None => {
+            // Code shipped in a package is never executed here.
+            tracing::warn!(op_occ_id = %octx.op.id, hook = %name, artifact = %key, "no management driver for this hook's artifact; skipped");
+            Ok(())
+        }
+    }
+}
+
+async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
+    let id = op.id;
+    let me = ctx.id.clone();
+    let claimed = ctx
+        .db
+        .run(move |c| ops::claim(c, id, &me, &[OperationState::RollingBack]))
+        .await
+        .unwrap_or(false);
+    if !claimed {
+        return;
+    }
+    let result = async {
+        let (instance, _model, octx) = context(ctx, &op).await?;
+        let outcome = match op.operation {
+            LcmOperation::ModifyInfo => Outcome {
+                instantiated_vnf_info: instance.instantiated_vnf_info.clone(),
+                resource_changes: Map::new(),
+            },
+            _ => infra(ctx, &octx)?.rollback(&octx).await?,
+        };
+        let mut after = instance.clone();
+        after.instantiated_vnf_info = outcome.instantiated_vnf_info.clone();
+        after.instantiation_state = if after.instantiated_vnf_info.is_some() {
+            tacker_domain::lcm::InstantiationState::Instantiated
+        } else {
+            tacker_domain::lcm::InstantiationState::NotInstantiated
+        };
+        Ok::<_, Stop>((after, outcome))
+    }
+    .await;
+    let t = match result {
+        Ok((after, outcome)) => Transition {
+            from: vec![OperationState::RollingBack],
+            to: Some(OperationState::RolledBack),
+            resource_changes: Some(Value::Object(outcome.resource_changes)),
+            runner: Runner::Clear,
+            instance: Some(after),
+            release: true,
+            ..Default::default()
+        },
+        Err(Stop::NotMine) => return,
+        Err(Stop::Failed(problem)) => Transition {
+            from: vec![OperationState::RollingBack],
+            to: Some(OperationState::FailedTemp),
+            error: Some(Some(problem)),
+            runner: Runner::Clear,
+            ..Default::default()
+        },
+    };
+    end(ctx, id, t).await;
+}
+
+/// Reconciles an instance's stored VNFCs with its VIM; whether anything changed.
+pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, String> {
+    let instance = ctx
+        .db
+        .run(move |c| instances::get(c, instance_id))
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("VNF instance {instance_id} not found"))?;
+    let Some(info) = instance.instantiated_vnf_info.clone() else {
+        return Ok(false);
+    };
+    let fake = OpOcc {
+        id: Uuid::nil(),
+        vnf_instance_id: instance_id,
+        operation: LcmOperation::ModifyInfo,
+        state: OperationState::Processing,
+        state_entered_time: chrono::Utc::now(),
+        start_time: chrono::Utc::now(),
+        operation_params: json!({}),
+        error: None,
+        resource_changes: None,
+        changed_info: None,
+        changed_ext_connectivity: None,
+        grant_id: None,
+        conductor_id: None,
+    };
+    let (_, _, octx) = context(ctx, &fake).await.map_err(|s| match s {
+        Stop::Failed(p) => p.detail,
+        Stop::NotMine => "not mine".into(),
+    })?;
+    let driver = infra(ctx, &octx).map_err(|s| match s {
+        Stop::Failed(p) => p.detail,
+        Stop::NotMine => "not mine".into(),
+    })?;
+    let Some(now) = driver.sync(&octx).await.map_err(|e| e.detail)? else {
+        return Ok(false);
+    };
+    if now == info {
+        return Ok(false);
+    }
+    let stored = ctx
+        .db
+        .run(move |c| instances::store_synced(c, instance_id, &now))
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(stored)
+}

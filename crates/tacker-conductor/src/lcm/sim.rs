@@ -1,0 +1,339 @@
+//! A simulated VIM (`TACKER.SIM.V_1`): a deterministic infra driver for tests and demos
+//! that keeps VNFC resources in memory-free form (everything is derived from the
+//! instance and the request). Faults are injected from `additionalParams.sim`:
+//! `{"fail": ["instantiate", ...], "failTimes": n, "delayMs": ms}`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tacker_domain::lcm::driver::{DriverError, InfraDriver, MgmtDriver, OpContext, Outcome};
+use tacker_domain::lcm::{
+    InstantiatedVnfInfo, LcmOperation, ResourceHandle, ScaleInfo, VnfcInfo, VnfcResourceInfo,
+};
+use uuid::Uuid;
+
+use super::grant::initial_counts;
+
+/// The simulated VIM type.
+pub const SIM_VIM: &str = "TACKER.SIM.V_1";
+
+/// The simulated infra driver (also a management driver that can fail hooks).
+#[derive(Debug, Default)]
+pub struct SimDriver {
+    failures: Mutex<HashMap<(Uuid, String), u32>>,
+}
+
+fn sim_params(octx: &OpContext) -> Value {
+    octx.op
+        .operation_params
+        .pointer("/additionalParams/sim")
+        .cloned()
+        .or_else(|| octx.instance.extensions.get("sim").cloned())
+        .unwrap_or(Value::Null)
+}
+
+impl SimDriver {
+    /// Applies the injected delay and failure for `step` of this occurrence.
+    async fn faults(&self, octx: &OpContext, step: &str) -> Result<(), DriverError> {
+        let p = sim_params(octx);
+        if let Some(ms) = p.get("delayMs").and_then(Value::as_u64) {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
+        let fails = p
+            .get("fail")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|s| s == step));
+        if !fails {
+            return Ok(());
+        }
+        let times = p.get("failTimes").and_then(Value::as_u64).map(|n| n as u32);
+        let mut f = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = f.entry((octx.op.id, step.to_owned())).or_insert(0);
+        if times.is_none_or(|t| *count < t) {
+            *count += 1;
+            return Err(DriverError::new(
+                500,
+                format!("simulated failure at {step}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn vnfc(vdu: &str, name: &str) -> (VnfcResourceInfo, VnfcInfo) {
+    let resource = format!("{name}-{}", &Uuid::new_v4().simple().to_string()[..5]);
+    let r = VnfcResourceInfo {
+        id: Uuid::new_v4().to_string(),
+        vdu_id: vdu.to_owned(),
+        compute_resource: ResourceHandle {
+            vim_connection_id: None,
+            resource_id: resource.clone(),
+            vim_level_resource_type: Some("sim.Compute".into()),
+        },
+        metadata: Map::new(),
+    };
+    let c = VnfcInfo {
+        id: format!("{vdu}-{resource}"),
+        vdu_id: vdu.to_owned(),
+        vnfc_resource_info_id: r.id.clone(),
+        vnfc_state: "STARTED".into(),
+    };
+    (r, c)
+}
+
+fn affected(r: &VnfcResourceInfo, change: &str) -> Value {
+    json!({"id": r.id, "vduId": r.vdu_id, "changeType": change, "computeResource": r.compute_resource})
+}
+
+fn name_of(octx: &OpContext, vdu: &str) -> String {
+    octx.vnfd
+        .flavour(&octx.flavour_id)
+        .and_then(|f| f.vdu(vdu))
+        .map(|v| {
+            if v.name.is_empty() {
+                vdu.to_lowercase()
+            } else {
+                v.name.clone()
+            }
+        })
+        .unwrap_or_else(|| vdu.to_lowercase())
+}
+
+fn changes(list: Vec<Value>) -> Map<String, Value> {
+    Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(list))])
+}
+
+#[async_trait::async_trait]
+impl InfraDriver for SimDriver {
+    async fn instantiate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "instantiate").await?;
+        let mut info = InstantiatedVnfInfo {
+            flavour_id: octx.flavour_id.clone(),
+            vnf_state: "STARTED".into(),
+            scale_status: Vec::new(),
+            max_scale_levels: Vec::new(),
+            vnfc_resource_info: Vec::new(),
+            vnfc_info: Vec::new(),
+            other: Map::new(),
+        };
+        if let Some(f) = octx.vnfd.flavour(&octx.flavour_id) {
+            for a in &f.scaling_aspects {
+                info.scale_status.push(ScaleInfo {
+                    aspect_id: a.id.clone(),
+                    vnfd_id: Some(octx.vnfd.vnfd_id.clone()),
+                    scale_level: 0,
+                });
+                info.max_scale_levels.push(ScaleInfo {
+                    aspect_id: a.id.clone(),
+                    vnfd_id: Some(octx.vnfd.vnfd_id.clone()),
+                    scale_level: a.max_scale_level,
+                });
+            }
+        }
+        let mut added = Vec::new();
+        for (vdu, n) in initial_counts(octx) {
+            for _ in 0..n {
+                let (r, c) = vnfc(&vdu, &name_of(octx, &vdu));
+                added.push(affected(&r, "ADDED"));
+                info.vnfc_resource_info.push(r);
+                info.vnfc_info.push(c);
+            }
+        }
+        Ok(Outcome {
+            instantiated_vnf_info: Some(info),
+            resource_changes: changes(added),
+        })
+    }
+
+    async fn terminate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "terminate").await?;
+        let removed = octx
+            .instance
+            .instantiated_vnf_info
+            .iter()
+            .flat_map(|i| i.vnfc_resource_info.iter().map(|r| affected(r, "REMOVED")))
+            .collect();
+        Ok(Outcome {
+            instantiated_vnf_info: None,
+            resource_changes: changes(removed),
+        })
+    }
+
+    async fn scale(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "scale").await?;
+        let p = &octx.op.operation_params;
+        let aspect = p
+            .get("aspectId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let steps = p.get("numberOfSteps").and_then(Value::as_u64).unwrap_or(1) as u32;
+        let out = p.get("type").and_then(Value::as_str) == Some("SCALE_OUT");
+        let mut info = octx
+            .instance
+            .instantiated_vnf_info
+            .clone()
+            .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
+        let flavour = octx
+            .vnfd
+            .flavour(&octx.flavour_id)
+            .ok_or_else(|| DriverError::new(422, "flavour gone"))?;
+        let max = flavour
+            .scaling_aspects
+            .iter()
+            .find(|a| a.id == aspect)
+            .map(|a| a.max_scale_level)
+            .unwrap_or(0);
+        let level = info
+            .scale_status
+            .iter()
+            .find(|s| s.aspect_id == aspect)
+            .map(|s| s.scale_level)
+            .unwrap_or(0);
+        let new_level = if out {
+            level + steps
+        } else {
+            level.checked_sub(steps).ok_or_else(|| {
+                DriverError::new(
+                    422,
+                    format!("aspect {aspect} is at level {level}; cannot scale in by {steps}"),
+                )
+            })?
+        };
+        if new_level > max {
+            return Err(DriverError::new(
+                422,
+                format!("aspect {aspect} would reach level {new_level}, over its maximum {max}"),
+            ));
+        }
+        let mut list = Vec::new();
+        for v in &flavour.vdus {
+            let Some(deltas) = v.scaling_deltas.get(aspect) else {
+                continue;
+            };
+            let n = deltas.values().next().copied().unwrap_or(1) * steps;
+            if out {
+                for _ in 0..n {
+                    let (r, c) = vnfc(&v.id, &name_of(octx, &v.id));
+                    list.push(affected(&r, "ADDED"));
+                    info.vnfc_resource_info.push(r);
+                    info.vnfc_info.push(c);
+                }
+            } else {
+                for _ in 0..n {
+                    let Some(pos) = info
+                        .vnfc_resource_info
+                        .iter()
+                        .rposition(|r| r.vdu_id == v.id)
+                    else {
+                        break;
+                    };
+                    let r = info.vnfc_resource_info.remove(pos);
+                    info.vnfc_info.retain(|c| c.vnfc_resource_info_id != r.id);
+                    list.push(affected(&r, "REMOVED"));
+                }
+            }
+        }
+        for s in &mut info.scale_status {
+            if s.aspect_id == aspect {
+                s.scale_level = new_level;
+            }
+        }
+        Ok(Outcome {
+            instantiated_vnf_info: Some(info),
+            resource_changes: changes(list),
+        })
+    }
+
+    async fn heal(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "heal").await?;
+        let mut info = octx
+            .instance
+            .instantiated_vnf_info
+            .clone()
+            .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
+        let wanted: Vec<String> = octx
+            .op
+            .operation_params
+            .get("vnfcInstanceId")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut list = Vec::new();
+        let healed: Vec<VnfcInfo> = info
+            .vnfc_info
+            .iter()
+            .filter(|c| wanted.is_empty() || wanted.contains(&c.id))
+            .cloned()
+            .collect();
+        for c in healed {
+            let Some(pos) = info
+                .vnfc_resource_info
+                .iter()
+                .position(|r| r.id == c.vnfc_resource_info_id)
+            else {
+                continue;
+            };
+            let old = info.vnfc_resource_info.remove(pos);
+            let (r, nc) = vnfc(&c.vdu_id, &name_of(octx, &c.vdu_id));
+            list.push(affected(&old, "REMOVED"));
+            list.push(affected(&r, "ADDED"));
+            info.vnfc_info.retain(|x| x.id != c.id);
+            info.vnfc_resource_info.insert(pos, r);
+            info.vnfc_info.push(nc);
+        }
+        Ok(Outcome {
+            instantiated_vnf_info: Some(info),
+            resource_changes: changes(list),
+        })
+    }
+
+    async fn change_ext_conn(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "change_ext_conn").await?;
+        let mut info = octx
+            .instance
+            .instantiated_vnf_info
+            .clone()
+            .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
+        if let Some(links) = octx.op.operation_params.get("extVirtualLinks") {
+            info.other
+                .insert("extVirtualLinkInfo".into(), links.clone());
+        }
+        Ok(Outcome {
+            instantiated_vnf_info: Some(info),
+            resource_changes: Map::new(),
+        })
+    }
+
+    async fn rollback(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "rollback").await?;
+        let before = match octx.op.operation {
+            LcmOperation::Instantiate => None,
+            _ => octx.instance.instantiated_vnf_info.clone(),
+        };
+        Ok(Outcome {
+            instantiated_vnf_info: before,
+            resource_changes: Map::new(),
+        })
+    }
+
+    async fn sync(&self, octx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError> {
+        Ok(octx.instance.instantiated_vnf_info.clone())
+    }
+}
+
+#[async_trait::async_trait]
+impl MgmtDriver for SimDriver {
+    async fn run_hook(&self, hook: &str, octx: &OpContext) -> Result<(), DriverError> {
+        self.faults(octx, hook).await
+    }
+}

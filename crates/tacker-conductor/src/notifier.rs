@@ -1,0 +1,63 @@
+//! Delivers queued notifications: the oldest undelivered one of each subscription, so the
+//! order per subscription (and per operation occurrence) is kept; retries with backoff
+//! until the subscriber takes it, across conductor restarts (the queue is the database).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tacker_db::{outbox, subscriptions};
+use tokio_util::sync::CancellationToken;
+
+use crate::Ctx;
+
+const LEASE: Duration = Duration::from_secs(30);
+
+pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if let Err(e) = sweep(&ctx).await {
+            tracing::debug!(error = %e, "notification sweep failed");
+        }
+    }
+}
+
+async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
+    let heads = ctx.db.run(outbox::due_heads).await?;
+    let sends = heads.into_iter().map(|p| {
+        let ctx = ctx.clone();
+        async move {
+            // Deliver this subscription's queue in order, as far as it goes now.
+            let mut next = Some(p);
+            while let Some(p) = next.take() {
+                let me = ctx.id.clone();
+                let seq = p.seq;
+                if !ctx.db.run(move |c| outbox::claim(c, seq, &me, LEASE)).await.unwrap_or(false) {
+                    return;
+                }
+                let sid = p.subscription_id;
+                let Ok(Some(sub)) = ctx.db.run(move |c| subscriptions::get(c, sid)).await else { return };
+                match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &p.payload).await {
+                    Ok(()) => {
+                        let _ = ctx.db.run(move |c| outbox::delivered(c, seq)).await;
+                        let heads = ctx.db.run(outbox::due_heads).await.unwrap_or_default();
+                        next = heads.into_iter().find(|h| h.subscription_id == sid);
+                    }
+                    Err(e) => {
+                        let backoff = Duration::from_millis(250 * 2u64.saturating_pow(p.attempts.clamp(0, 16) as u32))
+                            .min(ctx.lcm.notification_max_backoff);
+                        tracing::debug!(subscription_id = %sid, error = %e, retry_in = ?backoff, "notification not delivered");
+                        let err = e.to_string();
+                        let _ = ctx.db.run(move |c| outbox::failed(c, seq, &err, backoff)).await;
+                    }
+                }
+            }
+        }
+    });
+    futures::future::join_all(sends).await;
+    Ok(())
+}

@@ -1,0 +1,350 @@
+//! `vnf_instances`: VNF instances, and the one-operation-at-a-time lock.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use serde_json::{Map, Value};
+use tacker_domain::lcm::{
+    InstantiatedVnfInfo, InstantiationState, NotificationKind, VnfInstance, identifier_notification,
+};
+use tacker_domain::package::{OnboardingState, OperationalState, UsageState};
+use uuid::Uuid;
+
+use crate::schema::vnf_instances::{self, dsl};
+use crate::schema::vnf_packages::dsl as pkg;
+use crate::{DbConnection, Error, Result, now, outbox};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = vnf_instances)]
+struct Row {
+    id: String,
+    vnf_instance_name: Option<String>,
+    vnf_instance_description: Option<String>,
+    vnfd_id: String,
+    vnf_pkg_id: String,
+    vnf_provider: String,
+    vnf_product_name: String,
+    vnf_software_version: String,
+    vnfd_version: String,
+    instantiation_state: String,
+    instantiated_vnf_info: Option<String>,
+    vim_connection_info: String,
+    metadata: String,
+    extensions: String,
+    vnf_configurable_properties: String,
+    current_op_id: Option<String>,
+    revision: i64,
+    created_at: NaiveDateTime,
+    updated_at: NaiveDateTime,
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt(format!("vnf_instances.{what}: {e}"))
+}
+
+pub(crate) fn text(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+fn map(what: &str, s: &str) -> Result<Map<String, Value>> {
+    serde_json::from_str(s).map_err(|e| corrupt(what, e))
+}
+
+impl Row {
+    fn into_domain(self) -> Result<VnfInstance> {
+        Ok(VnfInstance {
+            id: self.id.parse().map_err(|e| corrupt("id", e))?,
+            name: self.vnf_instance_name,
+            description: self.vnf_instance_description,
+            vnfd_id: self.vnfd_id,
+            vnf_pkg_id: self
+                .vnf_pkg_id
+                .parse()
+                .map_err(|e| corrupt("vnf_pkg_id", e))?,
+            vnf_provider: self.vnf_provider,
+            vnf_product_name: self.vnf_product_name,
+            vnf_software_version: self.vnf_software_version,
+            vnfd_version: self.vnfd_version,
+            instantiation_state: self
+                .instantiation_state
+                .parse()
+                .map_err(|e| corrupt("instantiation_state", e))?,
+            instantiated_vnf_info: self
+                .instantiated_vnf_info
+                .as_deref()
+                .map(serde_json::from_str::<InstantiatedVnfInfo>)
+                .transpose()
+                .map_err(|e| corrupt("instantiated_vnf_info", e))?,
+            vim_connection_info: map("vim_connection_info", &self.vim_connection_info)?,
+            metadata: map("metadata", &self.metadata)?,
+            extensions: map("extensions", &self.extensions)?,
+            vnf_configurable_properties: map(
+                "vnf_configurable_properties",
+                &self.vnf_configurable_properties,
+            )?,
+            current_op: self
+                .current_op_id
+                .map(|o| o.parse())
+                .transpose()
+                .map_err(|e| corrupt("current_op_id", e))?,
+            created_at: self.created_at.and_utc(),
+        })
+    }
+
+    fn from_domain(i: &VnfInstance) -> Self {
+        Self {
+            id: i.id.to_string(),
+            vnf_instance_name: i.name.clone(),
+            vnf_instance_description: i.description.clone(),
+            vnfd_id: i.vnfd_id.clone(),
+            vnf_pkg_id: i.vnf_pkg_id.to_string(),
+            vnf_provider: i.vnf_provider.clone(),
+            vnf_product_name: i.vnf_product_name.clone(),
+            vnf_software_version: i.vnf_software_version.clone(),
+            vnfd_version: i.vnfd_version.clone(),
+            instantiation_state: i.instantiation_state.as_str().into(),
+            instantiated_vnf_info: i.instantiated_vnf_info.as_ref().map(text),
+            vim_connection_info: text(&i.vim_connection_info),
+            metadata: text(&i.metadata),
+            extensions: text(&i.extensions),
+            vnf_configurable_properties: text(&i.vnf_configurable_properties),
+            current_op_id: None,
+            revision: 0,
+            created_at: i.created_at.naive_utc(),
+            updated_at: now(),
+        }
+    }
+}
+
+/// Why an instance could not be created.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CreateOutcome {
+    /// Created.
+    Created,
+    /// No ONBOARDED + ENABLED package has this vnfdId.
+    NoUsablePackage,
+}
+
+/// The ONBOARDED + ENABLED package with `vnfd_id`, if any: (package id, provider, product,
+/// software version, vnfd version).
+pub fn usable_package(
+    c: &mut DbConnection,
+    vnfd_id: &str,
+) -> Result<Option<(Uuid, String, String, String, String)>> {
+    let row: Option<(
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    )> = pkg::vnf_packages
+        .filter(pkg::vnfd_id.eq(vnfd_id))
+        .filter(pkg::deleted_at.is_null())
+        .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
+        .filter(pkg::operational_state.eq(OperationalState::Enabled.as_str()))
+        .select((
+            pkg::id,
+            pkg::vnf_provider,
+            pkg::vnf_product_name,
+            pkg::vnf_software_version,
+            pkg::vnfd_version,
+        ))
+        .first(c)
+        .optional()?;
+    row.map(|(id, p, n, s, v)| {
+        Ok((
+            id.parse().map_err(|e| corrupt("vnf_pkg_id", e))?,
+            p.unwrap_or_default(),
+            n.unwrap_or_default(),
+            s.unwrap_or_default(),
+            v.unwrap_or_default(),
+        ))
+    })
+    .transpose()
+}
+
+/// Creates `instance`: its package becomes IN_USE and a VnfIdentifierCreationNotification
+/// is queued, in one transaction. `instance.vnf_pkg_id` must be ONBOARDED + ENABLED.
+pub fn create(c: &mut DbConnection, instance: &VnfInstance, base: &str) -> Result<CreateOutcome> {
+    c.transaction(|c| {
+        let n = diesel::update(
+            pkg::vnf_packages
+                .filter(pkg::id.eq(instance.vnf_pkg_id.to_string()))
+                .filter(pkg::deleted_at.is_null())
+                .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
+                .filter(pkg::operational_state.eq(OperationalState::Enabled.as_str())),
+        )
+        .set((
+            pkg::usage_state.eq(UsageState::InUse.as_str()),
+            pkg::revision.eq(pkg::revision + 1),
+        ))
+        .execute(c)?;
+        if n == 0 {
+            return Ok(CreateOutcome::NoUsablePackage);
+        }
+        diesel::insert_into(vnf_instances::table)
+            .values(Row::from_domain(instance))
+            .execute(c)?;
+        outbox::enqueue_matching(
+            c,
+            NotificationKind::VnfIdentifierCreation,
+            instance,
+            None,
+            |sub| {
+                identifier_notification(
+                    base,
+                    NotificationKind::VnfIdentifierCreation,
+                    sub,
+                    instance.id,
+                )
+            },
+        )?;
+        Ok(CreateOutcome::Created)
+    })
+}
+
+/// The instance `id`.
+pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<VnfInstance>> {
+    dsl::vnf_instances
+        .filter(dsl::id.eq(id.to_string()))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(Row::into_domain)
+        .transpose()
+}
+
+/// Every instance, oldest first.
+pub fn list(c: &mut DbConnection) -> Result<Vec<VnfInstance>> {
+    dsl::vnf_instances
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(Row::into_domain)
+        .collect()
+}
+
+/// Why an instance could not be deleted.
+#[derive(Debug, PartialEq, Eq)]
+pub enum DeleteOutcome {
+    /// Deleted.
+    Deleted,
+    /// No such instance.
+    NotFound,
+    /// It is INSTANTIATED or an operation holds it.
+    Busy,
+}
+
+/// Deletes a NOT_INSTANTIATED instance without an operation on it; its package returns to
+/// NOT_IN_USE when no other instance uses it; a VnfIdentifierDeletionNotification is
+/// queued. One transaction.
+pub fn delete(c: &mut DbConnection, id: Uuid, base: &str) -> Result<DeleteOutcome> {
+    c.transaction(|c| {
+        let Some(instance) = get(c, id)? else {
+            return Ok(DeleteOutcome::NotFound);
+        };
+        let n = diesel::delete(
+            dsl::vnf_instances
+                .filter(dsl::id.eq(id.to_string()))
+                .filter(dsl::instantiation_state.eq(InstantiationState::NotInstantiated.as_str()))
+                .filter(dsl::current_op_id.is_null()),
+        )
+        .execute(c)?;
+        if n == 0 {
+            return Ok(DeleteOutcome::Busy);
+        }
+        let pkg_id = instance.vnf_pkg_id.to_string();
+        let others: i64 = dsl::vnf_instances
+            .filter(dsl::vnf_pkg_id.eq(&pkg_id))
+            .count()
+            .get_result(c)?;
+        if others == 0 {
+            diesel::update(pkg::vnf_packages.filter(pkg::id.eq(&pkg_id)))
+                .set((
+                    pkg::usage_state.eq(UsageState::NotInUse.as_str()),
+                    pkg::revision.eq(pkg::revision + 1),
+                ))
+                .execute(c)?;
+        }
+        outbox::enqueue_matching(
+            c,
+            NotificationKind::VnfIdentifierDeletion,
+            &instance,
+            None,
+            |sub| identifier_notification(base, NotificationKind::VnfIdentifierDeletion, sub, id),
+        )?;
+        Ok(DeleteOutcome::Deleted)
+    })
+}
+
+/// Takes the instance's operation lock for `op` (false when another operation holds it).
+pub(crate) fn lock(c: &mut DbConnection, id: Uuid, op: Uuid) -> Result<bool> {
+    let n = diesel::update(
+        dsl::vnf_instances
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::current_op_id.is_null()),
+    )
+    .set((
+        dsl::current_op_id.eq(Some(op.to_string())),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// Releases the lock `op` holds.
+pub(crate) fn unlock(c: &mut DbConnection, id: Uuid, op: Uuid) -> Result<()> {
+    diesel::update(
+        dsl::vnf_instances
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::current_op_id.eq(op.to_string())),
+    )
+    .set((
+        dsl::current_op_id.eq(None::<String>),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(())
+}
+
+/// Stores what an operation changed on the instance.
+pub(crate) fn store(c: &mut DbConnection, i: &VnfInstance) -> Result<()> {
+    diesel::update(dsl::vnf_instances.filter(dsl::id.eq(i.id.to_string())))
+        .set((
+            dsl::vnf_instance_name.eq(&i.name),
+            dsl::vnf_instance_description.eq(&i.description),
+            dsl::vnfd_id.eq(&i.vnfd_id),
+            dsl::vnf_pkg_id.eq(i.vnf_pkg_id.to_string()),
+            dsl::vnf_provider.eq(&i.vnf_provider),
+            dsl::vnf_product_name.eq(&i.vnf_product_name),
+            dsl::vnf_software_version.eq(&i.vnf_software_version),
+            dsl::vnfd_version.eq(&i.vnfd_version),
+            dsl::instantiation_state.eq(i.instantiation_state.as_str()),
+            dsl::instantiated_vnf_info.eq(i.instantiated_vnf_info.as_ref().map(text)),
+            dsl::vim_connection_info.eq(text(&i.vim_connection_info)),
+            dsl::metadata.eq(text(&i.metadata)),
+            dsl::extensions.eq(text(&i.extensions)),
+            dsl::vnf_configurable_properties.eq(text(&i.vnf_configurable_properties)),
+            dsl::revision.eq(dsl::revision + 1),
+            dsl::updated_at.eq(now()),
+        ))
+        .execute(c)?;
+    Ok(())
+}
+
+/// Reconciles an instance's stored resources (resource sync), unless an operation holds it.
+pub fn store_synced(c: &mut DbConnection, id: Uuid, info: &InstantiatedVnfInfo) -> Result<bool> {
+    let n = diesel::update(
+        dsl::vnf_instances
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::current_op_id.is_null())
+            .filter(dsl::instantiation_state.eq(InstantiationState::Instantiated.as_str())),
+    )
+    .set((
+        dsl::instantiated_vnf_info.eq(Some(text(info))),
+        dsl::revision.eq(dsl::revision + 1),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
+}

@@ -1,0 +1,311 @@
+//! `vnf_lcm_op_occs`: operation occurrences and their transitions, each with its
+//! notifications queued in the same transaction.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use serde_json::Value;
+use tacker_domain::ProblemDetails;
+use tacker_domain::lcm::{NotificationKind, OpOcc, OperationState, VnfInstance, op_notification};
+use uuid::Uuid;
+
+use crate::instances::{self, text};
+use crate::schema::vnf_lcm_op_occs::{self, dsl};
+use crate::{DbConnection, Error, Result, now, outbox};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = vnf_lcm_op_occs)]
+struct Row {
+    id: String,
+    vnf_instance_id: String,
+    operation: String,
+    operation_state: String,
+    state_entered_time: NaiveDateTime,
+    start_time: NaiveDateTime,
+    is_automatic_invocation: bool,
+    is_cancel_pending: bool,
+    operation_params: String,
+    error: Option<String>,
+    resource_changes: Option<String>,
+    changed_info: Option<String>,
+    changed_ext_connectivity: Option<String>,
+    grant_id: Option<String>,
+    conductor_id: Option<String>,
+    revision: i64,
+    created_at: NaiveDateTime,
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt(format!("vnf_lcm_op_occs.{what}: {e}"))
+}
+
+fn json_opt(what: &str, s: Option<String>) -> Result<Option<Value>> {
+    s.map(|t| serde_json::from_str(&t).map_err(|e| corrupt(what, e)))
+        .transpose()
+}
+
+impl Row {
+    fn into_domain(self) -> Result<OpOcc> {
+        Ok(OpOcc {
+            id: self.id.parse().map_err(|e| corrupt("id", e))?,
+            vnf_instance_id: self
+                .vnf_instance_id
+                .parse()
+                .map_err(|e| corrupt("vnf_instance_id", e))?,
+            operation: self
+                .operation
+                .parse()
+                .map_err(|e| corrupt("operation", e))?,
+            state: self
+                .operation_state
+                .parse()
+                .map_err(|e| corrupt("operation_state", e))?,
+            state_entered_time: self.state_entered_time.and_utc(),
+            start_time: self.start_time.and_utc(),
+            operation_params: serde_json::from_str(&self.operation_params)
+                .map_err(|e| corrupt("operation_params", e))?,
+            error: self
+                .error
+                .map(|t| serde_json::from_str::<ProblemDetails>(&t))
+                .transpose()
+                .map_err(|e| corrupt("error", e))?,
+            resource_changes: json_opt("resource_changes", self.resource_changes)?,
+            changed_info: json_opt("changed_info", self.changed_info)?,
+            changed_ext_connectivity: json_opt(
+                "changed_ext_connectivity",
+                self.changed_ext_connectivity,
+            )?,
+            grant_id: self.grant_id,
+            conductor_id: self.conductor_id,
+        })
+    }
+}
+
+/// Whether an operation could start.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CreateOutcome {
+    /// Created in STARTING.
+    Created,
+    /// Another operation is in progress or FAILED_TEMP on the instance.
+    Busy,
+}
+
+fn queue_notifications(c: &mut DbConnection, op: &OpOcc, base: &str) -> Result<()> {
+    let Some(instance) = instances::get(c, op.vnf_instance_id)? else {
+        return Ok(());
+    };
+    notify(c, op, &instance, base)
+}
+
+fn notify(c: &mut DbConnection, op: &OpOcc, instance: &VnfInstance, base: &str) -> Result<()> {
+    outbox::enqueue_matching(
+        c,
+        NotificationKind::VnfLcmOperationOccurrence,
+        instance,
+        Some((op.operation, op.state)),
+        |sub| op_notification(base, sub, op),
+    )
+}
+
+/// Creates `op` (STARTING) if the instance is free: takes its operation lock and queues
+/// the STARTING notification, in one transaction.
+pub fn create(c: &mut DbConnection, op: &OpOcc, base: &str) -> Result<CreateOutcome> {
+    c.transaction(|c| {
+        if !instances::lock(c, op.vnf_instance_id, op.id)? {
+            return Ok(CreateOutcome::Busy);
+        }
+        let t = now();
+        let row = Row {
+            id: op.id.to_string(),
+            vnf_instance_id: op.vnf_instance_id.to_string(),
+            operation: op.operation.as_str().into(),
+            operation_state: OperationState::Starting.as_str().into(),
+            state_entered_time: t,
+            start_time: t,
+            is_automatic_invocation: false,
+            is_cancel_pending: false,
+            operation_params: text(&op.operation_params),
+            error: None,
+            resource_changes: None,
+            changed_info: None,
+            changed_ext_connectivity: None,
+            grant_id: None,
+            conductor_id: None,
+            revision: 0,
+            created_at: t,
+        };
+        diesel::insert_into(vnf_lcm_op_occs::table)
+            .values(row)
+            .execute(c)?;
+        let stored = get(c, op.id)?.ok_or_else(|| corrupt("id", "vanished"))?;
+        queue_notifications(c, &stored, base)?;
+        Ok(CreateOutcome::Created)
+    })
+}
+
+/// The occurrence `id`.
+pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<OpOcc>> {
+    dsl::vnf_lcm_op_occs
+        .filter(dsl::id.eq(id.to_string()))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(Row::into_domain)
+        .transpose()
+}
+
+/// Every occurrence, oldest first.
+pub fn list(c: &mut DbConnection) -> Result<Vec<OpOcc>> {
+    dsl::vnf_lcm_op_occs
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(Row::into_domain)
+        .collect()
+}
+
+/// Who runs an occurrence after a transition.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Runner {
+    /// Unchanged.
+    #[default]
+    Keep,
+    /// This conductor.
+    Set(String),
+    /// Nobody.
+    Clear,
+}
+
+/// A state change of an occurrence, and what changes with it.
+#[derive(Debug, Clone, Default)]
+pub struct Transition {
+    /// States it may leave.
+    pub from: Vec<OperationState>,
+    /// The state it enters.
+    pub to: Option<OperationState>,
+    /// New `error` (`Some(None)` clears it).
+    pub error: Option<Option<ProblemDetails>>,
+    /// New `resourceChanges`.
+    pub resource_changes: Option<Value>,
+    /// New `changedInfo`.
+    pub changed_info: Option<Value>,
+    /// The grant.
+    pub grant_id: Option<String>,
+    /// Who runs it.
+    pub runner: Runner,
+    /// The instance as the operation left it.
+    pub instance: Option<VnfInstance>,
+    /// Whether the instance's operation lock is released (final states).
+    pub release: bool,
+}
+
+/// Applies `t` to occurrence `id` if it is in one of `t.from`, and queues the
+/// notification of the new state: all in one transaction. `None` when it was not in
+/// `t.from` (someone else moved it).
+pub fn transition(
+    c: &mut DbConnection,
+    id: Uuid,
+    t: &Transition,
+    base: &str,
+) -> Result<Option<OpOcc>> {
+    let to =
+        t.to.ok_or_else(|| Error::Corrupt("transition without a target state".into()))?;
+    c.transaction(|c| {
+        let from: Vec<&str> = t.from.iter().map(|s| s.as_str()).collect();
+        let target = dsl::vnf_lcm_op_occs
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::operation_state.eq_any(from));
+        let n = diesel::update(target)
+            .set((
+                dsl::operation_state.eq(to.as_str()),
+                dsl::state_entered_time.eq(now()),
+                dsl::revision.eq(dsl::revision + 1),
+            ))
+            .execute(c)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let me = || dsl::vnf_lcm_op_occs.filter(dsl::id.eq(id.to_string()));
+        if let Some(e) = &t.error {
+            diesel::update(me())
+                .set(dsl::error.eq(e.as_ref().map(text)))
+                .execute(c)?;
+        }
+        if let Some(r) = &t.resource_changes {
+            diesel::update(me())
+                .set(dsl::resource_changes.eq(Some(text(r))))
+                .execute(c)?;
+        }
+        if let Some(ci) = &t.changed_info {
+            diesel::update(me())
+                .set(dsl::changed_info.eq(Some(text(ci))))
+                .execute(c)?;
+        }
+        if let Some(g) = &t.grant_id {
+            diesel::update(me())
+                .set(dsl::grant_id.eq(Some(g)))
+                .execute(c)?;
+        }
+        match &t.runner {
+            Runner::Keep => {}
+            Runner::Set(who) => {
+                diesel::update(me())
+                    .set(dsl::conductor_id.eq(Some(who)))
+                    .execute(c)?;
+            }
+            Runner::Clear => {
+                diesel::update(me())
+                    .set(dsl::conductor_id.eq(None::<String>))
+                    .execute(c)?;
+            }
+        }
+        let op = get(c, id)?.ok_or_else(|| corrupt("id", "vanished"))?;
+        if let Some(i) = &t.instance {
+            instances::store(c, i)?;
+        }
+        if t.release {
+            instances::unlock(c, op.vnf_instance_id, op.id)?;
+        }
+        queue_notifications(c, &op, base)?;
+        Ok(Some(op))
+    })
+}
+
+/// Records `conductor` as the one running `id`, while it is in one of `states`.
+pub fn claim(
+    c: &mut DbConnection,
+    id: Uuid,
+    conductor: &str,
+    states: &[OperationState],
+) -> Result<bool> {
+    let states: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
+    let n = diesel::update(
+        dsl::vnf_lcm_op_occs
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::operation_state.eq_any(states)),
+    )
+    .set(dsl::conductor_id.eq(Some(conductor)))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// Occurrences in progress (STARTING, PROCESSING, ROLLING_BACK) and who runs them.
+pub fn in_progress(c: &mut DbConnection) -> Result<Vec<(Uuid, OperationState, Option<String>)>> {
+    let rows: Vec<(String, String, Option<String>)> = dsl::vnf_lcm_op_occs
+        .filter(dsl::operation_state.eq_any([
+            OperationState::Starting.as_str(),
+            OperationState::Processing.as_str(),
+            OperationState::RollingBack.as_str(),
+        ]))
+        .select((dsl::id, dsl::operation_state, dsl::conductor_id))
+        .load(c)?;
+    rows.into_iter()
+        .map(|(id, s, who)| {
+            Ok((
+                id.parse().map_err(|e| corrupt("id", e))?,
+                s.parse().map_err(|e| corrupt("state", e))?,
+                who,
+            ))
+        })
+        .collect()
+}

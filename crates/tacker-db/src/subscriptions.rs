@@ -1,0 +1,95 @@
+//! `lccn_subscriptions`.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
+use uuid::Uuid;
+
+use crate::instances::text;
+use crate::schema::lccn_subscriptions::{self, dsl};
+use crate::schema::notification_outbox::dsl as ob;
+use crate::{DbConnection, Error, Result, now};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = lccn_subscriptions)]
+struct Row {
+    id: String,
+    callback_uri: String,
+    filter: String,
+    authentication: Option<String>,
+    verbosity: String,
+    created_at: NaiveDateTime,
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt(format!("lccn_subscriptions.{what}: {e}"))
+}
+
+impl Row {
+    fn into_domain(self) -> Result<Subscription> {
+        Ok(Subscription {
+            id: self.id.parse().map_err(|e| corrupt("id", e))?,
+            callback_uri: self.callback_uri,
+            filter: serde_json::from_str::<SubscriptionFilter>(&self.filter)
+                .map_err(|e| corrupt("filter", e))?,
+            authentication: self
+                .authentication
+                .map(|a| serde_json::from_str::<SubscriptionAuth>(&a))
+                .transpose()
+                .map_err(|e| corrupt("authentication", e))?,
+            verbosity: self.verbosity,
+        })
+    }
+}
+
+/// Stores a subscription.
+pub fn insert(c: &mut DbConnection, s: &Subscription) -> Result<()> {
+    let row = Row {
+        id: s.id.to_string(),
+        callback_uri: s.callback_uri.clone(),
+        filter: text(&s.filter),
+        authentication: s.authentication.as_ref().map(text),
+        verbosity: s.verbosity.clone(),
+        created_at: now(),
+    };
+    diesel::insert_into(lccn_subscriptions::table)
+        .values(row)
+        .execute(c)?;
+    Ok(())
+}
+
+/// The subscription `id`.
+pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Subscription>> {
+    dsl::lccn_subscriptions
+        .filter(dsl::id.eq(id.to_string()))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(Row::into_domain)
+        .transpose()
+}
+
+/// Every subscription, oldest first, with its creation time.
+pub fn list(c: &mut DbConnection) -> Result<Vec<(Subscription, chrono::DateTime<chrono::Utc>)>> {
+    dsl::lccn_subscriptions
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(|r| {
+            let t = r.created_at.and_utc();
+            r.into_domain().map(|s| (s, t))
+        })
+        .collect()
+}
+
+/// Deletes a subscription and what it has not received yet; false when absent.
+pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    c.transaction(|c| {
+        let n = diesel::delete(dsl::lccn_subscriptions.filter(dsl::id.eq(id.to_string())))
+            .execute(c)?;
+        diesel::delete(ob::notification_outbox.filter(ob::subscription_id.eq(id.to_string())))
+            .execute(c)?;
+        Ok(n == 1)
+    })
+}

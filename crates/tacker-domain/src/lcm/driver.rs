@@ -1,0 +1,137 @@
+//! What infra drivers (Kubernetes, OpenStack) and management drivers (the `Vnflcm`
+//! hooks) implement. The engine picks an infra driver by the VIM type and management
+//! drivers from the VNFD's hooks.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::instance::{InstantiatedVnfInfo, VnfInstance};
+use super::op::OpOcc;
+use crate::ProblemDetails;
+use crate::vnfd::Vnfd;
+
+/// One VIM connection, credentials included (only drivers see them).
+#[derive(Clone, PartialEq)]
+pub struct VimConnection {
+    /// Its key in `vimConnectionInfo`.
+    pub id: String,
+    /// `vimType`, e.g. `ETSINFV.KUBERNETES.V_1`.
+    pub vim_type: String,
+    /// `interfaceInfo` (endpoint, CA certificate, ...).
+    pub interface_info: Map<String, Value>,
+    /// `accessInfo` (credentials).
+    pub access_info: Map<String, Value>,
+    /// `extra`.
+    pub extra: Map<String, Value>,
+}
+
+impl std::fmt::Debug for VimConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VimConnection")
+            .field("id", &self.id)
+            .field("vim_type", &self.vim_type)
+            .field("interface_info", &self.interface_info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl VimConnection {
+    /// Reads one entry of `vimConnectionInfo`.
+    pub fn from_json(id: &str, v: &Value) -> Option<Self> {
+        let obj = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default()
+        };
+        Some(Self {
+            id: id.to_owned(),
+            vim_type: v.get("vimType")?.as_str()?.to_owned(),
+            interface_info: obj("interfaceInfo"),
+            access_info: obj("accessInfo"),
+            extra: obj("extra"),
+        })
+    }
+}
+
+/// Everything a driver knows about the operation it runs.
+#[derive(Debug, Clone)]
+pub struct OpContext {
+    /// The occurrence (its `operation_params` is the request body).
+    pub op: OpOcc,
+    /// The instance as it is now.
+    pub instance: VnfInstance,
+    /// The VNFD.
+    pub vnfd: Vnfd,
+    /// The deployment flavour in use (or being instantiated).
+    pub flavour_id: String,
+    /// The package's extracted files, in this conductor's cache.
+    pub package_dir: PathBuf,
+    /// The package's CSAR, in this conductor's cache.
+    pub package_zip: PathBuf,
+    /// The VIM to work in.
+    pub vim: Option<VimConnection>,
+    /// The grant.
+    pub grant: Value,
+}
+
+/// What a driver did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    /// The instance's resources afterwards (`None`: not instantiated any more).
+    pub instantiated_vnf_info: Option<InstantiatedVnfInfo>,
+    /// `resourceChanges` (`affectedVnfcs`, `affectedVirtualStorages`, ...).
+    pub resource_changes: Map<String, Value>,
+}
+
+/// A driver failure: becomes the occurrence's `error`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{detail}")]
+pub struct DriverError {
+    /// HTTP-like status for the ProblemDetails.
+    pub status: u16,
+    /// What went wrong.
+    pub detail: String,
+}
+
+impl DriverError {
+    /// A failure with this status and detail.
+    pub fn new(status: u16, detail: impl Into<String>) -> Self {
+        Self {
+            status,
+            detail: detail.into(),
+        }
+    }
+
+    /// The ProblemDetails recorded on the occurrence.
+    pub fn problem(&self) -> ProblemDetails {
+        ProblemDetails::new(self.status, self.detail.clone())
+    }
+}
+
+/// Realises VNFs in one kind of VIM.
+#[async_trait::async_trait]
+pub trait InfraDriver: Send + Sync {
+    /// Creates the VNF's resources.
+    async fn instantiate(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
+    /// Removes them.
+    async fn terminate(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
+    /// Scales an aspect out or in.
+    async fn scale(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
+    /// Heals VNFCs (SOL002) or the whole VNF (SOL003).
+    async fn heal(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
+    /// Changes external connectivity.
+    async fn change_ext_conn(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
+    /// Undoes a failed instantiate or scale-out.
+    async fn rollback(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
+    /// Reads what actually runs, to reconcile the stored VNFC lists.
+    async fn sync(&self, ctx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError>;
+}
+
+/// Runs `Vnflcm` hooks (`instantiate_end`, `heal_end`, ...).
+#[async_trait::async_trait]
+pub trait MgmtDriver: Send + Sync {
+    /// Runs hook `hook` of the operation in `ctx`.
+    async fn run_hook(&self, hook: &str, ctx: &OpContext) -> Result<(), DriverError>;
+}

@@ -1,0 +1,279 @@
+//! VNF instances.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+crate::text_enum! {
+    /// Whether an instance has resources.
+    InstantiationState, "instantiationState" {
+        /// Created, no resources.
+        NotInstantiated = "NOT_INSTANTIATED",
+        /// Running.
+        Instantiated = "INSTANTIATED",
+    }
+}
+
+/// A resource in a VIM.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceHandle {
+    /// The VIM connection it lives in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vim_connection_id: Option<String>,
+    /// Its id in the VIM (a Pod name, a server id, ...).
+    pub resource_id: String,
+    /// Its type in the VIM (e.g. `Deployment`, `OS::Nova::Server`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vim_level_resource_type: Option<String>,
+}
+
+/// One VNFC's resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VnfcResourceInfo {
+    /// Its id.
+    pub id: String,
+    /// The VDU it realises.
+    pub vdu_id: String,
+    /// The compute resource.
+    pub compute_resource: ResourceHandle,
+    /// Driver data.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+}
+
+/// One VNFC (SOL002 `vnfcInfo`): what `vnfcInstanceId` in heal refers to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VnfcInfo {
+    /// Its id.
+    pub id: String,
+    /// The VDU.
+    pub vdu_id: String,
+    /// The VnfcResourceInfo it is.
+    pub vnfc_resource_info_id: String,
+    /// `STARTED` or `STOPPED`.
+    pub vnfc_state: String,
+}
+
+/// The scale level of one aspect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleInfo {
+    /// The aspect.
+    pub aspect_id: String,
+    /// The VNFD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vnfd_id: Option<String>,
+    /// The level.
+    pub scale_level: u32,
+}
+
+/// What an instantiated VNF is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstantiatedVnfInfo {
+    /// The deployment flavour.
+    pub flavour_id: String,
+    /// `STARTED` or `STOPPED`.
+    pub vnf_state: String,
+    /// Scale level per aspect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scale_status: Vec<ScaleInfo>,
+    /// Maximum scale level per aspect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub max_scale_levels: Vec<ScaleInfo>,
+    /// VNFC resources.
+    #[serde(default)]
+    pub vnfc_resource_info: Vec<VnfcResourceInfo>,
+    /// VNFCs.
+    #[serde(default)]
+    pub vnfc_info: Vec<VnfcInfo>,
+    /// Anything else (extCpInfo, virtual links, storage, driver metadata), as given.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// A VNF instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VnfInstance {
+    /// Id.
+    pub id: Uuid,
+    /// `vnfInstanceName`.
+    pub name: Option<String>,
+    /// `vnfInstanceDescription`.
+    pub description: Option<String>,
+    /// The VNFD.
+    pub vnfd_id: String,
+    /// The package it was created from.
+    pub vnf_pkg_id: Uuid,
+    /// `vnfProvider`.
+    pub vnf_provider: String,
+    /// `vnfProductName`.
+    pub vnf_product_name: String,
+    /// `vnfSoftwareVersion`.
+    pub vnf_software_version: String,
+    /// `vnfdVersion`.
+    pub vnfd_version: String,
+    /// State.
+    pub instantiation_state: InstantiationState,
+    /// Set when instantiated.
+    pub instantiated_vnf_info: Option<InstantiatedVnfInfo>,
+    /// VIM connections, with credentials (never answered as is).
+    pub vim_connection_info: Map<String, Value>,
+    /// `metadata`.
+    pub metadata: Map<String, Value>,
+    /// `extensions`.
+    pub extensions: Map<String, Value>,
+    /// `vnfConfigurableProperties`.
+    pub vnf_configurable_properties: Map<String, Value>,
+    /// The operation in progress or FAILED_TEMP on it.
+    pub current_op: Option<Uuid>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Keys of `accessInfo` (and `interfaceInfo`) that are secrets.
+const SECRET_KEYS: [&str; 6] = [
+    "password",
+    "bearer_token",
+    "client_secret",
+    "token",
+    "ssl_ca_cert_key",
+    "secret",
+];
+
+/// `vimConnectionInfo` as answered: credentials removed.
+pub fn redact_vim_connection_info(vci: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = vci.clone();
+    for v in out.values_mut() {
+        if let Some(access) = v.get_mut("accessInfo").and_then(Value::as_object_mut) {
+            for k in SECRET_KEYS {
+                access.remove(k);
+            }
+            access.retain(|k, _| {
+                !k.to_ascii_lowercase().contains("password")
+                    && !k.to_ascii_lowercase().contains("secret")
+            });
+        }
+    }
+    out
+}
+
+impl VnfInstance {
+    /// The `VnfInstance` body, links under `base` (e.g. `http://h/vnflcm/v2`).
+    pub fn to_json(&self, base: &str) -> Value {
+        let me = format!("{base}/vnf_instances/{}", self.id);
+        let mut o = Map::new();
+        o.insert("id".into(), json!(self.id));
+        if let Some(n) = &self.name {
+            o.insert("vnfInstanceName".into(), json!(n));
+        }
+        if let Some(d) = &self.description {
+            o.insert("vnfInstanceDescription".into(), json!(d));
+        }
+        o.insert("vnfdId".into(), json!(self.vnfd_id));
+        o.insert("vnfProvider".into(), json!(self.vnf_provider));
+        o.insert("vnfProductName".into(), json!(self.vnf_product_name));
+        o.insert(
+            "vnfSoftwareVersion".into(),
+            json!(self.vnf_software_version),
+        );
+        o.insert("vnfdVersion".into(), json!(self.vnfd_version));
+        o.insert("instantiationState".into(), json!(self.instantiation_state));
+        if !self.vnf_configurable_properties.is_empty() {
+            o.insert(
+                "vnfConfigurableProperties".into(),
+                Value::Object(self.vnf_configurable_properties.clone()),
+            );
+        }
+        if !self.vim_connection_info.is_empty() {
+            o.insert(
+                "vimConnectionInfo".into(),
+                Value::Object(redact_vim_connection_info(&self.vim_connection_info)),
+            );
+        }
+        if let Some(i) = &self.instantiated_vnf_info {
+            o.insert("instantiatedVnfInfo".into(), json!(i));
+        }
+        if !self.metadata.is_empty() {
+            o.insert("metadata".into(), Value::Object(self.metadata.clone()));
+        }
+        if !self.extensions.is_empty() {
+            o.insert("extensions".into(), Value::Object(self.extensions.clone()));
+        }
+        let mut links = Map::new();
+        links.insert("self".into(), json!({"href": me}));
+        let tasks: &[(&str, &str)] = match self.instantiation_state {
+            InstantiationState::NotInstantiated => &[("instantiate", "instantiate")],
+            InstantiationState::Instantiated => &[
+                ("terminate", "terminate"),
+                ("scale", "scale"),
+                ("heal", "heal"),
+                ("changeExtConn", "change_ext_conn"),
+            ],
+        };
+        for (rel, path) in tasks {
+            links.insert((*rel).into(), json!({"href": format!("{me}/{path}")}));
+        }
+        o.insert("_links".into(), Value::Object(links));
+        Value::Object(o)
+    }
+
+    /// The VNFC of this id, if instantiated.
+    pub fn vnfc(&self, vnfc_id: &str) -> Option<&VnfcInfo> {
+        self.instantiated_vnf_info
+            .as_ref()?
+            .vnfc_info
+            .iter()
+            .find(|v| v.id == vnfc_id)
+    }
+}
+
+/// Top-level attributes of `VnfInstance` that filters may name.
+pub const VNF_INSTANCE_ATTRIBUTES: &[&str] = &[
+    "id",
+    "vnfInstanceName",
+    "vnfInstanceDescription",
+    "vnfdId",
+    "vnfProvider",
+    "vnfProductName",
+    "vnfSoftwareVersion",
+    "vnfdVersion",
+    "vnfConfigurableProperties",
+    "vimConnectionInfo",
+    "instantiationState",
+    "instantiatedVnfInfo",
+    "metadata",
+    "extensions",
+    "_links",
+];
+
+/// Complex attributes left out of lists by default.
+pub const VNF_INSTANCE_DEFAULT_EXCLUDED: &[&str] = &[
+    "vnfConfigurableProperties",
+    "vimConnectionInfo",
+    "instantiatedVnfInfo",
+    "metadata",
+    "extensions",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_never_leave() {
+        let vci = json!({"vim1": {"vimType": "kubernetes", "interfaceInfo": {"endpoint": "https://k"},
+            "accessInfo": {"bearer_token": "t0k", "username": "u", "password": "p", "myPassword": "x"}}});
+        let out = redact_vim_connection_info(vci.as_object().unwrap());
+        let text = serde_json::to_string(&out).unwrap();
+        assert!(
+            !text.contains("t0k") && !text.contains("\"p\"") && !text.contains("myPassword"),
+            "{text}"
+        );
+        assert!(text.contains("https://k") && text.contains("\"username\""));
+    }
+}

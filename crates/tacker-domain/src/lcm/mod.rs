@@ -1,0 +1,18 @@
+//! VNF lifecycle management (SOL003 v3.3.1, our `/vnflcm/v2`): instances, operation
+//! occurrences and their state machine, subscriptions and notifications, and the driver
+//! traits the engine calls.
+
+pub mod driver;
+mod instance;
+mod notification;
+mod op;
+mod subscription;
+
+pub use instance::{
+    InstantiatedVnfInfo, InstantiationState, ResourceHandle, ScaleInfo, VNF_INSTANCE_ATTRIBUTES,
+    VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance, VnfcInfo, VnfcResourceInfo,
+    redact_vim_connection_info,
+};
+pub use notification::{NotificationKind, identifier_notification, op_notification};
+pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};
+pub use subscription::{InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter};

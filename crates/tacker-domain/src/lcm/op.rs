@@ -1,0 +1,206 @@
+//! Operation occurrences and their state machine.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use crate::ProblemDetails;
+
+crate::text_enum! {
+    /// The LCM operations.
+    LcmOperation, "operation" {
+        /// instantiate
+        Instantiate = "INSTANTIATE",
+        /// scale
+        Scale = "SCALE",
+        /// scale_to_level
+        ScaleToLevel = "SCALE_TO_LEVEL",
+        /// change_flavour
+        ChangeFlavour = "CHANGE_FLAVOUR",
+        /// terminate
+        Terminate = "TERMINATE",
+        /// heal
+        Heal = "HEAL",
+        /// operate
+        Operate = "OPERATE",
+        /// change_ext_conn
+        ChangeExtConn = "CHANGE_EXT_CONN",
+        /// PATCH of an instance
+        ModifyInfo = "MODIFY_INFO",
+        /// create_snapshot
+        CreateSnapshot = "CREATE_SNAPSHOT",
+        /// revert_to_snapshot
+        RevertToSnapshot = "REVERT_TO_SNAPSHOT",
+        /// change_vnfpkg
+        ChangeVnfpkg = "CHANGE_VNFPKG",
+    }
+}
+
+impl LcmOperation {
+    /// The `Vnflcm` hook name prefix (e.g. `instantiate` for `instantiate_start`).
+    pub fn hook_prefix(self) -> &'static str {
+        match self {
+            LcmOperation::Instantiate => "instantiate",
+            LcmOperation::Scale => "scale",
+            LcmOperation::ScaleToLevel => "scale_to_level",
+            LcmOperation::ChangeFlavour => "change_flavour",
+            LcmOperation::Terminate => "terminate",
+            LcmOperation::Heal => "heal",
+            LcmOperation::Operate => "operate",
+            LcmOperation::ChangeExtConn => "change_external_connectivity",
+            LcmOperation::ModifyInfo => "modify_information",
+            LcmOperation::CreateSnapshot => "create_snapshot",
+            LcmOperation::RevertToSnapshot => "revert_to_snapshot",
+            LcmOperation::ChangeVnfpkg => "change_current_package",
+        }
+    }
+}
+
+crate::text_enum! {
+    /// Where an operation occurrence is.
+    OperationState, "operationState" {
+        /// Accepted, not yet granted.
+        Starting = "STARTING",
+        /// Running.
+        Processing = "PROCESSING",
+        /// Done.
+        Completed = "COMPLETED",
+        /// Failed; can be retried, rolled back or failed for good.
+        FailedTemp = "FAILED_TEMP",
+        /// Failed for good.
+        Failed = "FAILED",
+        /// Being rolled back.
+        RollingBack = "ROLLING_BACK",
+        /// Rolled back.
+        RolledBack = "ROLLED_BACK",
+    }
+}
+
+impl OperationState {
+    /// Whether nothing more will happen to the occurrence.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            OperationState::Completed | OperationState::Failed | OperationState::RolledBack
+        )
+    }
+
+    /// Whether a conductor is (or should be) working on it.
+    pub fn in_progress(self) -> bool {
+        matches!(
+            self,
+            OperationState::Starting | OperationState::Processing | OperationState::RollingBack
+        )
+    }
+}
+
+/// An operation occurrence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpOcc {
+    /// Id.
+    pub id: Uuid,
+    /// The instance.
+    pub vnf_instance_id: Uuid,
+    /// The operation.
+    pub operation: LcmOperation,
+    /// State.
+    pub state: OperationState,
+    /// When the state was entered.
+    pub state_entered_time: DateTime<Utc>,
+    /// When it started.
+    pub start_time: DateTime<Utc>,
+    /// The request body.
+    pub operation_params: Value,
+    /// Why it failed.
+    pub error: Option<ProblemDetails>,
+    /// `resourceChanges`.
+    pub resource_changes: Option<Value>,
+    /// `changedInfo`.
+    pub changed_info: Option<Value>,
+    /// `changedExtConnectivity`.
+    pub changed_ext_connectivity: Option<Value>,
+    /// The grant.
+    pub grant_id: Option<String>,
+    /// The conductor running it.
+    pub conductor_id: Option<String>,
+}
+
+impl OpOcc {
+    /// The `VnfLcmOpOcc` body, links under `base` (e.g. `http://h/vnflcm/v2`).
+    pub fn to_json(&self, base: &str) -> Value {
+        let me = format!("{base}/vnf_lcm_op_occs/{}", self.id);
+        let mut o = Map::new();
+        o.insert("id".into(), json!(self.id));
+        o.insert("operationState".into(), json!(self.state));
+        o.insert(
+            "stateEnteredTime".into(),
+            json!(self.state_entered_time.to_rfc3339()),
+        );
+        o.insert("startTime".into(), json!(self.start_time.to_rfc3339()));
+        o.insert("vnfInstanceId".into(), json!(self.vnf_instance_id));
+        if let Some(g) = &self.grant_id {
+            o.insert("grantId".into(), json!(g));
+        }
+        o.insert("operation".into(), json!(self.operation));
+        o.insert("isAutomaticInvocation".into(), json!(false));
+        o.insert("operationParams".into(), self.operation_params.clone());
+        o.insert("isCancelPending".into(), json!(false));
+        if let Some(e) = &self.error {
+            o.insert("error".into(), json!(e));
+        }
+        if let Some(r) = &self.resource_changes {
+            o.insert("resourceChanges".into(), r.clone());
+        }
+        if let Some(c) = &self.changed_info {
+            o.insert("changedInfo".into(), c.clone());
+        }
+        if let Some(c) = &self.changed_ext_connectivity {
+            o.insert("changedExtConnectivity".into(), c.clone());
+        }
+        let mut links = Map::new();
+        links.insert("self".into(), json!({"href": me}));
+        links.insert(
+            "vnfInstance".into(),
+            json!({"href": format!("{base}/vnf_instances/{}", self.vnf_instance_id)}),
+        );
+        if self.state == OperationState::FailedTemp {
+            for (rel, path) in [
+                ("retry", "retry"),
+                ("rollback", "rollback"),
+                ("fail", "fail"),
+            ] {
+                links.insert(rel.into(), json!({"href": format!("{me}/{path}")}));
+            }
+        }
+        o.insert("_links".into(), Value::Object(links));
+        Value::Object(o)
+    }
+}
+
+/// Top-level attributes of `VnfLcmOpOcc` that filters may name.
+pub const OP_OCC_ATTRIBUTES: &[&str] = &[
+    "id",
+    "operationState",
+    "stateEnteredTime",
+    "startTime",
+    "vnfInstanceId",
+    "grantId",
+    "operation",
+    "isAutomaticInvocation",
+    "operationParams",
+    "isCancelPending",
+    "error",
+    "resourceChanges",
+    "changedInfo",
+    "changedExtConnectivity",
+    "_links",
+];
+
+/// Complex attributes left out of lists by default.
+pub const OP_OCC_DEFAULT_EXCLUDED: &[&str] = &[
+    "operationParams",
+    "error",
+    "resourceChanges",
+    "changedInfo",
+    "changedExtConnectivity",
+];

@@ -1,0 +1,246 @@
+//! LCM notification subscriptions and their filters.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::instance::VnfInstance;
+use super::notification::NotificationKind;
+use super::op::{LcmOperation, OperationState};
+
+/// `filter` of a subscription (SOL003 `LifecycleChangeNotificationsFilter`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SubscriptionFilter {
+    /// Which instances.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_instance_subscription_filter: Option<InstanceFilter>,
+    /// Which notification types (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notification_types: Vec<NotificationKind>,
+    /// Which operations (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operation_types: Vec<LcmOperation>,
+    /// Which operation states (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operation_states: Vec<OperationState>,
+}
+
+/// `VnfInstanceSubscriptionFilter`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstanceFilter {
+    /// By VNFD.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnfd_ids: Vec<String>,
+    /// By provider / product / version.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnf_products_from_providers: Vec<ProductsFromProvider>,
+    /// By instance id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnf_instance_ids: Vec<String>,
+    /// By instance name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnf_instance_names: Vec<String>,
+}
+
+/// Products of one provider.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProductsFromProvider {
+    /// Provider.
+    pub vnf_provider: String,
+    /// Products (empty: all of the provider's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnf_products: Vec<Product>,
+}
+
+/// A product and, optionally, versions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Product {
+    /// Product name.
+    pub vnf_product_name: String,
+    /// Versions (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<Version>,
+}
+
+/// A software version and, optionally, VNFD versions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Version {
+    /// Software version.
+    pub vnf_software_version: String,
+    /// VNFD versions (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnfd_versions: Vec<String>,
+}
+
+impl InstanceFilter {
+    fn matches(&self, i: &VnfInstance) -> bool {
+        let id = i.id.to_string();
+        (self.vnfd_ids.is_empty() || self.vnfd_ids.contains(&i.vnfd_id))
+            && (self.vnf_instance_ids.is_empty() || self.vnf_instance_ids.contains(&id))
+            && (self.vnf_instance_names.is_empty()
+                || i.name
+                    .as_ref()
+                    .is_some_and(|n| self.vnf_instance_names.contains(n)))
+            && (self.vnf_products_from_providers.is_empty()
+                || self.vnf_products_from_providers.iter().any(|p| {
+                    p.vnf_provider == i.vnf_provider
+                        && (p.vnf_products.is_empty()
+                            || p.vnf_products.iter().any(|prod| {
+                                prod.vnf_product_name == i.vnf_product_name
+                                    && (prod.versions.is_empty()
+                                        || prod.versions.iter().any(|v| {
+                                            v.vnf_software_version == i.vnf_software_version
+                                                && (v.vnfd_versions.is_empty()
+                                                    || v.vnfd_versions.contains(&i.vnfd_version))
+                                        }))
+                            }))
+                }))
+    }
+}
+
+impl SubscriptionFilter {
+    /// Whether a notification of `kind` about `instance` (and, for operation
+    /// notifications, `op` in `state`) passes the filter.
+    pub fn matches(
+        &self,
+        kind: NotificationKind,
+        instance: &VnfInstance,
+        op: Option<(LcmOperation, OperationState)>,
+    ) -> bool {
+        if !self.notification_types.is_empty() && !self.notification_types.contains(&kind) {
+            return false;
+        }
+        if let Some(f) = &self.vnf_instance_subscription_filter
+            && !f.matches(instance)
+        {
+            return false;
+        }
+        match op {
+            Some((operation, state)) => {
+                (self.operation_types.is_empty() || self.operation_types.contains(&operation))
+                    && (self.operation_states.is_empty() || self.operation_states.contains(&state))
+            }
+            None => true,
+        }
+    }
+}
+
+/// How the VNFM authenticates to a subscriber (a secret: never answered).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum SubscriptionAuth {
+    /// HTTP basic.
+    Basic {
+        /// User.
+        user_name: String,
+        /// Password.
+        password: String,
+    },
+    /// OAuth 2.0 client credentials grant against `token_endpoint`.
+    OAuth2 {
+        /// Client id.
+        client_id: String,
+        /// Client secret.
+        client_password: String,
+        /// Token endpoint.
+        token_endpoint: String,
+    },
+}
+
+/// A subscription.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subscription {
+    /// Id.
+    pub id: Uuid,
+    /// Where notifications go.
+    pub callback_uri: String,
+    /// What goes there.
+    pub filter: SubscriptionFilter,
+    /// How to authenticate there.
+    pub authentication: Option<SubscriptionAuth>,
+    /// `FULL` or `SHORT`.
+    pub verbosity: String,
+}
+
+impl Subscription {
+    /// The `LccnSubscription` body (no authentication: it holds secrets).
+    pub fn to_json(&self, base: &str) -> Value {
+        json!({
+            "id": self.id,
+            "filter": self.filter,
+            "callbackUri": self.callback_uri,
+            "verbosity": self.verbosity,
+            "_links": {"self": {"href": format!("{base}/subscriptions/{}", self.id)}},
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lcm::InstantiationState;
+
+    fn instance() -> VnfInstance {
+        VnfInstance {
+            id: Uuid::nil(),
+            name: Some("web".into()),
+            description: None,
+            vnfd_id: "vnfd-1".into(),
+            vnf_pkg_id: Uuid::nil(),
+            vnf_provider: "Acme".into(),
+            vnf_product_name: "Router".into(),
+            vnf_software_version: "2.0".into(),
+            vnfd_version: "1.1".into(),
+            instantiation_state: InstantiationState::NotInstantiated,
+            instantiated_vnf_info: None,
+            vim_connection_info: Default::default(),
+            metadata: Default::default(),
+            extensions: Default::default(),
+            vnf_configurable_properties: Default::default(),
+            current_op: None,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    fn f(v: Value) -> SubscriptionFilter {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn filters_by_type_operation_state_and_instance() {
+        let i = instance();
+        let op = Some((LcmOperation::Heal, OperationState::Completed));
+        let kind = NotificationKind::VnfLcmOperationOccurrence;
+        assert!(f(json!({})).matches(kind, &i, op));
+        assert!(
+            f(json!({"operationTypes": ["HEAL"], "operationStates": ["COMPLETED"]}))
+                .matches(kind, &i, op)
+        );
+        assert!(!f(json!({"operationTypes": ["SCALE"]})).matches(kind, &i, op));
+        assert!(
+            !f(json!({"notificationTypes": ["VnfIdentifierCreationNotification"]}))
+                .matches(kind, &i, op)
+        );
+        assert!(
+            f(json!({"vnfInstanceSubscriptionFilter": {"vnfdIds": ["vnfd-1"]}}))
+                .matches(kind, &i, op)
+        );
+        assert!(
+            !f(json!({"vnfInstanceSubscriptionFilter": {"vnfInstanceNames": ["db"]}}))
+                .matches(kind, &i, op)
+        );
+        let prov = json!({"vnfInstanceSubscriptionFilter": {"vnfProductsFromProviders": [{"vnfProvider": "Acme",
+            "vnfProducts": [{"vnfProductName": "Router", "versions": [{"vnfSoftwareVersion": "2.0", "vnfdVersions": ["1.1"]}]}]}]}});
+        assert!(f(prov).matches(kind, &i, op));
+        assert!(
+            serde_json::from_value::<SubscriptionFilter>(json!({"operationTypes": ["NOPE"]}))
+                .is_err()
+        );
+        assert!(serde_json::from_value::<SubscriptionFilter>(json!({"bogus": 1})).is_err());
+    }
+}

@@ -1,0 +1,214 @@
+#![doc = include_str!("../README.md")]
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tacker_domain::lcm::SubscriptionAuth;
+
+/// Outbound HTTP errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The peer could not be reached or did not answer in time.
+    #[error("{url}: {reason}")]
+    Unreachable {
+        /// Where.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The peer answered with an unexpected status.
+    #[error("{url} answered HTTP {status}")]
+    Status {
+        /// Where.
+        url: String,
+        /// What it answered.
+        status: u16,
+    },
+    /// Getting an OAuth 2.0 token failed.
+    #[error("OAuth 2.0 token from {endpoint}: {reason}")]
+    Token {
+        /// The token endpoint.
+        endpoint: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Result with the notify [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A shared HTTP client with an OAuth 2.0 token cache.
+#[derive(Debug)]
+pub struct Client {
+    http: reqwest::Client,
+    tokens: Mutex<HashMap<(String, String), (String, Instant)>>,
+}
+
+fn unreachable(url: &str, e: reqwest::Error) -> Error {
+    Error::Unreachable {
+        url: url.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+impl Client {
+    /// A client with these timeouts.
+    pub fn new(timeout: Duration) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| Error::Unreachable {
+                url: String::new(),
+                reason: e.to_string(),
+            })?;
+        Ok(Self {
+            http,
+            tokens: Mutex::default(),
+        })
+    }
+
+    async fn token(&self, client_id: &str, secret: &str, endpoint: &str) -> Result<String> {
+        let key = (endpoint.to_owned(), client_id.to_owned());
+        if let Some((t, until)) = self
+            .tokens
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            && *until > Instant::now()
+        {
+            return Ok(t.clone());
+        }
+        let err = |reason: String| Error::Token {
+            endpoint: endpoint.to_owned(),
+            reason,
+        };
+        let resp = self
+            .http
+            .post(endpoint)
+            .basic_auth(client_id, Some(secret))
+            .form(&[("grant_type", "client_credentials")])
+            .send()
+            .await
+            .map_err(|e| err(e.to_string()))?;
+        if !resp.status().is_success() {
+            return Err(err(format!("HTTP {}", resp.status().as_u16())));
+        }
+        let body: Value = resp.json().await.map_err(|e| err(e.to_string()))?;
+        let token = body
+            .get("access_token")
+            .and_then(Value::as_str)
+            .ok_or_else(|| err("no access_token".into()))?;
+        let ttl = body
+            .get("expires_in")
+            .and_then(Value::as_u64)
+            .unwrap_or(300)
+            .saturating_sub(10);
+        self.tokens
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(
+                key,
+                (token.to_owned(), Instant::now() + Duration::from_secs(ttl)),
+            );
+        Ok(token.to_owned())
+    }
+
+    async fn authed(
+        &self,
+        req: reqwest::RequestBuilder,
+        auth: Option<&SubscriptionAuth>,
+    ) -> Result<reqwest::RequestBuilder> {
+        Ok(match auth {
+            None => req,
+            Some(SubscriptionAuth::Basic {
+                user_name,
+                password,
+            }) => req.basic_auth(user_name, Some(password)),
+            Some(SubscriptionAuth::OAuth2 {
+                client_id,
+                client_password,
+                token_endpoint,
+            }) => req.bearer_auth(
+                self.token(client_id, client_password, token_endpoint)
+                    .await?,
+            ),
+        })
+    }
+
+    /// `GET callbackUri` expecting 204, as a new subscription requires.
+    pub async fn test_callback(&self, url: &str, auth: Option<&SubscriptionAuth>) -> Result<()> {
+        let req = self.authed(self.http.get(url), auth).await?;
+        let resp = req.send().await.map_err(|e| unreachable(url, e))?;
+        match resp.status().as_u16() {
+            204 => Ok(()),
+            status => Err(Error::Status {
+                url: url.to_owned(),
+                status,
+            }),
+        }
+    }
+
+    /// `POST` one notification; any 2xx is delivered.
+    pub async fn deliver(
+        &self,
+        url: &str,
+        auth: Option<&SubscriptionAuth>,
+        body: &Value,
+    ) -> Result<()> {
+        let req = self.authed(self.http.post(url).json(body), auth).await?;
+        let resp = req.send().await.map_err(|e| unreachable(url, e))?;
+        if resp.status().is_success() {
+            Ok(())
+        } else {
+            Err(Error::Status {
+                url: url.to_owned(),
+                status: resp.status().as_u16(),
+            })
+        }
+    }
+
+    /// `POST` JSON with optional basic credentials; returns status, `Location` and body.
+    pub async fn post_json(
+        &self,
+        url: &str,
+        basic: Option<(&str, &str)>,
+        body: &Value,
+    ) -> Result<(u16, Option<String>, Value)> {
+        let mut req = self.http.post(url).header("Version", "1.4.0").json(body);
+        if let Some((u, p)) = basic {
+            req = req.basic_auth(u, Some(p));
+        }
+        let resp = req.send().await.map_err(|e| unreachable(url, e))?;
+        Self::answer(resp).await
+    }
+
+    /// `GET` JSON with optional basic credentials; returns status, `Location` and body.
+    pub async fn get_json(
+        &self,
+        url: &str,
+        basic: Option<(&str, &str)>,
+    ) -> Result<(u16, Option<String>, Value)> {
+        let mut req = self.http.get(url).header("Version", "1.4.0");
+        if let Some((u, p)) = basic {
+            req = req.basic_auth(u, Some(p));
+        }
+        let resp = req.send().await.map_err(|e| unreachable(url, e))?;
+        Self::answer(resp).await
+    }
+
+    async fn answer(resp: reqwest::Response) -> Result<(u16, Option<String>, Value)> {
+        let status = resp.status().as_u16();
+        let location = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .map(str::to_owned);
+        let text = resp.text().await.unwrap_or_default();
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Ok((status, location, body))
+    }
+}

@@ -1,0 +1,190 @@
+//! `/vnflcm/v2`: VNF lifecycle management (SOL003 v3.3.1).
+
+mod instances;
+mod op_occs;
+mod subscriptions;
+mod tasks;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::{Next, from_fn};
+use actix_web::{HttpResponse, ResponseError, web};
+use serde_json::json;
+use tacker_db::op_occs as ops;
+use tacker_domain::lcm::{LcmOperation, OpOcc, OperationState};
+use tacker_rpc::proto::RunLcmOp;
+use uuid::Uuid;
+
+use super::resource;
+use crate::{ApiError, ServerState};
+
+/// The API version this server implements.
+pub const API_VERSION: &str = "2.0.0";
+
+const VERSION: HeaderName = HeaderName::from_static("version");
+
+/// Requires a supported `Version` header (400 missing, 406 unsupported) on every
+/// request but the version query, and answers with `Version`.
+async fn version(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    if !req.path().ends_with("/api_versions") {
+        let problem = match req
+            .headers()
+            .get(&VERSION)
+            .map(|v| v.to_str().unwrap_or_default().trim().to_owned())
+        {
+            None => Some(ApiError::BadRequest(
+                "the Version header is required (e.g. Version: 2.0.0)".into(),
+            )),
+            Some(v) if v == API_VERSION || v == "2.0" || v == "2" => None,
+            Some(v) => Some(ApiError::NotAcceptable(format!(
+                "API version {v:?} is not supported; use {API_VERSION}"
+            ))),
+        };
+        if let Some(p) = problem {
+            let mut resp = p.error_response();
+            resp.headers_mut()
+                .insert(VERSION, HeaderValue::from_static(API_VERSION));
+            return Ok(req.into_response(resp));
+        }
+    }
+    let mut res = next.call(req).await?.map_into_boxed_body();
+    res.headers_mut()
+        .insert(VERSION, HeaderValue::from_static(API_VERSION));
+    Ok(res)
+}
+
+async fn api_versions() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((VERSION, API_VERSION))
+        .json(json!({"uriPrefix": "/vnflcm/v2", "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/vnflcm/api_versions").route(web::get().to(api_versions)));
+    cfg.service(
+        web::scope("/vnflcm/v2")
+            .wrap(from_fn(version))
+            .service(resource("/api_versions").route(web::get().to(api_versions)))
+            .service(
+                resource("/vnf_instances")
+                    .route(web::get().to(instances::list))
+                    .route(web::post().to(instances::create)),
+            )
+            .service(
+                resource("/vnf_instances/{id}")
+                    .route(web::get().to(instances::show))
+                    .route(web::patch().to(instances::modify))
+                    .route(web::delete().to(instances::delete)),
+            )
+            .service(
+                resource("/vnf_instances/{id}/instantiate")
+                    .route(web::post().to(tasks::instantiate)),
+            )
+            .service(
+                resource("/vnf_instances/{id}/terminate").route(web::post().to(tasks::terminate)),
+            )
+            .service(resource("/vnf_instances/{id}/scale").route(web::post().to(tasks::scale)))
+            .service(resource("/vnf_instances/{id}/heal").route(web::post().to(tasks::heal)))
+            .service(
+                resource("/vnf_instances/{id}/change_ext_conn")
+                    .route(web::post().to(tasks::change_ext_conn)),
+            )
+            .service(resource("/vnf_instances/{id}/sync").route(web::post().to(tasks::sync)))
+            .service(resource("/vnf_lcm_op_occs").route(web::get().to(op_occs::list)))
+            .service(resource("/vnf_lcm_op_occs/{id}").route(web::get().to(op_occs::show)))
+            .service(resource("/vnf_lcm_op_occs/{id}/retry").route(web::post().to(op_occs::retry)))
+            .service(
+                resource("/vnf_lcm_op_occs/{id}/rollback").route(web::post().to(op_occs::rollback)),
+            )
+            .service(resource("/vnf_lcm_op_occs/{id}/fail").route(web::post().to(op_occs::fail)))
+            .service(
+                resource("/subscriptions")
+                    .route(web::get().to(subscriptions::list))
+                    .route(web::post().to(subscriptions::create)),
+            )
+            .service(
+                resource("/subscriptions/{id}")
+                    .route(web::get().to(subscriptions::show))
+                    .route(web::delete().to(subscriptions::delete)),
+            ),
+    );
+}
+
+/// Starts an operation occurrence on an instance: STARTING (409 when another operation
+/// holds the instance), cast to a conductor; 202 with the occurrence's `Location`.
+pub async fn start(
+    st: &ServerState,
+    api_base: &str,
+    instance: Uuid,
+    operation: LcmOperation,
+    params: serde_json::Value,
+) -> Result<HttpResponse, ApiError> {
+    let now = chrono::Utc::now();
+    let op = OpOcc {
+        id: Uuid::new_v4(),
+        vnf_instance_id: instance,
+        operation,
+        state: OperationState::Starting,
+        state_entered_time: now,
+        start_time: now,
+        operation_params: params,
+        error: None,
+        resource_changes: None,
+        changed_info: None,
+        changed_ext_connectivity: None,
+        grant_id: None,
+        conductor_id: None,
+    };
+    let stored = op.clone();
+    let base = st.settings.lcm_base.clone();
+    let created = st.db.run(move |c| ops::create(c, &stored, &base)).await?;
+    if created == ops::CreateOutcome::Busy {
+        return Err(ApiError::Conflict(format!(
+            "VNF instance {instance} has an operation in progress or FAILED_TEMP; finish it first"
+        )));
+    }
+    if let Err(e) = cast(st, op.id).await {
+        // Nobody will run it: end it, so the instance is free again.
+        let t = ops::Transition {
+            from: vec![OperationState::Starting],
+            to: Some(OperationState::RolledBack),
+            error: Some(Some(tacker_domain::ProblemDetails::new(
+                503,
+                format!("no conductor could be reached: {e}"),
+            ))),
+            release: true,
+            ..Default::default()
+        };
+        let base = st.settings.lcm_base.clone();
+        let id = op.id;
+        let _ = st.db.run(move |c| ops::transition(c, id, &t, &base)).await;
+        return Err(e);
+    }
+    tracing::info!(vnf_instance_id = %instance, op_occ_id = %op.id, %operation, "operation started");
+    Ok(HttpResponse::Accepted()
+        .insert_header(("Location", format!("{api_base}/vnf_lcm_op_occs/{}", op.id)))
+        .finish())
+}
+
+/// Casts the occurrence to a conductor.
+pub async fn cast(st: &ServerState, op: Uuid) -> Result<(), ApiError> {
+    let id = op.to_string();
+    st.bus
+        .cast(
+            &RunLcmOp {
+                op_occ_id: id.clone(),
+            },
+            &[("op_occ_id", &id)],
+        )
+        .await?;
+    Ok(())
+}
+
+/// `<base>/vnflcm/v2` for links in answers.
+pub fn api_base(req: &actix_web::HttpRequest, st: &ServerState) -> String {
+    format!("{}/vnflcm/v2", crate::http::base_url(req, st))
+}

@@ -1,0 +1,193 @@
+//! Subscriptions to LCM notifications.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde_json::Value;
+use tacker_db::subscriptions;
+use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
+use tacker_domain::sol013::{Marker, Selector, paginate};
+use uuid::Uuid;
+
+use super::api_base;
+use crate::http::{json_body, negotiate, parse_id, require_content_type};
+use crate::query::ListQuery;
+use crate::{ApiError, ServerState};
+
+const JSON: &str = "application/json";
+
+/// `LccnSubscriptionRequest`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CreateRequest {
+    callback_uri: String,
+    #[serde(default)]
+    filter: Option<SubscriptionFilter>,
+    #[serde(default)]
+    authentication: Option<Authentication>,
+    #[serde(default)]
+    verbosity: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Authentication {
+    auth_type: Vec<String>,
+    #[serde(default)]
+    params_basic: Option<Basic>,
+    #[serde(default)]
+    params_oauth2_client_credentials: Option<OAuth2>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Basic {
+    user_name: String,
+    password: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct OAuth2 {
+    client_id: String,
+    client_password: String,
+    token_endpoint: String,
+}
+
+fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError> {
+    let Some(a) = a else { return Ok(None) };
+    let bad = |m: &str| ApiError::BadRequest(m.to_owned());
+    match a.auth_type.as_slice() {
+        [t] if t == "BASIC" => {
+            let b = a
+                .params_basic
+                .ok_or_else(|| bad("authType BASIC needs paramsBasic"))?;
+            Ok(Some(SubscriptionAuth::Basic {
+                user_name: b.user_name,
+                password: b.password,
+            }))
+        }
+        [t] if t == "OAUTH2_CLIENT_CREDENTIALS" => {
+            let o = a.params_oauth2_client_credentials.ok_or_else(|| {
+                bad("authType OAUTH2_CLIENT_CREDENTIALS needs paramsOauth2ClientCredentials")
+            })?;
+            url::Url::parse(&o.token_endpoint).map_err(|_| bad("tokenEndpoint is not a URL"))?;
+            Ok(Some(SubscriptionAuth::OAuth2 {
+                client_id: o.client_id,
+                client_password: o.client_password,
+                token_endpoint: o.token_endpoint,
+            }))
+        }
+        [t] if t == "TLS_CERT" => Err(bad("authType TLS_CERT is not supported")),
+        _ => Err(bad(
+            "authType must name exactly one of BASIC, OAUTH2_CLIENT_CREDENTIALS",
+        )),
+    }
+}
+
+pub async fn create(
+    req: HttpRequest,
+    body: web::Payload,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    negotiate(&req, &[JSON])?;
+    require_content_type(&req, &[JSON])?;
+    let b: CreateRequest = json_body(body, st.settings.max_json_body).await?;
+    let uri = url::Url::parse(&b.callback_uri)
+        .map_err(|e| ApiError::BadRequest(format!("callbackUri is not a URL: {e}")))?;
+    if !matches!(uri.scheme(), "http" | "https") {
+        return Err(ApiError::BadRequest(
+            "callbackUri must be http:// or https://".into(),
+        ));
+    }
+    let verbosity = b.verbosity.unwrap_or_else(|| "FULL".into());
+    if !matches!(verbosity.as_str(), "FULL" | "SHORT") {
+        return Err(ApiError::BadRequest(
+            "verbosity must be FULL or SHORT".into(),
+        ));
+    }
+    let authentication = auth(b.authentication)?;
+    // The subscriber must answer a test GET with 204 before the subscription exists.
+    st.notify
+        .test_callback(&b.callback_uri, authentication.as_ref())
+        .await
+        .map_err(|e| {
+            ApiError::BadRequest(format!(
+                "callbackUri test failed: {e} (a GET must answer 204)"
+            ))
+        })?;
+    let s = Subscription {
+        id: Uuid::new_v4(),
+        callback_uri: b.callback_uri,
+        filter: b.filter.unwrap_or_default(),
+        authentication,
+        verbosity,
+    };
+    let stored = s.clone();
+    st.db
+        .run(move |c| subscriptions::insert(c, &stored))
+        .await?;
+    let body = s.to_json(&api_base(&req, &st));
+    tracing::info!(subscription_id = %s.id, "subscription created");
+    Ok(HttpResponse::Created()
+        .insert_header((
+            "Location",
+            body["_links"]["self"]["href"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        ))
+        .json(body))
+}
+
+const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "verbosity", "_links"];
+
+pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
+    negotiate(&req, &[JSON])?;
+    let mut q = ListQuery::parse(req.query_string(), SUB_ATTRIBUTES)?;
+    q.selector = Selector::All;
+    let all = st.db.run(subscriptions::list).await?;
+    let base = api_base(&req, &st);
+    let docs = all.iter().filter_map(|(s, created)| {
+        let doc: Value = s.to_json(&base);
+        q.filter
+            .as_ref()
+            .is_none_or(|f| f.matches(&doc))
+            .then(|| (Marker::of(*created, s.id.to_string()), doc))
+    });
+    let page = paginate(
+        docs,
+        |(m, _)| m.clone(),
+        q.marker.as_ref(),
+        st.settings.page_size,
+    );
+    crate::routes::paged(&q, page, &format!("{base}/subscriptions"), &[])
+}
+
+pub async fn show(
+    req: HttpRequest,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    negotiate(&req, &[JSON])?;
+    let id = parse_id(&path, "subscription")?;
+    let s = st
+        .db
+        .run(move |c| subscriptions::get(c, id))
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("subscription {id} not found")))?;
+    Ok(HttpResponse::Ok().json(s.to_json(&api_base(&req, &st))))
+}
+
+pub async fn delete(
+    req: HttpRequest,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    negotiate(&req, &[JSON])?;
+    let id = parse_id(&path, "subscription")?;
+    if st.db.run(move |c| subscriptions::delete(c, id)).await? {
+        Ok(HttpResponse::NoContent().finish())
+    } else {
+        Err(ApiError::NotFound(format!("subscription {id} not found")))
+    }
+}
