@@ -3,7 +3,9 @@
 
 mod content;
 mod health;
+mod lcm;
 mod onboarding;
 mod packages;
+mod peers;
 mod support;
 mod upload_from_uri;

@@ -26,6 +26,28 @@ pub struct TestApp {
     opts: Options,
 }
 
+/// The simulated VIM for infra, and for the test package's `Scripts/mgmt.py` hooks.
+pub fn sim() -> Arc<tacker_conductor::lcm::sim::SimDriver> {
+    static SIM: std::sync::OnceLock<Arc<tacker_conductor::lcm::sim::SimDriver>> =
+        std::sync::OnceLock::new();
+    SIM.get_or_init(Default::default).clone()
+}
+
+fn lcm_settings(opts: &Options, base: &str) -> tacker_conductor::lcm::LcmSettings {
+    use tacker_conductor::lcm::{Drivers, LcmSettings, sim::SIM_VIM};
+    let mut drivers = Drivers::default();
+    drivers.infra.insert(SIM_VIM.to_owned(), sim());
+    drivers.mgmt.insert("Scripts/mgmt.py".to_owned(), sim());
+    LcmSettings {
+        base: format!("{base}/vnflcm/v2"),
+        nfvo_grant_url: opts.nfvo_grant_url.clone(),
+        grant_timeout: Duration::from_secs(5),
+        notification_max_backoff: Duration::from_millis(500),
+        drivers,
+        ..LcmSettings::default()
+    }
+}
+
 async fn start_conductor(
     db: &Db,
     prefix: &str,
@@ -33,6 +55,7 @@ async fn start_conductor(
     dir: &std::path::Path,
     n: usize,
     opts: &Options,
+    base: &str,
 ) -> tacker_conductor::Conductor {
     let id = format!("c{n}");
     let settings = tacker_conductor::Settings {
@@ -56,6 +79,7 @@ async fn start_conductor(
             recovery_interval: Duration::from_millis(300),
             ..Default::default()
         },
+        lcm: lcm_settings(opts, base),
     };
     let cbus = Bus::connect(&BusOptions::new("memory://", prefix.to_owned()), id)
         .await
@@ -75,6 +99,8 @@ pub struct Options {
     pub download_timeout: Duration,
     /// Package storage on S3 (moto) instead of the local filesystem.
     pub s3: bool,
+    /// External NFVO Grant API base (None: built-in NFVO).
+    pub nfvo_grant_url: Option<String>,
 }
 
 impl Default for Options {
@@ -86,6 +112,7 @@ impl Default for Options {
             allowed_uri_networks: vec!["127.0.0.1/32"],
             download_timeout: Duration::from_secs(10),
             s3: false,
+            nfvo_grant_url: None,
         }
     }
 }
@@ -139,9 +166,11 @@ impl TestApp {
             ))
             .unwrap(),
         };
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
         let mut conductors = Vec::new();
         for n in 1..=opts.conductors {
-            let c = start_conductor(&db, &prefix, &store, dir.path(), n, &opts).await;
+            let c = start_conductor(&db, &prefix, &store, dir.path(), n, &opts, &base).await;
             assert!(c.wait_ready(Duration::from_secs(10)).await);
             conductors.push(c);
         }
@@ -156,11 +185,11 @@ impl TestApp {
                 dead_after: Duration::from_secs(2),
                 max_package_size: opts.max_package_size,
                 progress_interval: Duration::from_millis(500),
+                lcm_base: format!("{base}/vnflcm/v2"),
             },
             metrics: Arc::new(Metrics::new().unwrap()),
+            notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),
         };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
         let stop = CancellationToken::new();
         tokio::spawn(tacker_server::run(listener, state, stop.clone()));
         Self {
@@ -187,6 +216,7 @@ impl TestApp {
             self.dir.path(),
             n,
             &self.opts,
+            &self.base,
         )
         .await;
         self.conductors.push(c);

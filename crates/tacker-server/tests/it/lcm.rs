@@ -1,0 +1,1037 @@
+//! The LCM v2 API and engine with in-process conductors, the simulated VIM, a real HTTP
+//! subscriber and a real HTTP NFVO; on PostgreSQL and SQLite.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tacker_testkit::TestDb;
+use tacker_testkit::csar::valid;
+
+use crate::peers::{Expect, Nfvo, NfvoMode, Subscriber, states_of};
+use crate::support::{Options, TestApp, assert_problem};
+
+const VNFD: &str = "11111111-2222-3333-4444-555555555555";
+const T: Duration = Duration::from_secs(20);
+
+fn sim_vim() -> Value {
+    json!({"vim1": {"vimType": "TACKER.SIM.V_1", "interfaceInfo": {"endpoint": "sim://local"},
+        "accessInfo": {"username": "admin", "password": "vim-secret"}}})
+}
+
+impl TestApp {
+    pub fn lcm(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, self.url(&format!("/vnflcm/v2{path}")))
+            .header("Version", "2.0.0")
+    }
+
+    pub async fn lcm_json(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Value,
+    ) -> reqwest::Response {
+        self.lcm(method, path).json(&body).send().await.unwrap()
+    }
+
+    /// Uploads the test package and waits for ONBOARDED.
+    pub async fn onboarded_package(&self) -> String {
+        let (id, _) = self.upload(valid().zip()).await;
+        assert_eq!(self.settled(&id, T).await["onboardingState"], "ONBOARDED");
+        id
+    }
+
+    pub async fn create_instance(&self) -> String {
+        let r = self
+            .lcm_json(
+                reqwest::Method::POST,
+                "/vnf_instances",
+                json!({"vnfdId": VNFD, "vnfInstanceName": "web"}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// POSTs a task; returns the occurrence id from `Location`.
+    pub async fn task(&self, instance: &str, task: &str, body: Value) -> String {
+        let r = self
+            .lcm_json(
+                reqwest::Method::POST,
+                &format!("/vnf_instances/{instance}/{task}"),
+                body,
+            )
+            .await;
+        let status = r.status();
+        let location = r
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().unwrap().to_owned());
+        assert_eq!(status, 202, "{task}: {}", r.text().await.unwrap());
+        location.unwrap().rsplit('/').next().unwrap().to_owned()
+    }
+
+    pub async fn op(&self, id: &str) -> Value {
+        self.lcm(reqwest::Method::GET, &format!("/vnf_lcm_op_occs/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    pub async fn wait_op(&self, id: &str, states: &[&str]) -> Value {
+        let deadline = tokio::time::Instant::now() + T;
+        loop {
+            let op = self.op(id).await;
+            if states.contains(&op["operationState"].as_str().unwrap_or_default()) {
+                return op;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "op {id} never reached {states:?}: {op}"
+            );
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+
+    pub async fn instance(&self, id: &str) -> Value {
+        self.lcm(reqwest::Method::GET, &format!("/vnf_instances/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    pub async fn subscribe(&self, sub: &Subscriber, extra: Value) -> String {
+        let mut body = json!({"callbackUri": sub.url});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        let r = self
+            .lcm_json(reqwest::Method::POST, "/subscriptions", body)
+            .await;
+        let status = r.status();
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(status, 201, "{v}");
+        v["id"].as_str().unwrap().to_owned()
+    }
+
+    /// A package, a subscription, an instance (instantiated with the simulated VIM).
+    pub async fn instantiated(&self, sub: Option<&Subscriber>) -> (String, String) {
+        self.onboarded_package().await;
+        if let Some(s) = sub {
+            self.subscribe(s, json!({})).await;
+        }
+        let i = self.create_instance().await;
+        let op = self
+            .task(
+                &i,
+                "instantiate",
+                json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+            )
+            .await;
+        assert_eq!(
+            self.wait_op(&op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"])
+                .await["operationState"],
+            "COMPLETED"
+        );
+        (i, op)
+    }
+}
+
+async fn cluster(tdb: TestDb) -> TestApp {
+    TestApp::with(
+        tdb,
+        Options {
+            conductors: 2,
+            ..Options::default()
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn notifications_arrive_in_order_for_a_successful_lifecycle() {
+    for tdb in TestDb::each() {
+        let app = cluster(tdb).await;
+        let sub = Subscriber::start(Expect::Nothing);
+        let (i, inst_op) = app.instantiated(Some(&sub)).await;
+        let got = sub
+            .wait("instantiate result", |g| states_of(g, &inst_op).len() == 3)
+            .await;
+        assert_eq!(
+            got[0]["notificationType"],
+            "VnfIdentifierCreationNotification"
+        );
+        assert_eq!(got[0]["vnfInstanceId"], i.as_str());
+        assert_eq!(
+            states_of(&got, &inst_op),
+            ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+        );
+        let result = got
+            .iter()
+            .find(|n| n["vnfLcmOpOccId"] == inst_op.as_str() && n["notificationStatus"] == "RESULT")
+            .unwrap();
+        assert_eq!(result["operation"], "INSTANTIATE");
+        assert_eq!(result["affectedVnfcs"].as_array().unwrap().len(), 2);
+        assert!(
+            result["_links"]["vnfLcmOpOcc"]["href"]
+                .as_str()
+                .unwrap()
+                .ends_with(&inst_op)
+        );
+        assert!(result["_links"]["subscription"]["href"].as_str().is_some());
+
+        // The instance holds its VNFCs; credentials never come back.
+        let v = app.instance(&i).await;
+        assert_eq!(v["instantiationState"], "INSTANTIATED");
+        assert_eq!(
+            v["instantiatedVnfInfo"]["vnfcInfo"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        assert!(!v.to_string().contains("vim-secret"), "{v}");
+        assert_eq!(
+            v["vimConnectionInfo"]["vim1"]["accessInfo"]["username"],
+            "admin"
+        );
+        let op = app.op(&inst_op).await;
+        assert!(op["grantId"].is_string());
+        assert_eq!(
+            op["resourceChanges"]["affectedVnfcs"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+
+        // Scale out, heal one VNFC, scale in, terminate, delete.
+        let scale = app
+            .task(
+                &i,
+                "scale",
+                json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}),
+            )
+            .await;
+        assert_eq!(
+            app.wait_op(&scale, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+            "COMPLETED"
+        );
+        let v = app.instance(&i).await;
+        assert_eq!(
+            v["instantiatedVnfInfo"]["vnfcInfo"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        assert_eq!(v["instantiatedVnfInfo"]["scaleStatus"][0]["scaleLevel"], 1);
+        let vnfc = v["instantiatedVnfInfo"]["vnfcInfo"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let heal = app
+            .task(
+                &i,
+                "heal",
+                json!({"vnfcInstanceId": [vnfc.clone()], "cause": "test"}),
+            )
+            .await;
+        assert_eq!(
+            app.wait_op(&heal, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+            "COMPLETED"
+        );
+        let v = app.instance(&i).await;
+        let ids: Vec<&str> = v["instantiatedVnfInfo"]["vnfcInfo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        assert!(
+            !ids.contains(&vnfc.as_str()) && ids.len() == 3,
+            "the healed VNFC was replaced: {ids:?}"
+        );
+        let scale_in = app
+            .task(
+                &i,
+                "scale",
+                json!({"type": "SCALE_IN", "aspectId": "vdu1_aspect"}),
+            )
+            .await;
+        assert_eq!(
+            app.wait_op(&scale_in, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+            "COMPLETED"
+        );
+        let term = app
+            .task(&i, "terminate", json!({"terminationType": "GRACEFUL"}))
+            .await;
+        assert_eq!(
+            app.wait_op(&term, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+            "COMPLETED"
+        );
+        let got = sub
+            .wait("terminate result", |g| states_of(g, &term).len() == 3)
+            .await;
+        assert_eq!(
+            states_of(&got, &term),
+            ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+        );
+        assert_eq!(
+            app.instance(&i).await["instantiationState"],
+            "NOT_INSTANTIATED"
+        );
+        let r = app
+            .lcm(reqwest::Method::DELETE, &format!("/vnf_instances/{i}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204);
+        sub.wait("deletion", |g| {
+            g.iter()
+                .any(|n| n["notificationType"] == "VnfIdentifierDeletionNotification")
+        })
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn failed_temp_then_retry_then_completed() {
+    let app = cluster(TestDb::sqlite()).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    app.onboarded_package().await;
+    app.subscribe(
+        &sub,
+        json!({"filter": {"notificationTypes": ["VnfLcmOperationOccurrenceNotification"]}}),
+    )
+    .await;
+    let i = app.create_instance().await;
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"fail": ["instantiate"], "failTimes": 1}}});
+    let op = app.task(&i, "instantiate", body).await;
+    let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
+    assert_eq!(failed["operationState"], "FAILED_TEMP");
+    assert_eq!(failed["error"]["status"], 500);
+    assert!(
+        failed["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("simulated failure at instantiate")
+    );
+    assert!(failed["_links"]["retry"].is_object());
+    // Another operation on the instance is refused while it is FAILED_TEMP.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "simple"}),
+        )
+        .await;
+    assert_problem(r, 409, "FAILED_TEMP").await;
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let done = app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(done["operationState"], "COMPLETED");
+    assert!(done.get("error").is_none());
+    let got = sub
+        .wait("retry result", |g| states_of(g, &op).len() == 5)
+        .await;
+    assert_eq!(
+        states_of(&got, &op),
+        [
+            "START:STARTING",
+            "START:PROCESSING",
+            "RESULT:FAILED_TEMP",
+            "START:PROCESSING",
+            "RESULT:COMPLETED"
+        ]
+    );
+    assert!(
+        got.iter()
+            .all(|n| n["notificationType"] == "VnfLcmOperationOccurrenceNotification"),
+        "filter by type"
+    );
+    // retry on a COMPLETED occurrence is a conflict.
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_problem(r, 409, "needs FAILED_TEMP").await;
+}
+
+#[tokio::test]
+async fn failed_temp_then_fail_is_final_and_frees_the_instance() {
+    let app = cluster(TestDb::postgres()).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    let (i, _) = app.instantiated(Some(&sub)).await;
+    let op = app.task(&i, "scale", json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect", "additionalParams": {"sim": {"fail": ["scale"]}}})).await;
+    app.wait_op(&op, &["FAILED_TEMP"]).await;
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/fail"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["operationState"], "FAILED");
+    assert_eq!(body["id"], op.as_str());
+    let got = sub.wait("fail", |g| states_of(g, &op).len() == 4).await;
+    assert_eq!(
+        states_of(&got, &op),
+        [
+            "START:STARTING",
+            "START:PROCESSING",
+            "RESULT:FAILED_TEMP",
+            "RESULT:FAILED"
+        ]
+    );
+    // The instance is free again.
+    let heal = app.task(&i, "heal", json!({})).await;
+    assert_eq!(
+        app.wait_op(&heal, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+        "COMPLETED"
+    );
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/fail"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_problem(r, 409, "needs FAILED_TEMP").await;
+}
+
+#[tokio::test]
+async fn rollback_of_instantiate_and_of_scale_out() {
+    let app = cluster(TestDb::sqlite()).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    app.onboarded_package().await;
+    app.subscribe(&sub, json!({})).await;
+    let i = app.create_instance().await;
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"fail": ["instantiate_end"]}}}),
+        )
+        .await;
+    let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
+    assert_eq!(failed["operationState"], "FAILED_TEMP");
+    assert!(
+        failed["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("instantiate_end"),
+        "the end hook failed: {failed}"
+    );
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/rollback"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    assert_eq!(
+        app.wait_op(&op, &["ROLLED_BACK", "FAILED_TEMP"]).await["operationState"],
+        "ROLLED_BACK"
+    );
+    let got = sub.wait("rollback", |g| states_of(g, &op).len() == 5).await;
+    assert_eq!(
+        states_of(&got, &op),
+        [
+            "START:STARTING",
+            "START:PROCESSING",
+            "RESULT:FAILED_TEMP",
+            "START:ROLLING_BACK",
+            "RESULT:ROLLED_BACK"
+        ]
+    );
+    assert_eq!(
+        app.instance(&i).await["instantiationState"],
+        "NOT_INSTANTIATED"
+    );
+
+    // Now instantiate for real, then a scale-out that fails and is rolled back.
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    app.wait_op(&op, &["COMPLETED"]).await;
+    let before = app.instance(&i).await["instantiatedVnfInfo"].clone();
+    let scale = app.task(&i, "scale", json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect", "additionalParams": {"sim": {"fail": ["scale"]}}})).await;
+    app.wait_op(&scale, &["FAILED_TEMP"]).await;
+    app.lcm(
+        reqwest::Method::POST,
+        &format!("/vnf_lcm_op_occs/{scale}/rollback"),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(
+        app.wait_op(&scale, &["ROLLED_BACK", "FAILED_TEMP"]).await["operationState"],
+        "ROLLED_BACK"
+    );
+    assert_eq!(app.instance(&i).await["instantiatedVnfInfo"], before);
+    // Rollback is not offered for terminate.
+    let term = app.task(&i, "terminate", json!({"terminationType": "FORCEFUL", "additionalParams": {"sim": {"fail": ["terminate"]}}})).await;
+    app.wait_op(&term, &["FAILED_TEMP"]).await;
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{term}/rollback"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_problem(r, 409, "rollback is supported for").await;
+}
+
+#[tokio::test]
+async fn failure_at_each_step() {
+    let app = cluster(TestDb::sqlite()).await;
+    let (i, _) = app.instantiated(None).await;
+    // heal_start has no hook in the package; heal_end has one; the driver can fail too.
+    for (fail, expect) in [
+        ("heal", "simulated failure at heal"),
+        ("heal_end", "simulated failure at heal_end"),
+    ] {
+        let op = app
+            .task(
+                &i,
+                "heal",
+                json!({"additionalParams": {"sim": {"fail": [fail]}}}),
+            )
+            .await;
+        let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
+        assert_eq!(failed["operationState"], "FAILED_TEMP", "{fail}");
+        assert!(
+            failed["error"]["detail"].as_str().unwrap().contains(expect),
+            "{failed}"
+        );
+        app.lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/fail"),
+        )
+        .send()
+        .await
+        .unwrap();
+    }
+    // A VIM type without a driver: FAILED_TEMP with 422 (the grant passed, so not rolled back).
+    let i2 = app.create_instance().await;
+    let op = app.task(&i2, "instantiate", json!({"flavourId": "simple", "vimConnectionInfo": {"k": {"vimType": "ETSINFV.KUBERNETES.V_1"}}})).await;
+    let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
+    assert_eq!(failed["error"]["status"], 422);
+    assert!(
+        failed["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no infra driver"),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_operation_holds_the_instance_against_a_second_one() {
+    let app = cluster(TestDb::postgres()).await;
+    let (i, _) = app.instantiated(None).await;
+    let op = app
+        .task(
+            &i,
+            "heal",
+            json!({"additionalParams": {"sim": {"delayMs": 1500}}}),
+        )
+        .await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/scale"),
+            json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}),
+        )
+        .await;
+    assert_problem(r, 409, "operation in progress").await;
+    let r = app
+        .lcm(reqwest::Method::DELETE, &format!("/vnf_instances/{i}"))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(r, 409, "INSTANTIATED").await;
+    assert_eq!(
+        app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+        "COMPLETED"
+    );
+}
+
+#[tokio::test]
+async fn a_subscriber_that_is_down_gets_everything_in_order_once_back() {
+    let app = cluster(TestDb::sqlite()).await;
+    let sub = Subscriber::start(Expect::Basic("dXNlcjpwYXNz"));
+    app.onboarded_package().await;
+    app.subscribe(&sub, json!({"authentication": {"authType": ["BASIC"], "paramsBasic": {"userName": "user", "password": "pass"}}})).await;
+    let i = app.create_instance().await;
+    sub.set_down(true);
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    app.wait_op(&op, &["COMPLETED"]).await;
+    let heal = app.task(&i, "heal", json!({})).await;
+    app.wait_op(&heal, &["COMPLETED"]).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(sub.received().is_empty());
+    sub.set_down(false);
+    let got = sub.wait("everything", |g| g.len() == 7).await;
+    assert_eq!(
+        got[0]["notificationType"],
+        "VnfIdentifierCreationNotification"
+    );
+    assert_eq!(
+        states_of(&got, &op),
+        ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+    );
+    assert_eq!(
+        states_of(&got, &heal),
+        ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+    );
+    let first_heal = got
+        .iter()
+        .position(|n| n["vnfLcmOpOccId"] == heal.as_str())
+        .unwrap();
+    let last_inst = got
+        .iter()
+        .rposition(|n| n["vnfLcmOpOccId"] == op.as_str())
+        .unwrap();
+    assert!(last_inst < first_heal, "order kept across operations");
+}
+
+#[tokio::test]
+async fn subscriptions_test_the_callback_and_support_oauth2() {
+    let app = cluster(TestDb::sqlite()).await;
+    let sub = Subscriber::start(Expect::Bearer("tok-123"));
+    let token = format!("{}/token", sub.base());
+    // Without credentials the callback test fails: no subscription.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/subscriptions",
+            json!({"callbackUri": sub.url}),
+        )
+        .await;
+    assert_problem(r, 400, "callbackUri test failed").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/subscriptions",
+            json!({"callbackUri": format!("{}/gone", sub.base())}),
+        )
+        .await;
+    assert_problem(r, 400, "404").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/subscriptions",
+            json!({"callbackUri": sub.url, "filter": {"operationTypes": ["DANCE"]}}),
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    let id = app
+        .subscribe(&sub, json!({"filter": {"operationTypes": ["INSTANTIATE"], "operationStates": ["COMPLETED"]},
+            "authentication": {"authType": ["OAUTH2_CLIENT_CREDENTIALS"],
+                "paramsOauth2ClientCredentials": {"clientId": "ops", "clientPassword": "pw", "tokenEndpoint": token}}}))
+        .await;
+    let shown: Value = app
+        .lcm(reqwest::Method::GET, &format!("/subscriptions/{id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(shown["filter"]["operationTypes"][0], "INSTANTIATE");
+    assert!(
+        shown.get("authentication").is_none(),
+        "credentials are never returned"
+    );
+    let list: Vec<Value> = app
+        .lcm(reqwest::Method::GET, "/subscriptions")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list.len(), 1);
+    app.onboarded_package().await;
+    let i = app.create_instance().await;
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    sub.wait("the filtered result", |g| !states_of(g, &op).is_empty())
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let got = sub.received();
+    // Operation filters apply to operation notifications; identifier ones pass.
+    assert_eq!(
+        states_of(&got, &op),
+        ["RESULT:COMPLETED"],
+        "only INSTANTIATE/COMPLETED passes: {got:#?}"
+    );
+    assert_eq!(got.len(), 2);
+    assert_eq!(
+        got[0]["notificationType"],
+        "VnfIdentifierCreationNotification"
+    );
+    let r = app
+        .lcm(reqwest::Method::DELETE, &format!("/subscriptions/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let r = app
+        .lcm(reqwest::Method::GET, &format!("/subscriptions/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+}
+
+#[tokio::test]
+async fn external_nfvo_grants_synchronously_asynchronously_or_refuses() {
+    for mode in [NfvoMode::Grant, NfvoMode::Async, NfvoMode::Refuse] {
+        let nfvo = Nfvo::start(mode);
+        let opts = Options {
+            conductors: 1,
+            nfvo_grant_url: Some(nfvo.url.clone()),
+            ..Options::default()
+        };
+        let app = TestApp::with(TestDb::sqlite(), opts).await;
+        app.onboarded_package().await;
+        let i = app.create_instance().await;
+        let op = app
+            .task(
+                &i,
+                "instantiate",
+                json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+            )
+            .await;
+        let done = app
+            .wait_op(&op, &["COMPLETED", "ROLLED_BACK", "FAILED_TEMP"])
+            .await;
+        let req = nfvo.requests.lock().unwrap()[0].clone();
+        assert_eq!(req["operation"], "INSTANTIATE");
+        assert_eq!(req["vnfLcmOpOccId"], op.as_str());
+        assert_eq!(req["flavourId"], "simple");
+        assert_eq!(req["addResources"].as_array().unwrap().len(), 2, "{req}");
+        match mode {
+            NfvoMode::Grant | NfvoMode::Async => {
+                assert_eq!(done["operationState"], "COMPLETED", "{mode:?}: {done}");
+                assert_eq!(done["grantId"], "g-1");
+            }
+            NfvoMode::Refuse => {
+                assert_eq!(done["operationState"], "ROLLED_BACK", "{done}");
+                assert!(
+                    done["error"]["detail"]
+                        .as_str()
+                        .unwrap()
+                        .contains("no capacity left"),
+                    "{done}"
+                );
+                // Nothing happened and the instance is free.
+                assert_eq!(
+                    app.instance(&i).await["instantiationState"],
+                    "NOT_INSTANTIATED"
+                );
+                let again = app
+                    .lcm_json(
+                        reqwest::Method::POST,
+                        &format!("/vnf_instances/{i}/instantiate"),
+                        json!({"flavourId": "simple"}),
+                    )
+                    .await;
+                assert_eq!(again.status(), 202);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn api_contract_errors() {
+    let app = cluster(TestDb::sqlite()).await;
+    // Version header: missing 400, unsupported 406, echoed.
+    let r = app
+        .http
+        .get(app.url("/vnflcm/v2/vnf_instances"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["version"], "2.0.0");
+    assert_problem(r, 400, "Version header is required").await;
+    let r = app
+        .http
+        .get(app.url("/vnflcm/v2/vnf_instances"))
+        .header("Version", "9.9.9")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(r, 406, "not supported").await;
+    let r = app
+        .http
+        .get(app.url("/vnflcm/v2/api_versions"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["apiVersions"][0]["version"],
+        "2.0.0"
+    );
+    // No usable package: 422.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/vnf_instances",
+            json!({"vnfdId": VNFD}),
+        )
+        .await;
+    assert_problem(r, 422, "ONBOARDED and ENABLED").await;
+    let pkg = app.onboarded_package().await;
+    let purl = app.url(&format!("/vnfpkgm/v1/vnf_packages/{pkg}"));
+    let disable = |s: &'static str| {
+        app.http
+            .patch(&purl)
+            .header("content-type", "application/merge-patch+json")
+            .body(format!(r#"{{"operationalState":"{s}"}}"#))
+            .send()
+    };
+    disable("DISABLED").await.unwrap();
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/vnf_instances",
+            json!({"vnfdId": VNFD}),
+        )
+        .await;
+    assert_eq!(r.status(), 422);
+    disable("ENABLED").await.unwrap();
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/vnf_instances",
+            json!({"vnfdId": VNFD, "bogus": 1}),
+        )
+        .await;
+    assert_problem(r, 400, "unknown field").await;
+    // The package is IN_USE while an instance exists, NOT_IN_USE after.
+    let i = app.create_instance().await;
+    assert_eq!(app.get_package(&pkg).await["usageState"], "IN_USE");
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "nope"}),
+        )
+        .await;
+    assert_problem(r, 400, "flavourId \"nope\"").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "simple", "instantiationLevelId": "x"}),
+        )
+        .await;
+    assert_problem(r, 400, "instantiationLevelId").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "simple", "vimConnectionInfo": {"v": {}}}),
+        )
+        .await;
+    assert_problem(r, 400, "vimType is required").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/heal"),
+            json!({}),
+        )
+        .await;
+    assert_problem(r, 409, "NOT_INSTANTIATED").await;
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    app.wait_op(&op, &["COMPLETED"]).await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/heal"),
+            json!({"vnfcInstanceId": ["no-such-vnfc"]}),
+        )
+        .await;
+    assert_problem(r, 400, "no-such-vnfc").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/heal"),
+            json!({"additionalParams": {"all": "yes"}}),
+        )
+        .await;
+    assert_problem(r, 400, "additionalParams.all must be a boolean").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/scale"),
+            json!({"type": "SCALE_UP", "aspectId": "vdu1_aspect"}),
+        )
+        .await;
+    assert_problem(r, 400, "SCALE_OUT or SCALE_IN").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/scale"),
+            json!({"type": "SCALE_OUT", "aspectId": "x"}),
+        )
+        .await;
+    assert_problem(r, 400, "aspectId").await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/terminate"),
+            json!({}),
+        )
+        .await;
+    assert_problem(r, 400, "terminationType is required").await;
+    // Beyond the aspect's maximum: FAILED_TEMP with the reason.
+    let op = app
+        .task(
+            &i,
+            "scale",
+            json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect", "numberOfSteps": 5}),
+        )
+        .await;
+    let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
+    assert!(
+        failed["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("over its maximum"),
+        "{failed}"
+    );
+    app.lcm(
+        reqwest::Method::POST,
+        &format!("/vnf_lcm_op_occs/{op}/fail"),
+    )
+    .send()
+    .await
+    .unwrap();
+    // PATCH is an operation: 202, then the change shows.
+    let r = app
+        .lcm(reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"vnfInstanceName": "renamed", "metadata": {"tier": "gold"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let op = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let done = app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(done["operation"], "MODIFY_INFO");
+    assert_eq!(done["changedInfo"]["vnfInstanceName"], "renamed");
+    let v = app.instance(&i).await;
+    assert_eq!(v["vnfInstanceName"], "renamed");
+    assert_eq!(v["metadata"]["tier"], "gold");
+    // Lists: filters and selectors.
+    let r = app
+        .lcm(
+            reqwest::Method::GET,
+            "/vnf_lcm_op_occs?filter=(eq,operation,MODIFY_INFO)",
+        )
+        .send()
+        .await
+        .unwrap();
+    let ops: Vec<Value> = r.json().await.unwrap();
+    assert_eq!(ops.len(), 1);
+    assert!(
+        ops[0].get("changedInfo").is_none(),
+        "complex attributes left out by default"
+    );
+    let r = app
+        .lcm(
+            reqwest::Method::GET,
+            "/vnf_instances?filter=(eq,vnfInstanceName,renamed)&all_fields",
+        )
+        .send()
+        .await
+        .unwrap();
+    let list: Vec<Value> = r.json().await.unwrap();
+    assert_eq!(list.len(), 1);
+    assert!(list[0]["instantiatedVnfInfo"].is_object());
+    let r = app
+        .lcm(
+            reqwest::Method::GET,
+            &format!("/vnf_lcm_op_occs/{}", uuid::Uuid::new_v4()),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    // Terminate and delete: the package is NOT_IN_USE again.
+    let op = app
+        .task(&i, "terminate", json!({"terminationType": "FORCEFUL"}))
+        .await;
+    app.wait_op(&op, &["COMPLETED"]).await;
+    assert_eq!(
+        app.lcm(reqwest::Method::DELETE, &format!("/vnf_instances/{i}"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
+    assert_eq!(app.get_package(&pkg).await["usageState"], "NOT_IN_USE");
+}
