@@ -124,19 +124,33 @@ pub enum CreateOutcome {
     NoUsablePackage,
 }
 
-/// The ONBOARDED + ENABLED package with `vnfd_id`, if any: (package id, provider, product,
-/// software version, vnfd version).
-pub fn usable_package(
-    c: &mut DbConnection,
-    vnfd_id: &str,
-) -> Result<Option<(Uuid, String, String, String, String)>> {
-    let row: Option<(
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    )> = pkg::vnf_packages
+/// An ONBOARDED + ENABLED package an instance can be created from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsablePackage {
+    /// Package id.
+    pub id: Uuid,
+    /// `vnfProvider`.
+    pub provider: String,
+    /// `vnfProductName`.
+    pub product_name: String,
+    /// `vnfSoftwareVersion`.
+    pub software_version: String,
+    /// `vnfdVersion`.
+    pub vnfd_version: String,
+}
+
+#[derive(Queryable)]
+struct UsableRow {
+    id: String,
+    provider: Option<String>,
+    product_name: Option<String>,
+    software_version: Option<String>,
+    vnfd_version: Option<String>,
+}
+
+/// The ONBOARDED + ENABLED package with `vnfd_id`, if any.
+pub fn usable_package(c: &mut DbConnection, vnfd_id: &str) -> Result<Option<UsablePackage>> {
+    let row: Option<UsableRow> = pkg::vnf_packages
         .filter(pkg::vnfd_id.eq(vnfd_id))
         .filter(pkg::deleted_at.is_null())
         .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
@@ -150,14 +164,14 @@ pub fn usable_package(
         ))
         .first(c)
         .optional()?;
-    row.map(|(id, p, n, s, v)| {
-        Ok((
-            id.parse().map_err(|e| corrupt("vnf_pkg_id", e))?,
-            p.unwrap_or_default(),
-            n.unwrap_or_default(),
-            s.unwrap_or_default(),
-            v.unwrap_or_default(),
-        ))
+    row.map(|r| {
+        Ok(UsablePackage {
+            id: r.id.parse().map_err(|e| corrupt("vnf_pkg_id", e))?,
+            provider: r.provider.unwrap_or_default(),
+            product_name: r.product_name.unwrap_or_default(),
+            software_version: r.software_version.unwrap_or_default(),
+            vnfd_version: r.vnfd_version.unwrap_or_default(),
+        })
     })
     .transpose()
 }

@@ -3,6 +3,7 @@
 
 pub mod csar;
 pub mod moto;
+pub mod peers;
 
 use std::path::PathBuf;
 

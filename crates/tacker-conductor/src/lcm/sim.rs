@@ -1,7 +1,8 @@
 //! A simulated VIM (`TACKER.SIM.V_1`): a deterministic infra driver for tests and demos
 //! that keeps VNFC resources in memory-free form (everything is derived from the
 //! instance and the request). Faults are injected from `additionalParams.sim`:
-//! `{"fail": ["instantiate", ...], "failTimes": n, "delayMs": ms}`.
+//! `{"fail": ["instantiate", ...], "failTimes": n, "delayMs": ms, "holdFile": path}`
+//! (`holdFile`: every step waits while that file exists).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -40,6 +41,12 @@ impl SimDriver {
         let p = sim_params(octx);
         if let Some(ms) = p.get("delayMs").and_then(Value::as_u64) {
             tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
+        if let Some(hold) = p.get("holdFile").and_then(Value::as_str) {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(600);
+            while std::path::Path::new(hold).exists() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         }
         let fails = p
             .get("fail")

@@ -38,6 +38,7 @@ async fn start(e: &Env, id: &str, health: Option<std::net::TcpListener>) -> Cond
         shutdown_timeout: Duration::from_secs(5),
         health_listener: health,
         onboarding: Default::default(),
+        lcm: Default::default(),
     };
     let bus = Bus::connect(&e.bus_opts, id).await.unwrap();
     Conductor::start(settings, e.db.clone(), bus, e.store.clone())

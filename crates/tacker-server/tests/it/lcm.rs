@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use tacker_testkit::TestDb;
 use tacker_testkit::csar::valid;
 
-use crate::peers::{Expect, Nfvo, NfvoMode, Subscriber, states_of};
 use crate::support::{Options, TestApp, assert_problem};
+use tacker_testkit::peers::{Expect, Nfvo, NfvoMode, Subscriber, states_of};
 
 const VNFD: &str = "11111111-2222-3333-4444-555555555555";
 const T: Duration = Duration::from_secs(20);

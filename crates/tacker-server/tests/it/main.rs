@@ -6,6 +6,5 @@ mod health;
 mod lcm;
 mod onboarding;
 mod packages;
-mod peers;
 mod support;
 mod upload_from_uri;

@@ -4,6 +4,8 @@
 mod cli;
 mod cluster;
 mod csar_cmd;
+mod lcm_procs;
 mod onboarding;
 mod openstack_cli;
+mod procs;
 mod support;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{ClusterEnv, Proc, free_port, wait_status};
 
@@ -130,4 +130,217 @@ async fn openstack_vnf_package_create_list_show_update_delete() {
             .len(),
         1
     );
+}
+
+/// Polls `openstack vnflcm op show` until the occurrence is in one of `states`.
+fn wait_op(osc: &Osc, op: &str, states: &[&str]) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = osc.json(&["--os-tacker-api-version", "2", "vnflcm", "op", "show", op]);
+        if states.contains(&v["Operation State"].as_str().unwrap_or_default()) {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "op {op} never reached {states:?}: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The newest occurrence of `operation` from `vnflcm op list`.
+fn last_op(osc: &Osc, operation: &str) -> String {
+    let list = osc.json(&["--os-tacker-api-version", "2", "vnflcm", "op", "list"]);
+    list.as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|o| o["Operation"] == operation)
+        .and_then(|o| o["ID"].as_str())
+        .unwrap()
+        .to_owned()
+}
+
+// Multi-threaded: the subscriber must answer while the test waits on the CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openstack_vnflcm_v2_flow_against_all_in_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = ClusterEnv::new(
+        &format!("sqlite://{}/tacker.db", dir.path().display()),
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let port = free_port();
+    let _aio = Proc::spawn(
+        env.command(&[
+            ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
+            ("TACKER__LCM__SIMULATED_VIM", "true".into()),
+        ])
+        .arg("all-in-one"),
+        &env.log_path("aio"),
+    );
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    wait_status(
+        &http,
+        &format!("{endpoint}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+    let osc = Osc::new(endpoint.clone());
+    let pkg = osc.json(&["vnf", "package", "create"])["ID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let zip = dir.path().join("pkg.zip");
+    tacker_testkit::csar::valid().write_to(&zip);
+    let (ok, _, err) = osc.run(&[
+        "vnf",
+        "package",
+        "upload",
+        "--path",
+        &zip.display().to_string(),
+        &pkg,
+    ]);
+    assert!(ok, "{err}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while osc.json(&["vnf", "package", "show", &pkg])["Onboarding State"] != "ONBOARDED" {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let v2 = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["--os-tacker-api-version".to_owned(), "2".to_owned()];
+        all.extend(args.iter().map(|a| (*a).to_owned()));
+        all
+    };
+    let run = |args: &[&str]| {
+        let a = v2(args);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (ok, out, err) = osc.run(&refs);
+        assert!(ok, "openstack {args:?}: {err}");
+        out
+    };
+    let json_of = |args: &[&str]| {
+        let a = v2(args);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        osc.json(&refs)
+    };
+
+    // A subscriber for the CLI's subsc commands.
+    let sub = tacker_testkit::peers::Subscriber::start(tacker_testkit::peers::Expect::Nothing);
+    let sub_file = dir.path().join("sub.json");
+    std::fs::write(
+        &sub_file,
+        json!({"callbackUri": sub.url, "filter": {"operationTypes": ["INSTANTIATE"]}}).to_string(),
+    )
+    .unwrap();
+    let s = json_of(&["vnflcm", "subsc", "create", &sub_file.display().to_string()]);
+    let sub_id = s["ID"].as_str().unwrap().to_owned();
+    assert!(run(&["vnflcm", "subsc", "list"]).contains(&sub_id));
+
+    let created = json_of(&[
+        "vnflcm",
+        "create",
+        "11111111-2222-3333-4444-555555555555",
+        "--name",
+        "web",
+    ]);
+    let id = created["ID"].as_str().unwrap().to_owned();
+    assert_eq!(created["Instantiation State"], "NOT_INSTANTIATED");
+    assert!(run(&["vnflcm", "list"]).contains(&id));
+    let inst_file = dir.path().join("instantiate.json");
+    std::fs::write(&inst_file, json!({"flavourId": "simple", "vimConnectionInfo": {"vim1": {"vimType": "TACKER.SIM.V_1"}}}).to_string()).unwrap();
+    assert!(
+        run(&[
+            "vnflcm",
+            "instantiate",
+            &id,
+            &inst_file.display().to_string()
+        ])
+        .contains("accepted")
+    );
+    let op = last_op(&osc, "INSTANTIATE");
+    wait_op(&osc, &op, &["COMPLETED"]);
+    let shown = json_of(&["vnflcm", "show", &id]);
+    assert_eq!(shown["Instantiation State"], "INSTANTIATED");
+    let vnfc = shown["Instantiated Vnf Info"]["vnfcInfo"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    sub.wait("instantiate notifications", |g| g.len() >= 3)
+        .await;
+
+    assert!(run(&["vnflcm", "heal", &id, "--vnfc-instance", &vnfc]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "HEAL"), &["COMPLETED"]);
+    assert!(
+        run(&[
+            "vnflcm",
+            "scale",
+            &id,
+            "--type",
+            "SCALE_OUT",
+            "--aspect-id",
+            "vdu1_aspect"
+        ])
+        .contains("accepted")
+    );
+    wait_op(&osc, &last_op(&osc, "SCALE"), &["COMPLETED"]);
+
+    // A failing scale-out: retry (fails again), then rollback.
+    let fail_file = dir.path().join("fail.json");
+    std::fs::write(
+        &fail_file,
+        json!({"additionalParams": {"sim": {"fail": ["scale"]}}}).to_string(),
+    )
+    .unwrap();
+    let fail = fail_file.display().to_string();
+    run(&[
+        "vnflcm",
+        "scale",
+        &id,
+        "--type",
+        "SCALE_OUT",
+        "--aspect-id",
+        "vdu1_aspect",
+        "--additional-param-file",
+        &fail,
+    ]);
+    let bad = last_op(&osc, "SCALE");
+    let shown = wait_op(&osc, &bad, &["FAILED_TEMP"]);
+    assert!(
+        shown["Error"].to_string().contains("simulated failure"),
+        "{shown}"
+    );
+    run(&["vnflcm", "op", "retry", &bad]);
+    wait_op(&osc, &bad, &["FAILED_TEMP"]);
+    run(&["vnflcm", "op", "rollback", &bad]);
+    wait_op(&osc, &bad, &["ROLLED_BACK"]);
+    // Another failing one, failed for good.
+    run(&[
+        "vnflcm",
+        "scale",
+        &id,
+        "--type",
+        "SCALE_OUT",
+        "--aspect-id",
+        "vdu1_aspect",
+        "--additional-param-file",
+        &fail,
+    ]);
+    let bad = last_op(&osc, "SCALE");
+    wait_op(&osc, &bad, &["FAILED_TEMP"]);
+    let failed = json_of(&["vnflcm", "op", "fail", &bad]);
+    assert_eq!(failed["Operation State"], "FAILED");
+    // Errors reach the user: heal with an unknown VNFC.
+    let a = v2(&["vnflcm", "heal", &id, "--vnfc-instance", "no-such-vnfc"]);
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (ok, _, err) = osc.run(&refs);
+    assert!(!ok && err.contains("no-such-vnfc"), "{err}");
+
+    assert!(run(&["vnflcm", "terminate", &id]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "TERMINATE"), &["COMPLETED"]);
+    assert!(run(&["vnflcm", "delete", &id]).contains("deleted successfully"));
+    run(&["vnflcm", "subsc", "delete", &sub_id]);
+    assert!(!run(&["vnflcm", "subsc", "list"]).contains(&sub_id));
 }

@@ -50,17 +50,16 @@ pub async fn create(
                 b.vnfd_id
             ))
         })?;
-    let (pkg_id, provider, product, sw, vnfd_version) = package;
     let instance = VnfInstance {
         id: Uuid::new_v4(),
         name: b.vnf_instance_name,
         description: b.vnf_instance_description,
         vnfd_id: b.vnfd_id,
-        vnf_pkg_id: pkg_id,
-        vnf_provider: provider,
-        vnf_product_name: product,
-        vnf_software_version: sw,
-        vnfd_version,
+        vnf_pkg_id: package.id,
+        vnf_provider: package.provider,
+        vnf_product_name: package.product_name,
+        vnf_software_version: package.software_version,
+        vnfd_version: package.vnfd_version,
         instantiation_state: InstantiationState::NotInstantiated,
         instantiated_vnf_info: None,
         vim_connection_info: Map::new(),

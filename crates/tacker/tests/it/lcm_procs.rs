@@ -1,0 +1,264 @@
+//! LCM with real processes: servers and conductors on PostgreSQL + RabbitMQ, the
+//! simulated VIM, a real HTTP subscriber.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tacker_testkit::csar::valid;
+use tacker_testkit::peers::{Expect, Subscriber, states_of};
+
+use crate::procs::Cluster;
+
+const VNFD: &str = "11111111-2222-3333-4444-555555555555";
+
+async fn lcm_cluster(servers: usize, conductors: &[&str]) -> Cluster {
+    let c = Cluster::start_with(
+        servers,
+        conductors,
+        &[("TACKER__LCM__SIMULATED_VIM", "true")],
+    )
+    .await;
+    let pkg = c.upload(valid().zip()).await;
+    assert_eq!(
+        c.wait_state(&pkg, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+            .await["onboardingState"],
+        "ONBOARDED"
+    );
+    c
+}
+
+impl Cluster {
+    fn lcm(&self, api: usize, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, format!("{}/vnflcm/v2{path}", self.apis[api]))
+            .header("Version", "2.0.0")
+    }
+
+    async fn subscribe(&self, sub: &Subscriber) {
+        let r = self
+            .lcm(0, reqwest::Method::POST, "/subscriptions")
+            .json(&json!({"callbackUri": sub.url}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+
+    async fn instance(&self) -> String {
+        let r = self
+            .lcm(0, reqwest::Method::POST, "/vnf_instances")
+            .json(&json!({"vnfdId": VNFD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    async fn task(&self, api: usize, i: &str, task: &str, body: Value) -> (u16, Option<String>) {
+        let r = self
+            .lcm(
+                api,
+                reqwest::Method::POST,
+                &format!("/vnf_instances/{i}/{task}"),
+            )
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let op = r
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().unwrap().rsplit('/').next().unwrap().to_owned());
+        (status, op)
+    }
+
+    async fn op(&self, id: &str) -> Value {
+        self.lcm(0, reqwest::Method::GET, &format!("/vnf_lcm_op_occs/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    async fn wait_op(&self, id: &str, states: &[&str], timeout: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let op = self.op(id).await;
+            if states.contains(&op["operationState"].as_str().unwrap_or_default()) {
+                return op;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "op {id} never reached {states:?}: {op}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn sim_vim() -> Value {
+    json!({"vim1": {"vimType": "TACKER.SIM.V_1"}})
+}
+
+#[tokio::test]
+async fn a_conductor_killed_mid_operation_leaves_it_failed_temp_and_retry_completes_elsewhere() {
+    let c = lcm_cluster(1, &["lc-1", "lc-2"]).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    c.subscribe(&sub).await;
+    let i = c.instance().await;
+    let hold = c.env.dir.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"holdFile": hold.display().to_string()}}});
+    let (status, op) = c.task(0, &i, "instantiate", body).await;
+    assert_eq!(status, 202);
+    let op = op.unwrap();
+    c.wait_op(&op, &["PROCESSING"], Duration::from_secs(20))
+        .await;
+    let uid: uuid::Uuid = op.parse().unwrap();
+    let runner =
+        c.db.run(move |db| tacker_db::op_occs::get(db, uid))
+            .await
+            .unwrap()
+            .unwrap()
+            .conductor_id
+            .unwrap();
+    c.signal(&runner, "KILL");
+    let killed = std::time::Instant::now();
+    let failed = c
+        .wait_op(&op, &["FAILED_TEMP", "COMPLETED"], Duration::from_secs(20))
+        .await;
+    assert_eq!(failed["operationState"], "FAILED_TEMP", "{failed}");
+    // dead_after is 2 s here: within dead_after + 10 s.
+    assert!(
+        killed.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        killed.elapsed()
+    );
+    assert!(
+        failed["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&runner),
+        "{failed}"
+    );
+    sub.wait("FAILED_TEMP notified", |g| {
+        states_of(g, &op).contains(&"RESULT:FAILED_TEMP".to_owned())
+    })
+    .await;
+    // The other conductor completes the retry.
+    std::fs::remove_file(&hold).unwrap();
+    let r = c
+        .lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let done = c
+        .wait_op(&op, &["COMPLETED", "FAILED_TEMP"], Duration::from_secs(20))
+        .await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    let got = sub
+        .wait("the retry's result", |g| states_of(g, &op).len() == 5)
+        .await;
+    assert_eq!(
+        states_of(&got, &op),
+        [
+            "START:STARTING",
+            "START:PROCESSING",
+            "RESULT:FAILED_TEMP",
+            "START:PROCESSING",
+            "RESULT:COMPLETED"
+        ]
+    );
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn two_concurrent_operations_through_two_servers_one_wins() {
+    let c = lcm_cluster(2, &["lc-1", "lc-2"]).await;
+    let i = c.instance().await;
+    let (_, op) = c
+        .task(
+            0,
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    c.wait_op(&op.unwrap(), &["COMPLETED"], Duration::from_secs(20))
+        .await;
+    for _ in 0..5 {
+        let slow = json!({"additionalParams": {"sim": {"delayMs": 300}}});
+        let (a, b) = tokio::join!(
+            c.task(0, &i, "heal", slow.clone()),
+            c.task(1, &i, "heal", slow)
+        );
+        let mut statuses = [a.0, b.0];
+        statuses.sort();
+        assert_eq!(statuses, [202, 409], "exactly one operation starts");
+        let op = a.1.or(b.1).unwrap();
+        c.wait_op(&op, &["COMPLETED"], Duration::from_secs(20))
+            .await;
+    }
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn notifications_survive_a_subscriber_outage_and_a_conductor_restart() {
+    let mut c = lcm_cluster(1, &["lc-1", "lc-2"]).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    c.subscribe(&sub).await;
+    sub.set_down(true);
+    let i = c.instance().await;
+    let (_, op) = c
+        .task(
+            0,
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    let op = op.unwrap();
+    c.wait_op(&op, &["COMPLETED"], Duration::from_secs(20))
+        .await;
+    let (_, heal) = c.task(0, &i, "heal", json!({})).await;
+    let heal = heal.unwrap();
+    c.wait_op(&heal, &["COMPLETED"], Duration::from_secs(20))
+        .await;
+    // Every conductor dies with the notifications undelivered, then comes back.
+    c.signal("lc-1", "KILL");
+    c.signal("lc-2", "KILL");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(sub.received().is_empty());
+    c.start_conductor("lc-1");
+    c.start_conductor("lc-2");
+    c.wait_ready("lc-1").await;
+    sub.set_down(false);
+    let got = sub.wait("all seven", |g| g.len() >= 7).await;
+    assert_eq!(got.len(), 7, "nothing lost, nothing twice: {got:#?}");
+    assert_eq!(
+        got[0]["notificationType"],
+        "VnfIdentifierCreationNotification"
+    );
+    assert_eq!(
+        states_of(&got, &op),
+        ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+    );
+    assert_eq!(
+        states_of(&got, &heal),
+        ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+    );
+    c.teardown().await;
+}

@@ -1,0 +1,271 @@
+//! A cluster of real processes: `tacker server`(s) and `tacker conductor`s on PostgreSQL
+//! and RabbitMQ.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tacker_testkit::TestDb;
+
+use crate::support::{ClusterEnv, Proc, free_port, wait_status};
+
+/// One conductor process.
+pub struct Node {
+    pub proc: Proc,
+    pub health: String,
+    pub cache: PathBuf,
+}
+
+/// Servers and named conductors, each a real process.
+pub struct Cluster {
+    pub env: ClusterEnv,
+    /// The first server's base URL.
+    pub api: String,
+    /// Every server's base URL.
+    pub apis: Vec<String>,
+    pub http: reqwest::Client,
+    pub db: tacker_db::Db,
+    pub prefix: String,
+    #[allow(dead_code)]
+    pub servers: Vec<Proc>,
+    pub nodes: BTreeMap<String, Node>,
+    _tdb: TestDb,
+}
+
+/// The onboarding download deadline in these clusters.
+pub const DOWNLOAD_TIMEOUT: &str = "6s";
+
+impl Cluster {
+    pub async fn start(conductors: &[&str]) -> Self {
+        Self::start_with(1, conductors, &[]).await
+    }
+
+    /// `servers` API servers and `conductors`, with extra environment for all of them.
+    pub async fn start_with(servers: usize, conductors: &[&str], extra: &[(&str, &str)]) -> Self {
+        let tdb = TestDb::postgres();
+        let prefix = tacker_testkit::unique_prefix();
+        let mut env = ClusterEnv::new(&tdb.url, &tacker_testkit::amqp_url(), &prefix);
+        let defaults = [
+            ("TACKER__ONBOARDING__DOWNLOAD_TIMEOUT", DOWNLOAD_TIMEOUT),
+            ("TACKER__ONBOARDING__RECOVERY_INTERVAL", "300ms"),
+            ("TACKER__ONBOARDING__STALL_TIMEOUT", "10s"),
+            ("TACKER__ONBOARDING__ALLOWED_URI_NETWORKS", "127.0.0.1/32"),
+            ("TACKER__LCM__NOTIFICATION_MAX_BACKOFF", "500ms"),
+        ];
+        for (k, v) in defaults.iter().chain(extra) {
+            env.vars.push(((*k).into(), (*v).into()));
+        }
+        let ports: Vec<u16> = (0..servers).map(|_| free_port()).collect();
+        // Links point at the first server.
+        env.vars.push((
+            "TACKER__SERVER__PUBLIC_URL".into(),
+            format!("http://127.0.0.1:{}", ports[0]),
+        ));
+        let apis: Vec<String> = ports
+            .iter()
+            .map(|p| format!("http://127.0.0.1:{p}"))
+            .collect();
+        let procs = ports
+            .iter()
+            .enumerate()
+            .map(|(n, port)| {
+                Proc::spawn(
+                    env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
+                        .arg("server"),
+                    &env.log_path(&format!("server-{n}")),
+                )
+            })
+            .collect();
+        let db = tacker_db::Db::connect(&tdb.url, 2, Duration::from_secs(5)).unwrap();
+        let mut c = Cluster {
+            env,
+            api: apis[0].clone(),
+            apis,
+            http: reqwest::Client::new(),
+            db,
+            prefix,
+            servers: procs,
+            nodes: BTreeMap::new(),
+            _tdb: tdb,
+        };
+        for id in conductors {
+            c.start_conductor(id);
+        }
+        for api in &c.apis {
+            wait_status(
+                &c.http,
+                &format!("{api}/readyz"),
+                200,
+                Duration::from_secs(30),
+            )
+            .await;
+        }
+        for id in conductors {
+            c.wait_ready(id).await;
+        }
+        c
+    }
+
+    pub fn start_conductor(&mut self, id: &str) {
+        let port = free_port();
+        let cache = self.env.dir.path().join("cache").join(id);
+        let proc = Proc::spawn(
+            self.env
+                .command(&[
+                    ("TACKER__CONDUCTOR__ID", id.into()),
+                    (
+                        "TACKER__CONDUCTOR__HEALTH_BIND",
+                        format!("127.0.0.1:{port}"),
+                    ),
+                    ("TACKER__CONDUCTOR__CACHE_DIR", cache.display().to_string()),
+                ])
+                .arg("conductor"),
+            &self.env.log_path(id),
+        );
+        self.nodes.insert(
+            id.into(),
+            Node {
+                proc,
+                health: format!("http://127.0.0.1:{port}"),
+                cache,
+            },
+        );
+    }
+
+    pub async fn wait_ready(&self, id: &str) {
+        wait_status(
+            &self.http,
+            &format!("{}/readyz", self.nodes[id].health),
+            200,
+            Duration::from_secs(30),
+        )
+        .await;
+    }
+
+    pub fn signal(&self, id: &str, sig: &str) {
+        self.nodes[id].proc.signal(sig);
+    }
+
+    pub fn cached(&self, id: &str, pkg: &str) -> bool {
+        self.nodes[id].cache.join(pkg).join("package.zip").is_file()
+    }
+
+    pub fn stored(&self, pkg: &str) -> bool {
+        self.env
+            .dir
+            .path()
+            .join("store/vnf_packages")
+            .join(pkg)
+            .join("package.zip")
+            .is_file()
+    }
+
+    pub async fn create(&self) -> String {
+        let r: Value = self
+            .http
+            .post(format!("{}/vnfpkgm/v1/vnf_packages", self.api))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        r["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn upload(&self, zip: Vec<u8>) -> String {
+        let id = self.create().await;
+        let r = self
+            .http
+            .put(format!(
+                "{}/vnfpkgm/v1/vnf_packages/{id}/package_content",
+                self.api
+            ))
+            .header("content-type", "application/zip")
+            .body(zip)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+        id
+    }
+
+    pub async fn get(&self, id: &str) -> Value {
+        self.http
+            .get(format!("{}/vnfpkgm/v1/vnf_packages/{id}", self.api))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    pub async fn state(&self, id: &str) -> String {
+        self.get(id).await["onboardingState"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn wait_state(&self, id: &str, states: &[&str], timeout: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let p = self.get(id).await;
+            if states.contains(&p["onboardingState"].as_str().unwrap_or_default()) {
+                return p;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "package {id} never reached {states:?}: {p}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn coordinator(&self, id: &str) -> Option<String> {
+        let id: uuid::Uuid = id.parse().unwrap();
+        let all = self.db.run(tacker_db::packages::in_flight).await.unwrap();
+        all.into_iter()
+            .find(|p| p.id == id)
+            .and_then(|p| p.coordinator)
+    }
+
+    pub async fn teardown(self) {
+        let opts = tacker_rpc::BusOptions::new(tacker_testkit::amqp_url(), self.prefix.clone());
+        let bus = tacker_rpc::Bus::connect(&opts, "t").await.unwrap();
+        let _ = bus.teardown().await;
+    }
+}
+
+/// Serves `/private.zip` with basic auth ops:secret.
+pub fn file_server(zip: Vec<u8>) -> String {
+    use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let zip = web::Data::new(zip);
+    let server = HttpServer::new(move || {
+        App::new().app_data(zip.clone()).route(
+            "/private.zip",
+            web::get().to(|req: HttpRequest, z: web::Data<Vec<u8>>| async move {
+                let ok = req
+                    .headers()
+                    .get("authorization")
+                    .is_some_and(|v| v == "Basic b3BzOnNlY3JldA==");
+                if ok {
+                    HttpResponse::Ok().body(z.get_ref().clone())
+                } else {
+                    HttpResponse::Unauthorized().finish()
+                }
+            }),
+        )
+    })
+    .workers(1)
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    base
+}
