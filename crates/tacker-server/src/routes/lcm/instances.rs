@@ -182,19 +182,15 @@ pub async fn modify(
     if let Some(v) = &m.vim_connection_info {
         super::tasks::check_vims(v)?;
     }
-    if let Some(vnfd) = &m.vnfd_id {
-        let vnfd = vnfd.clone();
-        let ok = st
-            .db
-            .run(move |c| instances::usable_package(c, &vnfd))
-            .await?
-            .is_some();
-        if !ok {
-            return Err(ApiError::Unprocessable(format!(
-                "no ONBOARDED and ENABLED VNF package has vnfdId {}",
-                m.vnfd_id.unwrap_or_default()
-            )));
-        }
+    let other_vnfd = m.vnfd_id.as_ref().is_some_and(|v| *v != instance.vnfd_id);
+    let other_pkg = m
+        .vnf_pkg_id
+        .as_ref()
+        .is_some_and(|p| *p != instance.vnf_pkg_id.to_string());
+    if other_vnfd || other_pkg {
+        return Err(ApiError::Unprocessable(
+            "changing the VNF package of an instance through PATCH is not supported".into(),
+        ));
     }
     start(
         &st,
