@@ -19,6 +19,7 @@ setup-deps:
 setup: setup-deps
 	@tests/infra/services.sh
 	@tests/infra/pytools.sh >/dev/null
+	@tests/infra/k8s-tools.sh
 
 test: setup lint test-only
 

@@ -1,0 +1,93 @@
+//! `/sim/...`: fault injection and timing for tests (not part of the Kubernetes API).
+
+use std::sync::Arc;
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::ApiErr;
+use crate::faults::Faults;
+use crate::objects::{self, DeleteOpts};
+use crate::store::Key;
+use crate::{Sim, meta};
+
+/// `GET /sim/faults`.
+pub async fn get_faults(sim: web::Data<Arc<Sim>>) -> HttpResponse {
+    HttpResponse::Ok().json(&sim.lock().faults)
+}
+
+/// `PUT /sim/faults`: replaces every fault.
+pub async fn put_faults(sim: web::Data<Arc<Sim>>, body: web::Json<Faults>) -> HttpResponse {
+    sim.lock().faults = body.into_inner();
+    sim.kick();
+    HttpResponse::NoContent().finish()
+}
+
+/// `DELETE /sim/faults`: clears every fault.
+pub async fn clear_faults(sim: web::Data<Arc<Sim>>) -> HttpResponse {
+    sim.lock().faults = Faults::default();
+    sim.kick();
+    HttpResponse::NoContent().finish()
+}
+
+/// Timing changes.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimingPatch {
+    ready_delay_ms: Option<u64>,
+    terminate_delay_ms: Option<u64>,
+}
+
+/// `GET /sim/timing`.
+pub async fn get_timing(sim: web::Data<Arc<Sim>>) -> HttpResponse {
+    let t = sim.lock().timing;
+    HttpResponse::Ok().json(json!({
+        "readyDelayMs": t.ready_delay_ms,
+        "terminateDelayMs": t.terminate_delay_ms,
+        "nodes": t.nodes,
+    }))
+}
+
+/// `PATCH /sim/timing`.
+pub async fn patch_timing(sim: web::Data<Arc<Sim>>, body: web::Json<TimingPatch>) -> HttpResponse {
+    let mut s = sim.lock();
+    if let Some(v) = body.ready_delay_ms {
+        s.timing.ready_delay_ms = v;
+    }
+    if let Some(v) = body.terminate_delay_ms {
+        s.timing.terminate_delay_ms = v;
+    }
+    HttpResponse::NoContent().finish()
+}
+
+/// `POST /sim/namespaces/{ns}/pods/{name}/replace`: the cluster heals a Pod on its own
+/// (it is removed at once; its controller replaces it as Kubernetes would).
+pub async fn replace_pod(
+    sim: web::Data<Arc<Sim>>,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    let (ns, name) = path.into_inner();
+    let key: Key = ("/pods".into(), ns, name.clone());
+    let mut s = sim.lock();
+    let Some(pod) = s.get(&key).cloned() else {
+        return ApiErr::not_found("pods", &name).response();
+    };
+    if meta::controller_uid(&pod).is_none() {
+        return ApiErr::invalid(format!(
+            "Pod {name} has no controller: nothing would replace it"
+        ))
+        .response();
+    }
+    objects::delete(
+        &mut s,
+        &key,
+        DeleteOpts {
+            grace: Some(0),
+            ..Default::default()
+        },
+    );
+    drop(s);
+    sim.kick();
+    HttpResponse::Accepted().json(json!({"replaced": name}))
+}

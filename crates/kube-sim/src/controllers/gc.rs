@@ -1,0 +1,86 @@
+//! The garbage collector: dependents of deleted owners go, foreground deletions finish
+//! once their dependents are gone, terminating namespaces are emptied.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::meta;
+use crate::objects::{self, DeleteOpts, Propagation};
+use crate::store::Store;
+
+fn finalizers(v: &Value) -> Vec<String> {
+    v.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn run(store: &mut Store, _now: Instant) {
+    let uids = store.uids();
+    for key in store.keys() {
+        let Some(obj) = store.get(&key).cloned() else {
+            continue;
+        };
+        let owners = meta::owner_uids(&obj);
+        // Orphans of a deleted owner.
+        if !owners.is_empty() && owners.iter().all(|o| !uids.contains_key(o)) {
+            if !meta::terminating(&obj) {
+                objects::delete(store, &key, DeleteOpts::default());
+            }
+            continue;
+        }
+        if !meta::terminating(&obj) {
+            continue;
+        }
+        let f = finalizers(&obj);
+        if f.iter().any(|x| x == "foregroundDeletion") {
+            let uid = meta::uid(&obj).unwrap_or_default();
+            let deps = store.dependents(&uid);
+            if deps.is_empty() {
+                let mut new = obj.clone();
+                let rest: Vec<&String> = f.iter().filter(|x| *x != "foregroundDeletion").collect();
+                meta::set(&mut new, "/metadata/finalizers", json!(rest));
+                if rest.is_empty() {
+                    store.remove(&key);
+                } else {
+                    store.update(&key, new);
+                }
+            } else {
+                for d in deps {
+                    if store.get(&d).is_some_and(|v| !meta::terminating(v)) {
+                        objects::delete(
+                            store,
+                            &d,
+                            DeleteOpts {
+                                grace: None,
+                                propagation: Propagation::Foreground,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // Terminating namespaces.
+    for (key, ns) in store.list("/namespaces", None) {
+        if !meta::terminating(&ns) {
+            continue;
+        }
+        let inside: Vec<_> = store.keys().into_iter().filter(|k| k.1 == key.2).collect();
+        if inside.is_empty() {
+            store.remove(&key);
+            continue;
+        }
+        for k in inside {
+            if store.get(&k).is_some_and(|v| !meta::terminating(v)) {
+                objects::delete(store, &k, DeleteOpts::default());
+            }
+        }
+    }
+}

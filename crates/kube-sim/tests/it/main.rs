@@ -1,0 +1,7 @@
+//! kube-sim against real clients: kubectl (the binary, over TLS with a token) and HTTP.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod api;
+mod controllers;
+mod kubectl;
+mod support;
