@@ -89,17 +89,21 @@ pub fn set_str(v: &mut Value, pointer: &str, s: &str) {
 /// Creates every object along `pointer` and sets `value` there.
 pub fn set(v: &mut Value, pointer: &str, value: Value) {
     let mut cur = v;
-    let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    let parts: Vec<String> = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
     for (i, p) in parts.iter().enumerate() {
         if !cur.is_object() {
             *cur = Value::Object(Map::new());
         }
         let Value::Object(m) = cur else { return };
         if i + 1 == parts.len() {
-            m.insert((*p).to_owned(), value);
+            m.insert(p.clone(), value);
             return;
         }
-        cur = m.entry((*p).to_owned()).or_insert_with(|| json!({}));
+        cur = m.entry(p.clone()).or_insert_with(|| json!({}));
     }
 }
 
@@ -170,8 +174,10 @@ mod tests {
         let mut v = json!({});
         set_str(&mut v, "/metadata/labels/app", "x");
         assert_eq!(v["metadata"]["labels"]["app"], "x");
+        set_str(&mut v, "/metadata/labels/example.io~1name", "y");
+        assert_eq!(v["metadata"]["labels"]["example.io/name"], "y");
         remove(&mut v, "/metadata/labels/app");
-        assert_eq!(v["metadata"]["labels"], json!({}));
+        assert_eq!(v["metadata"]["labels"], json!({"example.io/name": "y"}));
     }
 
     #[test]

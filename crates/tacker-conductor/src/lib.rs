@@ -11,6 +11,7 @@ mod notifier;
 mod onboarding;
 mod recovery;
 mod sync;
+mod vnf_sync;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -168,6 +169,7 @@ impl Conductor {
                 stop_heartbeat.clone(),
             )),
             tokio::spawn(recovery::run(ctx.clone(), stop_shared.clone())),
+            tokio::spawn(vnf_sync::run(ctx.clone(), stop_shared.clone())),
             tokio::spawn(notifier::run(ctx.clone(), stop_heartbeat.clone())),
         ];
         if let Some(listener) = settings.health_listener {

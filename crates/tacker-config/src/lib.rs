@@ -34,6 +34,8 @@ pub struct Config {
     pub onboarding: OnboardingConfig,
     /// Lifecycle management.
     pub lcm: LcmConfig,
+    /// The Kubernetes infra driver.
+    pub kubernetes: KubernetesConfig,
     /// Conductor.
     pub conductor: ConductorConfig,
     /// `tacker all-in-one`.
@@ -174,6 +176,27 @@ pub struct LcmConfig {
     /// Longest wait between notification delivery attempts.
     #[serde(with = "duration")]
     pub notification_max_backoff: Duration,
+    /// How often instantiated VNFs' stored VNFCs are reconciled with their VIM (0: never).
+    #[serde(with = "duration")]
+    pub sync_interval: Duration,
+}
+
+/// `[kubernetes]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesConfig {
+    /// Longest wait for resources to become ready.
+    #[serde(with = "duration")]
+    pub ready_timeout: Duration,
+    /// Longest wait for resources to be deleted.
+    #[serde(with = "duration")]
+    pub delete_timeout: Duration,
+    /// Longest pause between two polls of the cluster.
+    #[serde(with = "duration")]
+    pub poll_interval: Duration,
+    /// Timeout of one Kubernetes API request.
+    #[serde(with = "duration")]
+    pub request_timeout: Duration,
 }
 
 /// `[all_in_one]`
@@ -241,6 +264,13 @@ impl Default for Config {
                 simulated_vim: false,
                 http_timeout: Duration::from_secs(10),
                 notification_max_backoff: Duration::from_secs(30),
+                sync_interval: Duration::from_secs(300),
+            },
+            kubernetes: KubernetesConfig {
+                ready_timeout: Duration::from_secs(300),
+                delete_timeout: Duration::from_secs(300),
+                poll_interval: Duration::from_secs(1),
+                request_timeout: Duration::from_secs(30),
             },
             conductor: ConductorConfig {
                 id: String::new(),

@@ -362,3 +362,37 @@ pub fn store_synced(c: &mut DbConnection, id: Uuid, info: &InstantiatedVnfInfo) 
     .execute(c)?;
     Ok(n == 1)
 }
+
+/// Claims up to `limit` instantiated instances not synced since `cutoff` and with no
+/// operation on them, for a periodic sync: marks them synced now, so another conductor
+/// skips them.
+pub fn claim_sync_due(
+    c: &mut DbConnection,
+    cutoff: NaiveDateTime,
+    limit: i64,
+) -> Result<Vec<Uuid>> {
+    let candidates: Vec<String> = dsl::vnf_instances
+        .filter(dsl::instantiation_state.eq(InstantiationState::Instantiated.as_str()))
+        .filter(dsl::current_op_id.is_null())
+        .filter(dsl::synced_at.is_null().or(dsl::synced_at.lt(cutoff)))
+        .order(dsl::synced_at.asc())
+        .limit(limit)
+        .select(dsl::id)
+        .load(c)?;
+    let mut out = Vec::new();
+    for id in candidates {
+        let n = diesel::update(
+            dsl::vnf_instances
+                .filter(dsl::id.eq(&id))
+                .filter(dsl::synced_at.is_null().or(dsl::synced_at.lt(cutoff))),
+        )
+        .set(dsl::synced_at.eq(Some(now())))
+        .execute(c)?;
+        if n == 1
+            && let Ok(u) = id.parse()
+        {
+            out.push(u);
+        }
+    }
+    Ok(out)
+}

@@ -61,6 +61,7 @@ diesel::table! {
         revision -> BigInt,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        synced_at -> Nullable<Timestamp>,
     }
 }
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod cnf;
 pub mod csar;
 pub mod moto;
 pub mod peers;

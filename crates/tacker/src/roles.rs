@@ -127,6 +127,18 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
     use tacker_conductor::lcm::{Drivers, LcmSettings, sim};
     let l = &cfg.lcm;
     let mut drivers = Drivers::default();
+    let k = &cfg.kubernetes;
+    let kubernetes = Arc::new(tacker_infra_k8s::KubernetesDriver::new(
+        tacker_infra_k8s::K8sSettings {
+            ready_timeout: k.ready_timeout,
+            delete_timeout: k.delete_timeout,
+            poll_interval: k.poll_interval,
+            request_timeout: k.request_timeout,
+        },
+    ));
+    drivers
+        .infra
+        .insert(tacker_conductor::lcm::KUBERNETES.to_owned(), kubernetes);
     if l.simulated_vim {
         let simulated = Arc::new(sim::SimDriver::default());
         drivers
@@ -147,6 +159,7 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         },
         http_timeout: l.http_timeout,
         notification_max_backoff: l.notification_max_backoff,
+        sync_interval: l.sync_interval,
         drivers,
     })
 }

@@ -72,7 +72,7 @@ pub fn run(store: &mut Store) {
             create_pod(store, &sts, &name, |pod| {
                 meta::set_str(
                     pod,
-                    "/metadata/labels/statefulset.kubernetes.io/pod-name",
+                    "/metadata/labels/statefulset.kubernetes.io~1pod-name",
                     &name,
                 );
                 meta::set_str(pod, "/spec/hostname", &name);

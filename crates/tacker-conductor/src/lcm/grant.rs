@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use tacker_domain::ProblemDetails;
 use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::OpContext;
+use tacker_domain::lcm::plan::initial_counts_of;
 use uuid::Uuid;
 
 use super::vim;
@@ -14,32 +15,6 @@ use crate::Ctx;
 
 fn compute(vdu: &str) -> Value {
     json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu})
-}
-
-/// How many instances of each VDU the flavour starts with (instantiation level, else
-/// initial delta, else the minimum).
-pub fn initial_counts(octx: &OpContext) -> Vec<(String, u32)> {
-    let Some(f) = octx.vnfd.flavour(&octx.flavour_id) else {
-        return Vec::new();
-    };
-    let level = octx
-        .op
-        .operation_params
-        .get("instantiationLevelId")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| f.default_instantiation_level.clone());
-    f.vdus
-        .iter()
-        .map(|v| {
-            let n = level
-                .as_ref()
-                .and_then(|l| v.instantiation_levels.get(l).copied())
-                .or(v.initial_delta)
-                .unwrap_or(v.min_instances);
-            (v.id.clone(), n)
-        })
-        .collect()
 }
 
 /// The SOL003 GrantRequest for the operation.
@@ -59,7 +34,7 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
         .collect();
     match op.operation {
         LcmOperation::Instantiate => {
-            for (vdu, n) in initial_counts(octx) {
+            for (vdu, n) in initial_counts_of(octx) {
                 add.extend((0..n).map(|_| compute(&vdu)));
             }
         }

@@ -72,6 +72,8 @@ pub struct LcmSettings {
     pub http_timeout: Duration,
     /// Longest wait between notification attempts.
     pub notification_max_backoff: Duration,
+    /// Period of the resource sync (zero: only on demand).
+    pub sync_interval: Duration,
     /// Drivers.
     pub drivers: Drivers,
 }
@@ -86,6 +88,7 @@ impl Default for LcmSettings {
             default_vim: None,
             http_timeout: Duration::from_secs(10),
             notification_max_backoff: Duration::from_secs(30),
+            sync_interval: Duration::ZERO,
             drivers: Drivers::default(),
         }
     }

@@ -11,11 +11,11 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tacker_domain::lcm::driver::{DriverError, InfraDriver, MgmtDriver, OpContext, Outcome};
 use tacker_domain::lcm::{
-    InstantiatedVnfInfo, LcmOperation, ResourceHandle, ScaleInfo, VnfcInfo, VnfcResourceInfo,
+    InstantiatedVnfInfo, LcmOperation, ResourceHandle, VnfcInfo, VnfcResourceInfo,
 };
 use uuid::Uuid;
 
-use super::grant::initial_counts;
+use tacker_domain::lcm::plan;
 
 /// The simulated VIM type.
 pub const SIM_VIM: &str = "TACKER.SIM.V_1";
@@ -129,21 +129,13 @@ impl InfraDriver for SimDriver {
             other: Map::new(),
         };
         if let Some(f) = octx.vnfd.flavour(&octx.flavour_id) {
-            for a in &f.scaling_aspects {
-                info.scale_status.push(ScaleInfo {
-                    aspect_id: a.id.clone(),
-                    vnfd_id: Some(octx.vnfd.vnfd_id.clone()),
-                    scale_level: 0,
-                });
-                info.max_scale_levels.push(ScaleInfo {
-                    aspect_id: a.id.clone(),
-                    vnfd_id: Some(octx.vnfd.vnfd_id.clone()),
-                    scale_level: a.max_scale_level,
-                });
-            }
+            let level = plan::level(f, &octx.op.operation_params);
+            let (status, max) = plan::initial_scale(&octx.vnfd.vnfd_id, f, level.as_deref());
+            info.scale_status = status;
+            info.max_scale_levels = max;
         }
         let mut added = Vec::new();
-        for (vdu, n) in initial_counts(octx) {
+        for (vdu, n) in plan::initial_counts_of(octx) {
             for _ in 0..n {
                 let (r, c) = vnfc(&vdu, &name_of(octx, &vdu));
                 added.push(affected(&r, "ADDED"));
@@ -173,13 +165,6 @@ impl InfraDriver for SimDriver {
 
     async fn scale(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         self.faults(octx, "scale").await?;
-        let p = &octx.op.operation_params;
-        let aspect = p
-            .get("aspectId")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let steps = p.get("numberOfSteps").and_then(Value::as_u64).unwrap_or(1) as u32;
-        let out = p.get("type").and_then(Value::as_str) == Some("SCALE_OUT");
         let mut info = octx
             .instance
             .instantiated_vnf_info
@@ -189,53 +174,31 @@ impl InfraDriver for SimDriver {
             .vnfd
             .flavour(&octx.flavour_id)
             .ok_or_else(|| DriverError::new(422, "flavour gone"))?;
-        let max = flavour
-            .scaling_aspects
-            .iter()
-            .find(|a| a.id == aspect)
-            .map(|a| a.max_scale_level)
-            .unwrap_or(0);
-        let level = info
-            .scale_status
-            .iter()
-            .find(|s| s.aspect_id == aspect)
-            .map(|s| s.scale_level)
-            .unwrap_or(0);
-        let new_level = if out {
-            level + steps
-        } else {
-            level.checked_sub(steps).ok_or_else(|| {
-                DriverError::new(
-                    422,
-                    format!("aspect {aspect} is at level {level}; cannot scale in by {steps}"),
-                )
-            })?
-        };
-        if new_level > max {
-            return Err(DriverError::new(
-                422,
-                format!("aspect {aspect} would reach level {new_level}, over its maximum {max}"),
-            ));
-        }
+        let step = plan::scale_step(flavour, &info, &octx.op.operation_params)
+            .map_err(|e| DriverError::new(400, e))?;
         let mut list = Vec::new();
-        for v in &flavour.vdus {
-            let Some(deltas) = v.scaling_deltas.get(aspect) else {
-                continue;
-            };
-            let n = deltas.values().next().copied().unwrap_or(1) * steps;
-            if out {
-                for _ in 0..n {
-                    let (r, c) = vnfc(&v.id, &name_of(octx, &v.id));
+        for (vdu, delta) in &step.deltas {
+            let now = info
+                .vnfc_resource_info
+                .iter()
+                .filter(|r| r.vdu_id == *vdu)
+                .count() as i64;
+            plan::check_count(flavour, vdu, now + delta).map_err(|e| DriverError::new(400, e))?;
+        }
+        for (vdu, delta) in &step.deltas {
+            if *delta > 0 {
+                for _ in 0..*delta {
+                    let (r, c) = vnfc(vdu, &name_of(octx, vdu));
                     list.push(affected(&r, "ADDED"));
                     info.vnfc_resource_info.push(r);
                     info.vnfc_info.push(c);
                 }
             } else {
-                for _ in 0..n {
+                for _ in 0..delta.unsigned_abs() {
                     let Some(pos) = info
                         .vnfc_resource_info
                         .iter()
-                        .rposition(|r| r.vdu_id == v.id)
+                        .rposition(|r| r.vdu_id == *vdu)
                     else {
                         break;
                     };
@@ -245,6 +208,8 @@ impl InfraDriver for SimDriver {
                 }
             }
         }
+        let new_level = step.to_level;
+        let aspect = step.aspect.as_str();
         for s in &mut info.scale_status {
             if s.aspect_id == aspect {
                 s.scale_level = new_level;

@@ -6,6 +6,7 @@ pub mod driver;
 mod instance;
 mod notification;
 mod op;
+pub mod plan;
 mod subscription;
 
 pub use instance::{

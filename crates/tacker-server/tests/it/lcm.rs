@@ -940,29 +940,15 @@ async fn api_contract_errors() {
         )
         .await;
     assert_problem(r, 400, "terminationType is required").await;
-    // Beyond the aspect's maximum: FAILED_TEMP with the reason.
-    let op = app
-        .task(
-            &i,
-            "scale",
+    // Beyond the aspect's maximum: refused up front, with the reason.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/scale"),
             json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect", "numberOfSteps": 5}),
         )
         .await;
-    let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
-    assert!(
-        failed["error"]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("over its maximum"),
-        "{failed}"
-    );
-    app.lcm(
-        reqwest::Method::POST,
-        &format!("/vnf_lcm_op_occs/{op}/fail"),
-    )
-    .send()
-    .await
-    .unwrap();
+    assert_problem(r, 400, "over its maximum").await;
     // PATCH is an operation: 202, then the change shows.
     let r = app
         .lcm(reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))

@@ -6,7 +6,7 @@ use std::time::Duration;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 use tacker_db::packages;
-use tacker_domain::lcm::{InstantiationState, LcmOperation, VnfInstance};
+use tacker_domain::lcm::{InstantiationState, LcmOperation, VnfInstance, plan};
 use tacker_domain::vnfd::{Flavour, PackageModel};
 use tacker_rpc::Target;
 use tacker_rpc::proto::{SyncInstance, SyncInstanceDone};
@@ -84,6 +84,44 @@ fn flavour<'a>(m: &'a PackageModel, id: &str) -> Result<&'a Flavour, ApiError> {
     })
 }
 
+/// The CNF parameters: `lcm-kubernetes-def-files` are artifacts of the package and
+/// `namespace` is a name.
+fn check_cnf_params(m: &PackageModel, b: &Value) -> Result<(), ApiError> {
+    const FILES: &str = "additionalParams.lcm-kubernetes-def-files";
+    if let Some(files) = b.pointer("/additionalParams/lcm-kubernetes-def-files") {
+        let files = files
+            .as_array()
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| bad(format!("{FILES} must be a non-empty array of paths")))?;
+        for f in files {
+            let f = f
+                .as_str()
+                .ok_or_else(|| bad(format!("{FILES} must hold paths")))?;
+            if !m.artifacts.iter().any(|a| a.path == f) {
+                return Err(bad(format!(
+                    "{FILES}: {f:?} is not an artifact of the VNF package"
+                )));
+            }
+        }
+    }
+    if let Some(ns) = b.pointer("/additionalParams/namespace") {
+        let ok = ns.as_str().is_some_and(|n| {
+            !n.is_empty()
+                && n.len() <= 63
+                && n.bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+                && !n.starts_with('-')
+                && !n.ends_with('-')
+        });
+        if !ok {
+            return Err(bad(
+                "additionalParams.namespace must be a Kubernetes namespace name (RFC 1123 label)",
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub async fn instantiate(
     req: HttpRequest,
     path: web::Path<String>,
@@ -124,6 +162,7 @@ pub async fn instantiate(
             return Err(bad(format!("{k} must be an object")));
         }
     }
+    check_cnf_params(&m, &b)?;
     start(
         &st,
         &api_base(&req, &st),
@@ -196,6 +235,18 @@ pub async fn scale(
         return Err(bad(format!(
             "aspectId {aspect:?} is not a scaling aspect of flavour {fid:?}"
         )));
+    }
+    // Limits the stored state already shows are refused now (drivers check again).
+    if let Some(info) = &i.instantiated_vnf_info {
+        let step = plan::scale_step(f, info, &b).map_err(bad)?;
+        for (vdu, delta) in &step.deltas {
+            let now = info
+                .vnfc_resource_info
+                .iter()
+                .filter(|r| r.vdu_id == *vdu)
+                .count() as i64;
+            plan::check_count(f, vdu, now + delta).map_err(bad)?;
+        }
     }
     start(&st, &api_base(&req, &st), i.id, LcmOperation::Scale, b).await
 }

@@ -1,0 +1,57 @@
+//! Periodic resource sync: every `lcm.sync_interval`, each instantiated VNF with no
+//! operation in progress has its stored VNFCs reconciled with what runs in its VIM
+//! (e.g. Pods Kubernetes replaced on its own). Conductors share the work: one claims an
+//! instance in the database before syncing it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tacker_db::instances;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Ctx, lcm};
+
+/// Instances claimed per pass.
+const BATCH: i64 = 20;
+
+pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
+    let every = ctx.lcm.sync_interval;
+    if every.is_zero() {
+        return;
+    }
+    let pass = (every / 4).clamp(Duration::from_millis(200), Duration::from_secs(10));
+    let mut tick = tokio::time::interval(pass);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if !ctx.is_ready() {
+            continue;
+        }
+        let cutoff = (chrono::Utc::now()
+            - chrono::Duration::from_std(every).unwrap_or(chrono::Duration::MAX))
+        .naive_utc();
+        let due = match ctx
+            .db
+            .run(move |c| instances::claim_sync_due(c, cutoff, BATCH))
+            .await
+        {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot look for instances to sync");
+                continue;
+            }
+        };
+        for id in due {
+            match lcm::sync_instance(&ctx, id).await {
+                Ok(true) => {
+                    tracing::info!(vnf_instance_id = %id, "VNFCs changed in the VIM; stored lists updated")
+                }
+                Ok(false) => {}
+                Err(e) => tracing::warn!(vnf_instance_id = %id, error = %e, "sync failed"),
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! A Kubernetes client from a `vimConnectionInfo` entry: `interfaceInfo.endpoint`,
+//! optional `interfaceInfo.ssl_ca_cert` (PEM, verified when given), and
+//! `accessInfo.bearer_token` or `username`/`password`. No kubeconfig file.
+
+use kube::config::AuthInfo;
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+use secrecy::SecretString;
+use serde_json::Value;
+use tacker_domain::lcm::driver::VimConnection;
+
+use crate::error::{Error, Result};
+use crate::settings::K8sSettings;
+
+fn text<'a>(m: &'a serde_json::Map<String, Value>, k: &str) -> Option<&'a str> {
+    m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// The client configuration for `vim`.
+pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
+    let endpoint = text(&vim.interface_info, "endpoint").ok_or_else(|| {
+        Error::Vim(format!(
+            "vimConnectionInfo.{}.interfaceInfo.endpoint is required",
+            vim.id
+        ))
+    })?;
+    let uri: http::Uri = endpoint
+        .parse()
+        .map_err(|e| Error::Vim(format!("invalid endpoint {endpoint:?}: {e}")))?;
+    if !matches!(uri.scheme_str(), Some("https" | "http")) {
+        return Err(Error::Vim(format!(
+            "endpoint {endpoint:?} must be an http(s) URL"
+        )));
+    }
+    let mut cfg = kube::Config::new(uri);
+    cfg.default_namespace = "default".into();
+    cfg.connect_timeout = Some(s.request_timeout);
+    cfg.read_timeout = Some(s.request_timeout);
+    cfg.write_timeout = Some(s.request_timeout);
+    cfg.reset_reader_on_write = true;
+    if let Some(pem) = text(&vim.interface_info, "ssl_ca_cert") {
+        let certs: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(pem.as_bytes())
+            .map(|c| c.map(|c| c.to_vec()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| {
+                Error::Vim(format!(
+                    "interfaceInfo.ssl_ca_cert is not a PEM certificate: {e}"
+                ))
+            })?;
+        if certs.is_empty() {
+            return Err(Error::Vim(
+                "interfaceInfo.ssl_ca_cert holds no certificate".into(),
+            ));
+        }
+        cfg.root_cert = Some(certs);
+    }
+    let mut auth = AuthInfo::default();
+    if let Some(t) = text(&vim.access_info, "bearer_token") {
+        auth.token = Some(SecretString::from(t.to_owned()));
+    } else if let Some(u) = text(&vim.access_info, "username") {
+        auth.username = Some(u.to_owned());
+        auth.password =
+            text(&vim.access_info, "password").map(|p| SecretString::from(p.to_owned()));
+    }
+    cfg.auth_info = auth;
+    Ok(cfg)
+}
+
+/// A client for `vim`.
+pub fn connect(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Client> {
+    kube::Client::try_from(config(vim, s)?)
+        .map_err(|e| Error::Vim(format!("cannot build a client: {e}")))
+}

@@ -1,0 +1,98 @@
+//! The infra driver the LCM engine calls for `ETSINFV.KUBERNETES.V_1` VIMs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tacker_domain::lcm::InstantiatedVnfInfo;
+use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome};
+
+use crate::client;
+use crate::cluster::Cluster;
+use crate::error::{Error, Result};
+use crate::ops::{self, Work};
+use crate::settings::K8sSettings;
+
+/// The Kubernetes infra driver (one per conductor; clients are reused per VIM).
+pub struct KubernetesDriver {
+    settings: K8sSettings,
+    clusters: Mutex<HashMap<String, Arc<Cluster>>>,
+}
+
+impl std::fmt::Debug for KubernetesDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubernetesDriver")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KubernetesDriver {
+    /// A driver with these timeouts.
+    pub fn new(settings: K8sSettings) -> Self {
+        Self {
+            settings,
+            clusters: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn work<'a>(&self, octx: &'a OpContext) -> Result<Work<'a>> {
+        let vim = octx
+            .vim
+            .as_ref()
+            .ok_or_else(|| Error::Vim("the operation names no VIM".into()))?;
+        // Clients are kept per connection (endpoint, CA and credentials).
+        let key = serde_json::json!([vim.interface_info, vim.access_info]).to_string();
+        let mut clusters = self
+            .clusters
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let cluster = match clusters.get(&key) {
+            Some(c) => c.clone(),
+            None => {
+                let c = Arc::new(Cluster::new(client::connect(vim, &self.settings)?));
+                clusters.insert(key, c.clone());
+                c
+            }
+        };
+        Ok(Work {
+            cluster,
+            settings: self.settings,
+            octx,
+            instance: octx.instance.id.to_string(),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl InfraDriver for KubernetesDriver {
+    async fn instantiate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::instantiate::run(&self.work(octx)?).await?)
+    }
+
+    async fn terminate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::terminate::run(&self.work(octx)?).await?)
+    }
+
+    async fn scale(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::scale::run(&self.work(octx)?).await?)
+    }
+
+    async fn heal(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::heal::run(&self.work(octx)?).await?)
+    }
+
+    async fn change_ext_conn(&self, _octx: &OpContext) -> Result<Outcome, DriverError> {
+        Err(Error::Invalid(
+            "change external connectivity is not supported for Kubernetes VIMs".into(),
+        )
+        .into())
+    }
+
+    async fn rollback(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::rollback::run(&self.work(octx)?).await?)
+    }
+
+    async fn sync(&self, octx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError> {
+        Ok(ops::sync::run(&self.work(octx)?).await?)
+    }
+}

@@ -1,0 +1,86 @@
+//! What can go wrong, and the ProblemDetails status each failure carries.
+
+use std::time::Duration;
+
+use tacker_domain::lcm::driver::DriverError;
+
+/// A Kubernetes driver failure.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The VIM connection cannot be used (endpoint, CA, credentials).
+    #[error("Kubernetes VIM: {0}")]
+    Vim(String),
+    /// The request or the package's manifests are wrong.
+    #[error("{0}")]
+    Manifest(String),
+    /// The Kubernetes API refused a request.
+    #[error("Kubernetes API ({code} {reason}): {message}")]
+    Api {
+        /// HTTP status.
+        code: u16,
+        /// Status reason.
+        reason: String,
+        /// The API's message.
+        message: String,
+    },
+    /// The Kubernetes API could not be reached.
+    #[error("Kubernetes API unreachable: {0}")]
+    Unreachable(String),
+    /// Something did not happen in time.
+    #[error("timed out after {}s waiting for {what}{}", after.as_secs_f32(), if state.is_empty() { String::new() } else { format!(" ({state})") })]
+    Timeout {
+        /// What was awaited.
+        what: String,
+        /// How long.
+        after: Duration,
+        /// The last state seen.
+        state: String,
+    },
+    /// Stored VNFCs no longer match the cluster.
+    #[error("{0}")]
+    Stale(String),
+    /// The request goes beyond what the VNFD allows.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// Whether it is the API's 404.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::Api { code: 404, .. })
+    }
+
+    /// Whether it is the API's 409 AlreadyExists.
+    pub fn is_already_exists(&self) -> bool {
+        matches!(self, Self::Api { code: 409, reason, .. } if reason == "AlreadyExists")
+    }
+}
+
+impl From<kube::Error> for Error {
+    fn from(e: kube::Error) -> Self {
+        match e {
+            kube::Error::Api(s) => Self::Api {
+                code: s.code,
+                reason: s.reason.clone(),
+                message: s.message.clone(),
+            },
+            other => Self::Unreachable(other.to_string()),
+        }
+    }
+}
+
+impl From<Error> for DriverError {
+    fn from(e: Error) -> Self {
+        let status = match &e {
+            Error::Vim(_) | Error::Manifest(_) | Error::Invalid(_) => 400,
+            Error::Api { code, .. } if (400..600).contains(code) => *code,
+            Error::Api { .. } | Error::Unreachable(_) => 502,
+            Error::Timeout { .. } => 504,
+            Error::Stale(_) => 409,
+        };
+        DriverError::new(status, e.to_string())
+    }
+}
+
+/// Results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

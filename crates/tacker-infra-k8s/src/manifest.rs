@@ -1,0 +1,415 @@
+//! The package's Kubernetes manifests (`lcm-kubernetes-def-files`) turned into what the
+//! driver creates: namespace decided, every object labelled with the VNF instance,
+//! VDUs bound to their resources, replicas from the VNFD, creation order fixed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path};
+
+use serde_json::{Map, Value, json};
+use tacker_domain::vnfd::Flavour;
+
+use crate::cluster::{Cluster, INSTANCE_LABEL, Type};
+use crate::error::{Error, Result};
+
+/// Largest manifest file read.
+const MAX_FILE: u64 = 16 * 1024 * 1024;
+
+/// Kinds a VDU can map to (the ones whose Pods are VNFCs).
+pub const VDU_KINDS: [&str; 5] = [
+    "Pod",
+    "Deployment",
+    "ReplicaSet",
+    "DaemonSet",
+    "StatefulSet",
+];
+
+/// One object to create.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    /// The file it comes from.
+    pub file: String,
+    /// `apiVersion`.
+    pub api_version: String,
+    /// `kind`.
+    pub kind: String,
+    /// `metadata.name` (empty for reviews).
+    pub name: String,
+    /// Its type in the cluster.
+    pub ty: Type,
+    /// The object as created.
+    pub body: Value,
+}
+
+/// A VDU and the resource whose Pods are its VNFCs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VduResource {
+    /// The VDU.
+    pub vdu_id: String,
+    /// `Pod`, `Deployment`, ...
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// Everything to create for a VNF instance.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The namespace of every namespaced object.
+    pub namespace: String,
+    /// In creation order.
+    pub docs: Vec<Doc>,
+    /// VDU bindings, in flavour order.
+    pub vdus: Vec<VduResource>,
+}
+
+impl Plan {
+    /// The document of a VDU's resource.
+    pub fn doc_of(&self, v: &VduResource) -> Option<&Doc> {
+        self.docs
+            .iter()
+            .find(|d| d.kind == v.kind && d.name == v.name)
+    }
+
+    /// The binding of a VDU.
+    pub fn vdu(&self, id: &str) -> Option<&VduResource> {
+        self.vdus.iter().find(|v| v.vdu_id == id)
+    }
+
+    /// What the instance stores to find its resources again
+    /// (`instantiatedVnfInfo.metadata`).
+    pub fn metadata(&self, files: &[String]) -> Value {
+        let vdus: Map<String, Value> = self
+            .vdus
+            .iter()
+            .map(|v| (v.vdu_id.clone(), json!({"kind": v.kind, "name": v.name})))
+            .collect();
+        json!({
+            "namespace": self.namespace,
+            "lcm-kubernetes-def-files": files,
+            "vdus": vdus,
+        })
+    }
+}
+
+/// Creation tier of a kind: what others depend on comes first.
+fn tier(kind: &str) -> u8 {
+    match kind {
+        "Namespace" | "PriorityClass" | "StorageClass" | "CustomResourceDefinition" => 0,
+        "PersistentVolume" | "ServiceAccount" | "ClusterRole" | "Role" | "LimitRange"
+        | "ResourceQuota" | "NetworkPolicy" | "ConfigMap" | "Secret" | "PodTemplate" | "Lease"
+        | "ControllerRevision" => 1,
+        "ClusterRoleBinding"
+        | "RoleBinding"
+        | "PersistentVolumeClaim"
+        | "Service"
+        | "Endpoints" => 2,
+        "Binding"
+        | "HorizontalPodAutoscaler"
+        | "PodDisruptionBudget"
+        | "TokenReview"
+        | "SubjectAccessReview"
+        | "SelfSubjectAccessReview"
+        | "SelfSubjectRulesReview"
+        | "LocalSubjectAccessReview" => 4,
+        _ => 3,
+    }
+}
+
+/// Reads the files named by `lcm-kubernetes-def-files` from the unpacked package.
+pub fn def_files(params: &Value) -> Result<Vec<String>> {
+    let files = params
+        .get("lcm-kubernetes-def-files")
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| {
+            Error::Manifest(
+                "additionalParams.lcm-kubernetes-def-files (the package's Kubernetes manifests) is required".into(),
+            )
+        })?;
+    files
+        .iter()
+        .map(|f| {
+            f.as_str().map(str::to_owned).ok_or_else(|| {
+                Error::Manifest("additionalParams.lcm-kubernetes-def-files must hold paths".into())
+            })
+        })
+        .collect()
+}
+
+fn read(package_dir: &Path, file: &str) -> Result<String> {
+    let rel = Path::new(file);
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(Error::Manifest(format!(
+            "{file:?} is not a path inside the package"
+        )));
+    }
+    let path = package_dir.join(rel);
+    let meta = std::fs::metadata(&path).map_err(|_| {
+        Error::Manifest(format!(
+            "{file} (in lcm-kubernetes-def-files) is not an artifact of the VNF package"
+        ))
+    })?;
+    if meta.len() > MAX_FILE {
+        return Err(Error::Manifest(format!(
+            "{file} is larger than {MAX_FILE} bytes"
+        )));
+    }
+    std::fs::read_to_string(&path).map_err(|e| Error::Manifest(format!("{file}: {e}")))
+}
+
+/// Parses every document of a manifest file.
+pub fn parse(file: &str, text: &str) -> Result<Vec<Value>> {
+    let docs: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| {
+        Error::Manifest(format!(
+            "{file}: invalid YAML: {}",
+            e.to_string().lines().next().unwrap_or_default()
+        ))
+    })?;
+    let mut out = Vec::new();
+    for (i, d) in docs.into_iter().enumerate() {
+        if d.is_null() {
+            continue;
+        }
+        let ok = d.get("apiVersion").and_then(Value::as_str).is_some()
+            && d.get("kind").and_then(Value::as_str).is_some();
+        if !ok {
+            return Err(Error::Manifest(format!(
+                "{file}: document {} has no apiVersion or kind",
+                i + 1
+            )));
+        }
+        out.push(d);
+    }
+    Ok(out)
+}
+
+fn set_namespace(body: &mut Value, ns: &str) {
+    if let Value::Object(o) = body
+        && let Value::Object(m) = o.entry("metadata").or_insert_with(|| json!({}))
+    {
+        m.insert("namespace".into(), Value::String(ns.to_owned()));
+    }
+}
+
+fn add_label(v: &mut Value, pointer: &str, instance: &str) {
+    let Some(Value::Object(m)) = v.pointer_mut(pointer) else {
+        return;
+    };
+    let labels = m
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !labels.is_object() {
+        *labels = Value::Object(Map::new());
+    }
+    if let Value::Object(l) = labels {
+        l.insert(INSTANCE_LABEL.into(), Value::String(instance.to_owned()));
+    }
+}
+
+/// What [`build`] needs.
+#[derive(Debug)]
+pub struct Request<'a> {
+    /// The unpacked package.
+    pub package_dir: &'a Path,
+    /// `lcm-kubernetes-def-files`.
+    pub files: &'a [String],
+    /// `additionalParams.namespace`.
+    pub namespace: Option<&'a str>,
+    /// The flavour.
+    pub flavour: &'a Flavour,
+    /// Instances per VDU.
+    pub counts: &'a HashMap<String, u32>,
+    /// The VNF instance id.
+    pub instance: &'a str,
+}
+
+/// Reads, resolves and prepares the manifests.
+pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
+    let mut raw = Vec::new();
+    for f in r.files {
+        for d in parse(f, &read(r.package_dir, f)?)? {
+            raw.push((f.clone(), d));
+        }
+    }
+    let mut docs = Vec::new();
+    for (file, d) in raw {
+        let api_version = d["apiVersion"].as_str().unwrap_or_default().to_owned();
+        let kind = d["kind"].as_str().unwrap_or_default().to_owned();
+        let ty = cluster.resolve(&api_version, &kind).await?;
+        let name = d
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if name.is_empty() && ty.persisted {
+            return Err(Error::Manifest(format!(
+                "{file}: a {kind} has no metadata.name"
+            )));
+        }
+        docs.push(Doc {
+            file,
+            api_version,
+            kind,
+            name,
+            ty,
+            body: d,
+        });
+    }
+    let namespace = match r.namespace {
+        Some(ns) => ns.to_owned(),
+        None => {
+            let mut named: Vec<String> = docs
+                .iter()
+                .filter(|d| d.ty.namespaced)
+                .filter_map(|d| {
+                    d.body
+                        .pointer("/metadata/namespace")
+                        .and_then(Value::as_str)
+                })
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+            named.sort();
+            named.dedup();
+            match named.len() {
+                0 => "default".to_owned(),
+                1 => named.remove(0),
+                _ => {
+                    return Err(Error::Manifest(format!(
+                        "the manifests name several namespaces ({}); give additionalParams.namespace",
+                        named.join(", ")
+                    )));
+                }
+            }
+        }
+    };
+    // VDUs map to resources by name.
+    let mut vdus = Vec::new();
+    for v in &r.flavour.vdus {
+        let name = if v.name.is_empty() { &v.id } else { &v.name };
+        let found = docs
+            .iter()
+            .find(|d| VDU_KINDS.contains(&d.kind.as_str()) && d.name == *name)
+            .ok_or_else(|| {
+                Error::Manifest(format!(
+                    "VDU {} ({name}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in lcm-kubernetes-def-files",
+                    v.id
+                ))
+            })?;
+        vdus.push(VduResource {
+            vdu_id: v.id.clone(),
+            kind: found.kind.clone(),
+            name: found.name.clone(),
+        });
+    }
+    let replicas: BTreeMap<(String, String), u32> = vdus
+        .iter()
+        .filter(|v| matches!(v.kind.as_str(), "Deployment" | "ReplicaSet" | "StatefulSet"))
+        .filter_map(|v| {
+            r.counts
+                .get(&v.vdu_id)
+                .map(|n| ((v.kind.clone(), v.name.clone()), *n))
+        })
+        .collect();
+    for d in &mut docs {
+        if d.ty.namespaced {
+            set_namespace(&mut d.body, &namespace);
+        } else if let Some(Value::Object(m)) = d.body.get_mut("metadata") {
+            m.remove("namespace");
+        }
+        if d.ty.persisted {
+            add_label(&mut d.body, "/metadata", r.instance);
+            if d.body.pointer("/spec/template/metadata").is_some()
+                || d.body.pointer("/spec/template/spec").is_some()
+            {
+                if d.body.pointer("/spec/template/metadata").is_none()
+                    && let Some(Value::Object(t)) = d.body.pointer_mut("/spec/template")
+                {
+                    t.insert("metadata".into(), json!({}));
+                }
+                add_label(&mut d.body, "/spec/template/metadata", r.instance);
+            }
+        }
+        if let Some(n) = replicas.get(&(d.kind.clone(), d.name.clone()))
+            && let Some(Value::Object(spec)) = d.body.get_mut("spec")
+        {
+            spec.insert("replicas".into(), json!(n));
+        }
+    }
+    docs.sort_by_key(|d| tier(&d.kind));
+    Ok(Plan {
+        namespace,
+        docs,
+        vdus,
+    })
+}
+
+/// The VDU bindings stored in `instantiatedVnfInfo.metadata`.
+pub fn stored_vdus(metadata: &Value) -> Vec<VduResource> {
+    metadata
+        .get("vdus")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(id, v)| VduResource {
+                    vdu_id: id.clone(),
+                    kind: v
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    name: v
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_document_files_parse_and_skip_empty_documents() {
+        let docs = parse(
+            "a.yaml",
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: b}\n",
+        )
+        .unwrap();
+        assert_eq!(docs.len(), 2);
+        assert!(parse("b.yaml", "kind: X\n").is_err());
+        assert!(parse("c.yaml", "a: [").is_err());
+    }
+
+    #[test]
+    fn paths_must_stay_inside_the_package() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            read(dir.path(), "../etc/passwd"),
+            Err(Error::Manifest(_))
+        ));
+        assert!(matches!(
+            read(dir.path(), "/etc/passwd"),
+            Err(Error::Manifest(_))
+        ));
+        let err = read(dir.path(), "Files/none.yaml").unwrap_err().to_string();
+        assert!(err.contains("not an artifact"), "{err}");
+    }
+
+    #[test]
+    fn tiers_put_dependencies_first() {
+        assert!(tier("Namespace") < tier("ConfigMap"));
+        assert!(tier("ConfigMap") < tier("Deployment"));
+        assert!(tier("PersistentVolume") < tier("PersistentVolumeClaim"));
+        assert!(tier("Pod") < tier("Binding"));
+        assert_eq!(tier("Deployment"), tier("MyCustomThing"));
+    }
+}

@@ -1,0 +1,6 @@
+//! The driver against kube-sim (always) and against a real cluster (`KUBECONFIG`, run
+//! with `--ignored`): the same lifecycle either way.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod fixture;
+mod lifecycle;
