@@ -81,6 +81,49 @@ impl Sim {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Replaces every injected fault.
+    pub fn set_faults(&self, faults: Faults) {
+        self.lock().faults = faults;
+        self.kick();
+    }
+
+    /// "The cluster healed itself": the Pod disappears at once and its controller
+    /// replaces it as Kubernetes would.
+    pub fn replace_pod(&self, namespace: &str, name: &str) -> Result<(), error::ApiErr> {
+        let key: store::Key = ("/pods".into(), namespace.to_owned(), name.to_owned());
+        let mut s = self.lock();
+        let pod = s
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| error::ApiErr::not_found("pods", name))?;
+        if meta::controller_uid(&pod).is_none() {
+            return Err(error::ApiErr::invalid(format!(
+                "Pod {name} has no controller: nothing would replace it"
+            )));
+        }
+        let grace = objects::DeleteOpts {
+            grace: Some(0),
+            ..Default::default()
+        };
+        objects::delete(&mut s, &key, grace);
+        drop(s);
+        self.kick();
+        Ok(())
+    }
+
+    /// `(name, uid)` of the Pods in `namespace` whose labels include `label=value`.
+    pub fn pods(&self, namespace: &str, label: &str, value: &str) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .lock()
+            .list("/pods", Some(namespace))
+            .into_iter()
+            .filter(|(_, p)| meta::labels(p).get(label).and_then(|v| v.as_str()) == Some(value))
+            .map(|(k, p)| (k.2, meta::uid(&p).unwrap_or_default()))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Wakes the controllers.
     pub fn kick(&self) {
         self.kick.notify_one();

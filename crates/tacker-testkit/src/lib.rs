@@ -5,6 +5,7 @@ pub mod cnf;
 pub mod csar;
 pub mod moto;
 pub mod peers;
+pub mod samples;
 
 use std::path::PathBuf;
 

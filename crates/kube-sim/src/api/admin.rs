@@ -6,11 +6,8 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::ApiErr;
 use crate::faults::Faults;
-use crate::objects::{self, DeleteOpts};
-use crate::store::Key;
-use crate::{Sim, meta};
+use crate::Sim;
 
 /// `GET /sim/faults`.
 pub async fn get_faults(sim: web::Data<Arc<Sim>>) -> HttpResponse {
@@ -19,8 +16,7 @@ pub async fn get_faults(sim: web::Data<Arc<Sim>>) -> HttpResponse {
 
 /// `PUT /sim/faults`: replaces every fault.
 pub async fn put_faults(sim: web::Data<Arc<Sim>>, body: web::Json<Faults>) -> HttpResponse {
-    sim.lock().faults = body.into_inner();
-    sim.kick();
+    sim.set_faults(body.into_inner());
     HttpResponse::NoContent().finish()
 }
 
@@ -68,26 +64,8 @@ pub async fn replace_pod(
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
     let (ns, name) = path.into_inner();
-    let key: Key = ("/pods".into(), ns, name.clone());
-    let mut s = sim.lock();
-    let Some(pod) = s.get(&key).cloned() else {
-        return ApiErr::not_found("pods", &name).response();
-    };
-    if meta::controller_uid(&pod).is_none() {
-        return ApiErr::invalid(format!(
-            "Pod {name} has no controller: nothing would replace it"
-        ))
-        .response();
+    match sim.replace_pod(&ns, &name) {
+        Ok(()) => HttpResponse::Accepted().json(json!({"replaced": name})),
+        Err(e) => e.response(),
     }
-    objects::delete(
-        &mut s,
-        &key,
-        DeleteOpts {
-            grace: Some(0),
-            ..Default::default()
-        },
-    );
-    drop(s);
-    sim.kick();
-    HttpResponse::Accepted().json(json!({"replaced": name}))
 }

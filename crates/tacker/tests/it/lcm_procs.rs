@@ -28,13 +28,13 @@ async fn lcm_cluster(servers: usize, conductors: &[&str]) -> Cluster {
 }
 
 impl Cluster {
-    fn lcm(&self, api: usize, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn lcm(&self, api: usize, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.http
             .request(method, format!("{}/vnflcm/v2{path}", self.apis[api]))
             .header("Version", "2.0.0")
     }
 
-    async fn subscribe(&self, sub: &Subscriber) {
+    pub(crate) async fn subscribe(&self, sub: &Subscriber) {
         let r = self
             .lcm(0, reqwest::Method::POST, "/subscriptions")
             .json(&json!({"callbackUri": sub.url}))
@@ -44,7 +44,7 @@ impl Cluster {
         assert_eq!(r.status(), 201);
     }
 
-    async fn instance(&self) -> String {
+    pub(crate) async fn instance(&self) -> String {
         let r = self
             .lcm(0, reqwest::Method::POST, "/vnf_instances")
             .json(&json!({"vnfdId": VNFD}))
@@ -58,7 +58,7 @@ impl Cluster {
             .to_owned()
     }
 
-    async fn task(&self, api: usize, i: &str, task: &str, body: Value) -> (u16, Option<String>) {
+    pub(crate) async fn task(&self, api: usize, i: &str, task: &str, body: Value) -> (u16, Option<String>) {
         let r = self
             .lcm(
                 api,
@@ -77,7 +77,7 @@ impl Cluster {
         (status, op)
     }
 
-    async fn op(&self, id: &str) -> Value {
+    pub(crate) async fn op(&self, id: &str) -> Value {
         self.lcm(0, reqwest::Method::GET, &format!("/vnf_lcm_op_occs/{id}"))
             .send()
             .await
@@ -87,7 +87,7 @@ impl Cluster {
             .unwrap()
     }
 
-    async fn wait_op(&self, id: &str, states: &[&str], timeout: Duration) -> Value {
+    pub(crate) async fn wait_op(&self, id: &str, states: &[&str], timeout: Duration) -> Value {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let op = self.op(id).await;

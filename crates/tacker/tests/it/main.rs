@@ -3,6 +3,7 @@
 
 mod cli;
 mod cluster;
+mod cnf;
 mod csar_cmd;
 mod lcm_procs;
 mod onboarding;
