@@ -487,3 +487,136 @@ async fn bad_cnf_requests_are_refused_and_kubernetes_errors_fail_with_their_mess
     assert!(e.sim.sim.lock().get(&("/configmaps".into(), NS.into(), "cnf-config".into())).is_none());
     assert_eq!(e.instance(&i).await["instantiationState"], "NOT_INSTANTIATED");
 }
+
+// Multi-threaded: the CLI blocks while processes and kube-sim work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cnf_flow_through_the_openstack_cli() {
+    use crate::openstack_cli::{Osc, last_op, wait_op};
+    let e = cnf_cluster(&[], timing()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let osc = Osc::new(e.c.api.clone());
+    let run = |args: &[&str]| {
+        let mut all = vec!["--os-tacker-api-version", "2"];
+        all.extend_from_slice(args);
+        let (ok, out, err) = osc.run(&all);
+        assert!(ok, "openstack {args:?}: {err}");
+        out
+    };
+    let show = |id: &str| {
+        osc.json(&["--os-tacker-api-version", "2", "vnflcm", "show", id])
+    };
+    let created = osc.json(&["--os-tacker-api-version", "2", "vnflcm", "create", CNF_VNFD_ID, "--name", "cnf-cli"]);
+    let id = created["ID"].as_str().unwrap().to_owned();
+    let req = dir.path().join("instantiate.json");
+    std::fs::write(
+        &req,
+        json!({"flavourId": "simple", "vimConnectionInfo": e.vim(), "additionalParams": cnf_params(None)}).to_string(),
+    )
+    .unwrap();
+    assert!(run(&["vnflcm", "instantiate", &id, &req.display().to_string()]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "INSTANTIATE"), &["COMPLETED"]);
+    let info = show(&id)["Instantiated Vnf Info"].clone();
+    assert_eq!(info["vnfcInfo"].as_array().unwrap().len(), 7, "{info}");
+
+    assert!(run(&["vnflcm", "scale", &id, "--type", "SCALE_OUT", "--aspect-id", "vdu2_aspect"]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "SCALE"), &["COMPLETED"]);
+    assert_eq!(show(&id)["Instantiated Vnf Info"]["vnfcInfo"].as_array().unwrap().len(), 8);
+    assert!(run(&["vnflcm", "scale", &id, "--type", "SCALE_IN", "--aspect-id", "vdu2_aspect"]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "SCALE"), &["COMPLETED"]);
+
+    let vnfcs = show(&id)["Instantiated Vnf Info"]["vnfcInfo"].clone();
+    let target = vnfcs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["vduId"] == "VDU2")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(run(&["vnflcm", "heal", &id, "--vnfc-instance", &target]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "HEAL"), &["COMPLETED"]);
+    let after = show(&id)["Instantiated Vnf Info"]["vnfcInfo"].clone();
+    assert!(!after.as_array().unwrap().iter().any(|c| c["id"] == target.as_str()));
+    assert_eq!(after.as_array().unwrap().len(), 7);
+
+    assert!(run(&["vnflcm", "terminate", &id]).contains("accepted"));
+    wait_op(&osc, &last_op(&osc, "TERMINATE"), &["COMPLETED"]);
+    assert!(e.pods(&id).is_empty());
+    assert!(run(&["vnflcm", "delete", &id]).contains("deleted successfully"));
+    let pkgs = osc.json(&["vnf", "package", "list"]);
+    assert_eq!(pkgs[0]["Usage State"], "NOT_IN_USE", "{pkgs}");
+}
+
+/// Upstream Tacker's CNF sample (`test_instantiate_cnf_resources`): every kind of
+/// resource it ships, instantiated, healed (SOL002) and terminated.
+#[tokio::test]
+async fn the_tacker_cnf_sample_instantiates_heals_and_terminates() {
+    let Some(root) = tacker_testkit::samples::samples_dir() else {
+        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+        return;
+    };
+    let base = root.join("tests/functional/sol_kubernetes_v2");
+    let contents = base.join("test_instantiate_cnf_resources/contents");
+    let csar = tacker_testkit::samples::package(
+        &contents,
+        Some(&base.join("common/Definitions")),
+        &["Scripts/sample_script.py"],
+    );
+    let e = cnf_cluster(&[], timing()).await;
+    let pkg = e.c.upload(csar.zip()).await;
+    let p = e.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    let r = e
+        .c
+        .lcm(0, reqwest::Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": "b1bb0ce7-ebca-4fa7-95ed-4840d7000000"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let i = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    // Every manifest but the one made to fail (it reuses VDU3's name).
+    let mut files: Vec<String> = std::fs::read_dir(contents.join("Files/kubernetes"))
+        .unwrap()
+        .map(|f| format!("Files/kubernetes/{}", f.unwrap().file_name().to_string_lossy()))
+        .filter(|f| !f.ends_with("deployment_fail_test.yaml"))
+        .collect();
+    files.sort();
+    let body = json!({
+        "flavourId": "simple",
+        "vimConnectionInfo": e.vim(),
+        "additionalParams": {"lcm-kubernetes-def-files": files, "namespace": "default"},
+    });
+    let op = e.run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let v = e.vnfcs(&i).await;
+    for (vdu, n) in [("VDU1", 1), ("VDU2", 2), ("VDU3", 1), ("VDU5", 1)] {
+        assert_eq!(of(&v, vdu).len(), n, "{vdu}: {v:?}");
+    }
+    assert_eq!(of(&v, "VDU1")[0].1, "vdu1");
+    assert_eq!(of(&v, "VDU5")[0].1, "vdu5-0");
+    {
+        let s = e.sim.sim.lock();
+        assert!(s.get(&("/namespaces".into(), String::new(), "curry".into())).is_some());
+        let pvc = s.get(&("/persistentvolumeclaims".into(), NS.into(), "www-vdu5-0".into())).unwrap();
+        assert_eq!(pvc["status"]["phase"], "Bound");
+        let pod = s.get(&("/pods".into(), NS.into(), "vdu1".into())).unwrap();
+        assert_eq!(pod["spec"]["nodeName"], "k8-worker2", "the Binding was applied");
+    }
+    // SOL002 heal of a Deployment Pod and of the StatefulSet's Pod.
+    let ids = [of(&v, "VDU2")[0].2.clone(), of(&v, "VDU5")[0].2.clone()];
+    let op = e.run(&i, "heal", json!({"vnfcInstanceId": ids}), &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let after = e.vnfcs(&i).await;
+    assert!(!after.iter().any(|x| x.2 == ids[0]));
+    assert_eq!(of(&after, "VDU5")[0].1, "vdu5-0");
+    let op = e
+        .run(&i, "terminate", json!({"terminationType": "FORCEFUL"}), &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let s = e.sim.sim.lock();
+    assert!(s.get(&("/namespaces".into(), String::new(), "curry".into())).is_none());
+    assert!(s.list("/persistentvolumes", None).is_empty(), "{:?}", s.list("/persistentvolumes", None));
+    assert!(s.list("/pods", Some(NS)).is_empty());
+}

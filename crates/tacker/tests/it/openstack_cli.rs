@@ -133,7 +133,7 @@ async fn openstack_vnf_package_create_list_show_update_delete() {
 }
 
 /// Polls `openstack vnflcm op show` until the occurrence is in one of `states`.
-fn wait_op(osc: &Osc, op: &str, states: &[&str]) -> Value {
+pub fn wait_op(osc: &Osc, op: &str, states: &[&str]) -> Value {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let v = osc.json(&["--os-tacker-api-version", "2", "vnflcm", "op", "show", op]);
@@ -149,7 +149,7 @@ fn wait_op(osc: &Osc, op: &str, states: &[&str]) -> Value {
 }
 
 /// The newest occurrence of `operation` from `vnflcm op list`.
-fn last_op(osc: &Osc, operation: &str) -> String {
+pub fn last_op(osc: &Osc, operation: &str) -> String {
     let list = osc.json(&["--os-tacker-api-version", "2", "vnflcm", "op", "list"]);
     list.as_array()
         .unwrap()
