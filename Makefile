@@ -5,10 +5,14 @@
 CARGO ?= cargo
 SHELL := /bin/bash
 
-.PHONY: run build test test-only lint fmt doc bench setup services pytools clean-test-dbs fuzz
+.PHONY: kube-sim run build test test-only lint fmt doc bench setup services pytools clean-test-dbs fuzz
 
 run: build
 	./target/debug/tacker all-in-one
+
+# A Kubernetes API simulator on 127.0.0.1:6443 for trying CNFs with `make run`.
+kube-sim:
+	$(CARGO) run -p kube-sim -- --bind 127.0.0.1:6443
 
 build: setup-deps
 	$(CARGO) build -p tacker

@@ -78,4 +78,3 @@ pub fn package(contents: &Path, common: Option<&Path>, missing: &[&str]) -> Csar
         out
     })
 }
-

@@ -50,6 +50,14 @@ pub enum CsarCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Zip a package directory into a CSAR (TOSCA-Metadata first), then validate it.
+    Pack {
+        /// The package directory (holding TOSCA-Metadata/TOSCA.meta).
+        dir: PathBuf,
+        /// The CSAR to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,4 +1,5 @@
-//! `tacker csar validate`: check a package before uploading it.
+//! `tacker csar validate`: check a package before uploading it; `tacker csar pack`: zip
+//! a package directory.
 
 use std::path::Path;
 
@@ -52,6 +53,25 @@ pub fn validate(file: &Path, as_json: bool) -> i32 {
             2
         }
     }
+}
+
+/// Packs `dir` into `output` and validates the result (exit status as `validate`).
+pub fn pack(dir: &Path, output: &Path) -> i32 {
+    if !dir.join("TOSCA-Metadata/TOSCA.meta").is_file() {
+        eprintln!(
+            "{}: no TOSCA-Metadata/TOSCA.meta: not a package directory",
+            dir.display()
+        );
+        return 2;
+    }
+    match tacker_csar::pack(dir, output) {
+        Ok(n) => println!("packed {n} files into {}", output.display()),
+        Err(e) => {
+            eprintln!("{}: {e}", output.display());
+            return 2;
+        }
+    }
+    validate(output, false)
 }
 
 fn summary(file: &Path, m: &PackageModel) -> String {

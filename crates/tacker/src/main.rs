@@ -10,11 +10,14 @@ use clap::Parser;
 
 fn main() -> anyhow::Result<()> {
     let args = cli::Cli::parse();
-    if let cli::Command::Csar {
-        command: cli::CsarCommand::Validate { file, json },
-    } = &args.command
-    {
-        std::process::exit(csar::validate(file, *json));
+    match &args.command {
+        cli::Command::Csar {
+            command: cli::CsarCommand::Validate { file, json },
+        } => std::process::exit(csar::validate(file, *json)),
+        cli::Command::Csar {
+            command: cli::CsarCommand::Pack { dir, output },
+        } => std::process::exit(csar::pack(dir, output)),
+        _ => {}
     }
     // rustls needs one process-wide crypto provider (lapin/amqps, and later S3, kube).
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();

@@ -6,8 +6,8 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::faults::Faults;
 use crate::Sim;
+use crate::faults::Faults;
 
 /// `GET /sim/faults`.
 pub async fn get_faults(sim: web::Data<Arc<Sim>>) -> HttpResponse {

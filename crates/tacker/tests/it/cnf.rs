@@ -66,7 +66,10 @@ impl Cnf {
             .await
             .unwrap();
         assert_eq!(r.status(), 201);
-        r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
+        r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 
     /// Runs a task to its end; returns the occurrence.
@@ -78,7 +81,8 @@ impl Cnf {
 
     pub async fn instantiate(&self, i: &str) -> Value {
         let body = json!({"flavourId": "simple", "vimConnectionInfo": self.vim(), "additionalParams": cnf_params(None)});
-        self.run(i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"]).await
+        self.run(i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"])
+            .await
     }
 
     pub async fn instance(&self, i: &str) -> Value {
@@ -110,7 +114,10 @@ impl Cnf {
                             .unwrap();
                         (
                             c["vduId"].as_str().unwrap().to_owned(),
-                            r["computeResource"]["resourceId"].as_str().unwrap().to_owned(),
+                            r["computeResource"]["resourceId"]
+                                .as_str()
+                                .unwrap()
+                                .to_owned(),
                             c["id"].as_str().unwrap().to_owned(),
                         )
                     })
@@ -135,7 +142,11 @@ fn is_generated(name: &str, prefix: &str, hashed: bool) -> bool {
         return false;
     };
     let parts: Vec<&str> = rest.split('-').collect();
-    let ok = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let ok = |s: &str, n: usize| {
+        s.len() == n
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
     if hashed {
         parts.len() == 2 && ok(parts[0], 10) && ok(parts[1], 5)
     } else {
@@ -156,7 +167,12 @@ async fn cnf_lifecycle_through_the_api() {
     assert_eq!(of(&v, "VDU1").len(), 1);
     assert_eq!(of(&v, "VDU1")[0].1, "vdu1-pod");
     assert_eq!(of(&v, "VDU2").len(), 2);
-    assert!(of(&v, "VDU2").iter().all(|x| is_generated(&x.1, "vdu2-deploy-", true)), "{v:?}");
+    assert!(
+        of(&v, "VDU2")
+            .iter()
+            .all(|x| is_generated(&x.1, "vdu2-deploy-", true)),
+        "{v:?}"
+    );
     assert_eq!(of(&v, "VDU3").len(), 1);
     assert!(is_generated(&of(&v, "VDU3")[0].1, "vdu3-rs-", false));
     assert_eq!(of(&v, "VDU4")[0].1, "vdu4-sts-0");
@@ -169,45 +185,69 @@ async fn cnf_lifecycle_through_the_api() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["computeResource"]["vimLevelResourceType"].as_str().unwrap())
+        .map(|r| {
+            r["computeResource"]["vimLevelResourceType"]
+                .as_str()
+                .unwrap()
+        })
         .collect();
-    for k in ["Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"] {
+    for k in [
+        "Pod",
+        "Deployment",
+        "ReplicaSet",
+        "StatefulSet",
+        "DaemonSet",
+    ] {
         assert!(types.contains(&k), "{types:?}");
     }
     assert_eq!(e.pods(&i).len(), v.len());
     assert!(
-        inst["vimConnectionInfo"]["vim1"]["accessInfo"].get("bearer_token").is_none(),
+        inst["vimConnectionInfo"]["vim1"]["accessInfo"]
+            .get("bearer_token")
+            .is_none(),
         "credentials are never answered"
     );
 
     // Scale out then in: a Deployment and a StatefulSet.
-    for (aspect, vdu, steps, want) in [
-        ("vdu2_aspect", "VDU2", 2, 4),
-        ("vdu4_aspect", "VDU4", 1, 2),
-    ] {
+    for (aspect, vdu, steps, want) in [("vdu2_aspect", "VDU2", 2, 4), ("vdu4_aspect", "VDU4", 1, 2)]
+    {
         let op = e
-            .run(&i, "scale", json!({"type": "SCALE_OUT", "aspectId": aspect, "numberOfSteps": steps}), &["COMPLETED", "FAILED_TEMP"])
+            .run(
+                &i,
+                "scale",
+                json!({"type": "SCALE_OUT", "aspectId": aspect, "numberOfSteps": steps}),
+                &["COMPLETED", "FAILED_TEMP"],
+            )
             .await;
         assert_eq!(op["operationState"], "COMPLETED", "{op}");
         assert_eq!(of(&e.vnfcs(&i).await, vdu).len(), want);
-        let added = op["resourceChanges"]["affectedVnfcs"].as_array().unwrap().len();
+        let added = op["resourceChanges"]["affectedVnfcs"]
+            .as_array()
+            .unwrap()
+            .len();
         assert_eq!(added, steps as usize);
     }
     assert!(e.vnfcs(&i).await.iter().any(|x| x.1 == "vdu4-sts-1"));
-    let r = e
-        .c
-        .lcm(0, reqwest::Method::POST, &format!("/vnf_instances/{i}/scale"))
+    let r =
+        e.c.lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/scale"),
+        )
         .json(&json!({"type": "SCALE_OUT", "aspectId": "vdu2_aspect"}))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 400, "beyond the aspect's maximum");
-    for (aspect, vdu, steps, want) in [
-        ("vdu2_aspect", "VDU2", 2, 2),
-        ("vdu4_aspect", "VDU4", 1, 1),
-    ] {
+    for (aspect, vdu, steps, want) in [("vdu2_aspect", "VDU2", 2, 2), ("vdu4_aspect", "VDU4", 1, 1)]
+    {
         let op = e
-            .run(&i, "scale", json!({"type": "SCALE_IN", "aspectId": aspect, "numberOfSteps": steps}), &["COMPLETED", "FAILED_TEMP"])
+            .run(
+                &i,
+                "scale",
+                json!({"type": "SCALE_IN", "aspectId": aspect, "numberOfSteps": steps}),
+                &["COMPLETED", "FAILED_TEMP"],
+            )
             .await;
         assert_eq!(op["operationState"], "COMPLETED", "{op}");
         assert_eq!(of(&e.vnfcs(&i).await, vdu).len(), want);
@@ -226,20 +266,34 @@ async fn cnf_lifecycle_through_the_api() {
         let pods_before = e.pods(&i);
         let target = of(&before, vdu)[0].clone();
         let op = e
-            .run(&i, "heal", json!({"vnfcInstanceId": [target.2]}), &["COMPLETED", "FAILED_TEMP"])
+            .run(
+                &i,
+                "heal",
+                json!({"vnfcInstanceId": [target.2]}),
+                &["COMPLETED", "FAILED_TEMP"],
+            )
             .await;
         assert_eq!(op["operationState"], "COMPLETED", "{vdu}: {op}");
         let after = e.vnfcs(&i).await;
         let pods_after = e.pods(&i);
         let old_uid = &pods_before.iter().find(|p| p.0 == target.1).unwrap().1;
         if same_name {
-            assert!(of(&after, vdu).iter().any(|x| x.1 == target.1), "{vdu} keeps its name");
+            assert!(
+                of(&after, vdu).iter().any(|x| x.1 == target.1),
+                "{vdu} keeps its name"
+            );
             let now = pods_after.iter().find(|p| p.0 == target.1).unwrap();
             assert_ne!(&now.1, old_uid, "{vdu}: a new Pod");
             assert_eq!(prefix, target.1);
         } else {
-            assert!(!after.iter().any(|x| x.1 == target.1), "{vdu}: the old Pod is gone");
-            let new: Vec<_> = of(&after, vdu).into_iter().filter(|x| !before.contains(x)).collect();
+            assert!(
+                !after.iter().any(|x| x.1 == target.1),
+                "{vdu}: the old Pod is gone"
+            );
+            let new: Vec<_> = of(&after, vdu)
+                .into_iter()
+                .filter(|x| !before.contains(x))
+                .collect();
             assert_eq!(new.len(), 1, "{vdu}: {after:?}");
             assert!(is_generated(&new[0].1, prefix, hashed), "{}", new[0].1);
         }
@@ -254,28 +308,37 @@ async fn cnf_lifecycle_through_the_api() {
 
     // Terminate, delete; the package is free again.
     let op = e
-        .run(&i, "terminate", json!({"terminationType": "GRACEFUL", "gracefulTerminationTimeout": 1}), &["COMPLETED", "FAILED_TEMP"])
+        .run(
+            &i,
+            "terminate",
+            json!({"terminationType": "GRACEFUL", "gracefulTerminationTimeout": 1}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
         .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     assert!(e.pods(&i).is_empty());
-    assert!(e.sim.sim.lock().list("/persistentvolumeclaims", Some(NS)).is_empty());
-    let r = e
-        .c
-        .lcm(0, reqwest::Method::DELETE, &format!("/vnf_instances/{i}"))
-        .send()
-        .await
-        .unwrap();
+    assert!(
+        e.sim
+            .sim
+            .lock()
+            .list("/persistentvolumeclaims", Some(NS))
+            .is_empty()
+    );
+    let r =
+        e.c.lcm(0, reqwest::Method::DELETE, &format!("/vnf_instances/{i}"))
+            .send()
+            .await
+            .unwrap();
     assert_eq!(r.status(), 204);
-    let pkgs: Value = e
-        .c
-        .http
-        .get(format!("{}/vnfpkgm/v1/vnf_packages", e.c.api))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let pkgs: Value =
+        e.c.http
+            .get(format!("{}/vnfpkgm/v1/vnf_packages", e.c.api))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
     assert_eq!(pkgs[0]["usageState"], "NOT_IN_USE");
 
     // Notifications: every heal went STARTING -> PROCESSING -> COMPLETED.
@@ -285,7 +348,10 @@ async fn cnf_lifecycle_through_the_api() {
         let heals: Vec<Vec<String>> = ops_of(&got, "HEAL");
         if heals.len() == 5 && heals.iter().all(|s| s.len() == 3) {
             for s in heals {
-                assert_eq!(s, ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]);
+                assert_eq!(
+                    s,
+                    ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+                );
             }
             break;
         }
@@ -316,7 +382,11 @@ async fn sol003_heal_recreates_everything_and_keeps_statefulset_volumes() {
     let claim = |e: &Cnf| {
         let s = e.sim.sim.lock();
         let pvc = s
-            .get(&("/persistentvolumeclaims".into(), NS.into(), "data-vdu4-sts-0".into()))
+            .get(&(
+                "/persistentvolumeclaims".into(),
+                NS.into(),
+                "data-vdu4-sts-0".into(),
+            ))
             .cloned()
             .unwrap();
         (
@@ -326,16 +396,43 @@ async fn sol003_heal_recreates_everything_and_keeps_statefulset_volumes() {
     };
     let (claim_uid, volume) = claim(&e);
     let before: Vec<String> = e.pods(&i).into_iter().map(|p| p.1).collect();
-    let cm_uid = e.sim.sim.lock().get(&("/configmaps".into(), NS.into(), "cnf-config".into())).unwrap()["metadata"]["uid"].clone();
-    let op = e.run(&i, "heal", json!({}), &["COMPLETED", "FAILED_TEMP"]).await;
+    let cm_uid = e
+        .sim
+        .sim
+        .lock()
+        .get(&("/configmaps".into(), NS.into(), "cnf-config".into()))
+        .unwrap()["metadata"]["uid"]
+        .clone();
+    let op = e
+        .run(&i, "heal", json!({}), &["COMPLETED", "FAILED_TEMP"])
+        .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let after: Vec<String> = e.pods(&i).into_iter().map(|p| p.1).collect();
     assert_eq!(after.len(), before.len());
-    assert!(after.iter().all(|u| !before.contains(u)), "every Pod re-created");
-    let cm_after = e.sim.sim.lock().get(&("/configmaps".into(), NS.into(), "cnf-config".into())).unwrap()["metadata"]["uid"].clone();
+    assert!(
+        after.iter().all(|u| !before.contains(u)),
+        "every Pod re-created"
+    );
+    let cm_after = e
+        .sim
+        .sim
+        .lock()
+        .get(&("/configmaps".into(), NS.into(), "cnf-config".into()))
+        .unwrap()["metadata"]["uid"]
+        .clone();
     assert_ne!(cm_uid, cm_after, "every resource of the package re-created");
-    assert_eq!(claim(&e), (claim_uid, volume.clone()), "the StatefulSet keeps its claim and volume");
-    assert!(e.sim.sim.lock().get(&("/persistentvolumes".into(), String::new(), volume)).is_some());
+    assert_eq!(
+        claim(&e),
+        (claim_uid, volume.clone()),
+        "the StatefulSet keeps its claim and volume"
+    );
+    assert!(
+        e.sim
+            .sim
+            .lock()
+            .get(&("/persistentvolumes".into(), String::new(), volume))
+            .is_some()
+    );
     assert_eq!(e.vnfcs(&i).await.len(), after.len());
 }
 
@@ -352,20 +449,36 @@ async fn a_pod_kubernetes_replaced_fails_heal_then_fail_sync_heal_recovers() {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let op = e.run(&i, "heal", json!({"vnfcInstanceId": [old.2]}), &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(
+            &i,
+            "heal",
+            json!({"vnfcInstanceId": [old.2]}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
     let detail = op["error"]["detail"].as_str().unwrap();
-    assert!(detail.contains(&old.2), "the error names the stale vnfcInstanceId: {detail}");
-    let fail = e
-        .c
-        .lcm(0, reqwest::Method::POST, &format!("/vnf_lcm_op_occs/{}/fail", op["id"].as_str().unwrap()))
+    assert!(
+        detail.contains(&old.2),
+        "the error names the stale vnfcInstanceId: {detail}"
+    );
+    let fail =
+        e.c.lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{}/fail", op["id"].as_str().unwrap()),
+        )
         .send()
         .await
         .unwrap();
     assert_eq!(fail.status(), 200);
-    let sync = e
-        .c
-        .lcm(0, reqwest::Method::POST, &format!("/vnf_instances/{i}/sync"))
+    let sync =
+        e.c.lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/sync"),
+        )
         .send()
         .await
         .unwrap();
@@ -379,7 +492,14 @@ async fn a_pod_kubernetes_replaced_fails_heal_then_fail_sync_heal_recovers() {
         .find(|x| e.pods(&i).iter().any(|p| p.0 == x.1) && x.1 != old.1)
         .unwrap()
         .clone();
-    let op = e.run(&i, "heal", json!({"vnfcInstanceId": [fresh.2]}), &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(
+            &i,
+            "heal",
+            json!({"vnfcInstanceId": [fresh.2]}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
 }
 
@@ -398,19 +518,21 @@ async fn the_periodic_sync_follows_pods_kubernetes_replaced() {
             assert!(is_generated(&vdu3[0].1, "vdu3-rs-", false));
             break;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the stored VNFCs never followed: {v:?}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stored VNFCs never followed: {v:?}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // No operation was needed.
-    let ops: Vec<Value> = e
-        .c
-        .lcm(0, reqwest::Method::GET, "/vnf_lcm_op_occs")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let ops: Vec<Value> =
+        e.c.lcm(0, reqwest::Method::GET, "/vnf_lcm_op_occs")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
     assert_eq!(ops.len(), 1);
 }
 
@@ -425,12 +547,18 @@ async fn a_readiness_timeout_fails_temp_and_a_retry_completes_once_the_fault_cle
     let op = e.instantiate(&i).await;
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
     assert_eq!(op["error"]["status"], 504);
-    assert!(op["error"]["detail"].as_str().unwrap().contains("vdu3-rs"), "{op}");
+    assert!(
+        op["error"]["detail"].as_str().unwrap().contains("vdu3-rs"),
+        "{op}"
+    );
     e.sim.sim.set_faults(kube_sim::Faults::default());
     let id = op["id"].as_str().unwrap();
-    let r = e
-        .c
-        .lcm(0, reqwest::Method::POST, &format!("/vnf_lcm_op_occs/{id}/retry"))
+    let r =
+        e.c.lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{id}/retry"),
+        )
         .send()
         .await
         .unwrap();
@@ -445,14 +573,21 @@ async fn bad_cnf_requests_are_refused_and_kubernetes_errors_fail_with_their_mess
     let e = cnf_cluster(&[], timing()).await;
     let i = e.create().await;
     let post = |body: Value| {
-        e.c.lcm(0, reqwest::Method::POST, &format!("/vnf_instances/{i}/instantiate"))
-            .json(&body)
-            .send()
+        e.c.lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+        )
+        .json(&body)
+        .send()
     };
     let r = post(json!({"flavourId": "simple", "vimConnectionInfo": e.vim(), "additionalParams": {"lcm-kubernetes-def-files": ["Files/kubernetes/missing.yaml"]}})).await.unwrap();
     assert_eq!(r.status(), 400);
     let p: Value = r.json().await.unwrap();
-    assert!(p["detail"].as_str().unwrap().contains("not an artifact"), "{p}");
+    assert!(
+        p["detail"].as_str().unwrap().contains("not an artifact"),
+        "{p}"
+    );
     let r = post(json!({"flavourId": "simple", "additionalParams": {"lcm-kubernetes-def-files": cnf_params(None)["lcm-kubernetes-def-files"], "namespace": "Bad_NS"}})).await.unwrap();
     assert_eq!(r.status(), 400);
     // The API refuses the StatefulSet: FAILED_TEMP with its message, nothing half-made
@@ -463,7 +598,8 @@ async fn bad_cnf_requests_are_refused_and_kubernetes_errors_fail_with_their_mess
             resource: "statefulsets".into(),
             name: None,
             status: 422,
-            message: "StatefulSet.apps \"vdu4-sts\" is invalid: spec.serviceName: Required value".into(),
+            message: "StatefulSet.apps \"vdu4-sts\" is invalid: spec.serviceName: Required value"
+                .into(),
             times: None,
         }],
         ..Default::default()
@@ -471,12 +607,24 @@ async fn bad_cnf_requests_are_refused_and_kubernetes_errors_fail_with_their_mess
     let op = e.instantiate(&i).await;
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
     assert_eq!(op["error"]["status"], 422);
-    assert!(op["error"]["detail"].as_str().unwrap().contains("spec.serviceName: Required value"), "{op}");
-    assert!(!e.pods(&i).is_empty(), "what was created before stays until rollback");
+    assert!(
+        op["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("spec.serviceName: Required value"),
+        "{op}"
+    );
+    assert!(
+        !e.pods(&i).is_empty(),
+        "what was created before stays until rollback"
+    );
     let id = op["id"].as_str().unwrap();
-    let r = e
-        .c
-        .lcm(0, reqwest::Method::POST, &format!("/vnf_lcm_op_occs/{id}/rollback"))
+    let r =
+        e.c.lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{id}/rollback"),
+        )
         .send()
         .await
         .unwrap();
@@ -484,8 +632,17 @@ async fn bad_cnf_requests_are_refused_and_kubernetes_errors_fail_with_their_mess
     let op = e.c.wait_op(id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
     assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
     assert!(e.pods(&i).is_empty());
-    assert!(e.sim.sim.lock().get(&("/configmaps".into(), NS.into(), "cnf-config".into())).is_none());
-    assert_eq!(e.instance(&i).await["instantiationState"], "NOT_INSTANTIATED");
+    assert!(
+        e.sim
+            .sim
+            .lock()
+            .get(&("/configmaps".into(), NS.into(), "cnf-config".into()))
+            .is_none()
+    );
+    assert_eq!(
+        e.instance(&i).await["instantiationState"],
+        "NOT_INSTANTIATED"
+    );
 }
 
 // Multi-threaded: the CLI blocks while processes and kube-sim work.
@@ -502,10 +659,16 @@ async fn the_cnf_flow_through_the_openstack_cli() {
         assert!(ok, "openstack {args:?}: {err}");
         out
     };
-    let show = |id: &str| {
-        osc.json(&["--os-tacker-api-version", "2", "vnflcm", "show", id])
-    };
-    let created = osc.json(&["--os-tacker-api-version", "2", "vnflcm", "create", CNF_VNFD_ID, "--name", "cnf-cli"]);
+    let show = |id: &str| osc.json(&["--os-tacker-api-version", "2", "vnflcm", "show", id]);
+    let created = osc.json(&[
+        "--os-tacker-api-version",
+        "2",
+        "vnflcm",
+        "create",
+        CNF_VNFD_ID,
+        "--name",
+        "cnf-cli",
+    ]);
     let id = created["ID"].as_str().unwrap().to_owned();
     let req = dir.path().join("instantiate.json");
     std::fs::write(
@@ -518,10 +681,38 @@ async fn the_cnf_flow_through_the_openstack_cli() {
     let info = show(&id)["Instantiated Vnf Info"].clone();
     assert_eq!(info["vnfcInfo"].as_array().unwrap().len(), 7, "{info}");
 
-    assert!(run(&["vnflcm", "scale", &id, "--type", "SCALE_OUT", "--aspect-id", "vdu2_aspect"]).contains("accepted"));
+    assert!(
+        run(&[
+            "vnflcm",
+            "scale",
+            &id,
+            "--type",
+            "SCALE_OUT",
+            "--aspect-id",
+            "vdu2_aspect"
+        ])
+        .contains("accepted")
+    );
     wait_op(&osc, &last_op(&osc, "SCALE"), &["COMPLETED"]);
-    assert_eq!(show(&id)["Instantiated Vnf Info"]["vnfcInfo"].as_array().unwrap().len(), 8);
-    assert!(run(&["vnflcm", "scale", &id, "--type", "SCALE_IN", "--aspect-id", "vdu2_aspect"]).contains("accepted"));
+    assert_eq!(
+        show(&id)["Instantiated Vnf Info"]["vnfcInfo"]
+            .as_array()
+            .unwrap()
+            .len(),
+        8
+    );
+    assert!(
+        run(&[
+            "vnflcm",
+            "scale",
+            &id,
+            "--type",
+            "SCALE_IN",
+            "--aspect-id",
+            "vdu2_aspect"
+        ])
+        .contains("accepted")
+    );
     wait_op(&osc, &last_op(&osc, "SCALE"), &["COMPLETED"]);
 
     let vnfcs = show(&id)["Instantiated Vnf Info"]["vnfcInfo"].clone();
@@ -537,7 +728,13 @@ async fn the_cnf_flow_through_the_openstack_cli() {
     assert!(run(&["vnflcm", "heal", &id, "--vnfc-instance", &target]).contains("accepted"));
     wait_op(&osc, &last_op(&osc, "HEAL"), &["COMPLETED"]);
     let after = show(&id)["Instantiated Vnf Info"]["vnfcInfo"].clone();
-    assert!(!after.as_array().unwrap().iter().any(|c| c["id"] == target.as_str()));
+    assert!(
+        !after
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == target.as_str())
+    );
     assert_eq!(after.as_array().unwrap().len(), 7);
 
     assert!(run(&["vnflcm", "terminate", &id]).contains("accepted"));
@@ -567,19 +764,26 @@ async fn the_tacker_cnf_sample_instantiates_heals_and_terminates() {
     let pkg = e.c.upload(csar.zip()).await;
     let p = e.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
-    let r = e
-        .c
-        .lcm(0, reqwest::Method::POST, "/vnf_instances")
-        .json(&json!({"vnfdId": "b1bb0ce7-ebca-4fa7-95ed-4840d7000000"}))
-        .send()
-        .await
-        .unwrap();
+    let r =
+        e.c.lcm(0, reqwest::Method::POST, "/vnf_instances")
+            .json(&json!({"vnfdId": "b1bb0ce7-ebca-4fa7-95ed-4840d7000000"}))
+            .send()
+            .await
+            .unwrap();
     assert_eq!(r.status(), 201);
-    let i = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let i = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     // Every manifest but the one made to fail (it reuses VDU3's name).
     let mut files: Vec<String> = std::fs::read_dir(contents.join("Files/kubernetes"))
         .unwrap()
-        .map(|f| format!("Files/kubernetes/{}", f.unwrap().file_name().to_string_lossy()))
+        .map(|f| {
+            format!(
+                "Files/kubernetes/{}",
+                f.unwrap().file_name().to_string_lossy()
+            )
+        })
         .filter(|f| !f.ends_with("deployment_fail_test.yaml"))
         .collect();
     files.sort();
@@ -588,7 +792,9 @@ async fn the_tacker_cnf_sample_instantiates_heals_and_terminates() {
         "vimConnectionInfo": e.vim(),
         "additionalParams": {"lcm-kubernetes-def-files": files, "namespace": "default"},
     });
-    let op = e.run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"])
+        .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let v = e.vnfcs(&i).await;
     for (vdu, n) in [("VDU1", 1), ("VDU2", 2), ("VDU3", 1), ("VDU5", 1)] {
@@ -598,25 +804,213 @@ async fn the_tacker_cnf_sample_instantiates_heals_and_terminates() {
     assert_eq!(of(&v, "VDU5")[0].1, "vdu5-0");
     {
         let s = e.sim.sim.lock();
-        assert!(s.get(&("/namespaces".into(), String::new(), "curry".into())).is_some());
-        let pvc = s.get(&("/persistentvolumeclaims".into(), NS.into(), "www-vdu5-0".into())).unwrap();
+        assert!(
+            s.get(&("/namespaces".into(), String::new(), "curry".into()))
+                .is_some()
+        );
+        let pvc = s
+            .get(&(
+                "/persistentvolumeclaims".into(),
+                NS.into(),
+                "www-vdu5-0".into(),
+            ))
+            .unwrap();
         assert_eq!(pvc["status"]["phase"], "Bound");
         let pod = s.get(&("/pods".into(), NS.into(), "vdu1".into())).unwrap();
-        assert_eq!(pod["spec"]["nodeName"], "k8-worker2", "the Binding was applied");
+        assert_eq!(
+            pod["spec"]["nodeName"], "k8-worker2",
+            "the Binding was applied"
+        );
     }
     // SOL002 heal of a Deployment Pod and of the StatefulSet's Pod.
     let ids = [of(&v, "VDU2")[0].2.clone(), of(&v, "VDU5")[0].2.clone()];
-    let op = e.run(&i, "heal", json!({"vnfcInstanceId": ids}), &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(
+            &i,
+            "heal",
+            json!({"vnfcInstanceId": ids}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let after = e.vnfcs(&i).await;
     assert!(!after.iter().any(|x| x.2 == ids[0]));
     assert_eq!(of(&after, "VDU5")[0].1, "vdu5-0");
     let op = e
-        .run(&i, "terminate", json!({"terminationType": "FORCEFUL"}), &["COMPLETED", "FAILED_TEMP"])
+        .run(
+            &i,
+            "terminate",
+            json!({"terminationType": "FORCEFUL"}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
         .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let s = e.sim.sim.lock();
-    assert!(s.get(&("/namespaces".into(), String::new(), "curry".into())).is_none());
-    assert!(s.list("/persistentvolumes", None).is_empty(), "{:?}", s.list("/persistentvolumes", None));
+    assert!(
+        s.get(&("/namespaces".into(), String::new(), "curry".into()))
+            .is_none()
+    );
+    assert!(
+        s.list("/persistentvolumes", None).is_empty(),
+        "{:?}",
+        s.list("/persistentvolumes", None)
+    );
     assert!(s.list("/pods", Some(NS)).is_empty());
+}
+
+/// The README's walkthrough: `make run` (all-in-one on SQLite and the in-process bus)
+/// drives the example CNF (packed with `tacker csar pack`) on a plain-HTTP kube-sim.
+#[tokio::test]
+async fn make_run_drives_the_example_cnf_as_the_readme_shows() {
+    use crate::support::{ClusterEnv, Proc, free_port, tacker, wait_status};
+    let sim = kube_sim::spawn(kube_sim::Settings {
+        timing: timing(),
+        ..Default::default()
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let env = ClusterEnv::new(
+        &format!("sqlite://{}/tacker.db", dir.path().display()),
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let port = free_port();
+    let _aio = Proc::spawn(
+        env.command(&[
+            ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
+            (
+                "TACKER__CONDUCTOR__HEALTH_BIND",
+                format!("127.0.0.1:{}", free_port()),
+            ),
+        ])
+        .arg("all-in-one"),
+        &env.log_path("aio"),
+    );
+    let api = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    wait_status(&http, &format!("{api}/readyz"), 200, T).await;
+    let zip = dir.path().join("cnf.zip");
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/cnf");
+    let out = tacker()
+        .args(["csar", "pack"])
+        .arg(&example)
+        .arg("-o")
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let pkg: Value = http
+        .post(format!("{api}/vnfpkgm/v1/vnf_packages"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let pkg = pkg["id"].as_str().unwrap();
+    let r = http
+        .put(format!(
+            "{api}/vnfpkgm/v1/vnf_packages/{pkg}/package_content"
+        ))
+        .header("content-type", "application/zip")
+        .body(std::fs::read(&zip).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let lcm = |m: reqwest::Method, path: &str| {
+        http.request(m, format!("{api}/vnflcm/v2{path}"))
+            .header("Version", "2.0.0")
+    };
+    let deadline = tokio::time::Instant::now() + T;
+    let id = loop {
+        let r = lcm(reqwest::Method::POST, "/vnf_instances")
+            .json(&json!({"vnfdId": CNF_VNFD_ID}))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 201 {
+            break r.json::<Value>().await.unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "package never onboarded"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let wait = |op: String| {
+        let lcm = &lcm;
+        async move {
+            let deadline = tokio::time::Instant::now() + T;
+            loop {
+                let v: Value = lcm(reqwest::Method::GET, &format!("/vnf_lcm_op_occs/{op}"))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                if ["COMPLETED", "FAILED_TEMP"]
+                    .contains(&v["operationState"].as_str().unwrap_or_default())
+                {
+                    return v;
+                }
+                assert!(tokio::time::Instant::now() < deadline, "{v}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let task = |path: String, body: Value| {
+        let lcm = &lcm;
+        async move {
+            let r = lcm(reqwest::Method::POST, &path)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 202);
+            r.headers()["location"]
+                .to_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let body = json!({
+        "flavourId": "simple",
+        "vimConnectionInfo": {"k8s": {"vimType": "ETSINFV.KUBERNETES.V_1",
+            "interfaceInfo": {"endpoint": sim.url}, "accessInfo": {"bearer_token": "demo"}}},
+        "additionalParams": cnf_params(None),
+    });
+    let op = wait(task(format!("/vnf_instances/{id}/instantiate"), body).await).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let op = wait(
+        task(
+            format!("/vnf_instances/{id}/heal"),
+            json!({"vnfcInstanceId": ["VDU1-vdu1-pod"]}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let op = wait(
+        task(
+            format!("/vnf_instances/{id}/terminate"),
+            json!({"terminationType": "FORCEFUL"}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert!(sim.sim.pods(NS, LABEL, &id).is_empty());
 }

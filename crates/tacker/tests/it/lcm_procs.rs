@@ -28,7 +28,12 @@ async fn lcm_cluster(servers: usize, conductors: &[&str]) -> Cluster {
 }
 
 impl Cluster {
-    pub(crate) fn lcm(&self, api: usize, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn lcm(
+        &self,
+        api: usize,
+        method: reqwest::Method,
+        path: &str,
+    ) -> reqwest::RequestBuilder {
         self.http
             .request(method, format!("{}/vnflcm/v2{path}", self.apis[api]))
             .header("Version", "2.0.0")
@@ -58,7 +63,13 @@ impl Cluster {
             .to_owned()
     }
 
-    pub(crate) async fn task(&self, api: usize, i: &str, task: &str, body: Value) -> (u16, Option<String>) {
+    pub(crate) async fn task(
+        &self,
+        api: usize,
+        i: &str,
+        task: &str,
+        body: Value,
+    ) -> (u16, Option<String>) {
         let r = self
             .lcm(
                 api,
