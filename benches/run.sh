@@ -6,8 +6,8 @@ command -v wrk >/dev/null || {
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >&2
 }
-cargo build --release -p tacker >&2
-export TACKER_BIN=$PWD/target/release/tacker
-for b in benches/api.sh benches/csar.sh benches/onboard.sh; do
+cargo build --release -p tacker -p kube-sim >&2
+export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim
+for b in benches/api.sh benches/csar.sh benches/onboard.sh benches/cnf.sh; do
   "$b"
 done

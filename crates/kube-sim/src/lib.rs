@@ -132,8 +132,18 @@ impl Sim {
     /// Runs the controllers until the process ends.
     pub async fn run_controllers(self: Arc<Self>) {
         loop {
-            let _ = tokio::time::timeout(Duration::from_millis(10), self.kick.notified()).await;
-            controllers::reconcile(&mut self.lock(), Instant::now());
+            // Woken by every change; polled only while something waits for time to pass.
+            let timers = self.lock().has_timers();
+            if timers {
+                let _ = tokio::time::timeout(Duration::from_millis(10), self.kick.notified()).await;
+            } else {
+                self.kick.notified().await;
+            }
+            // Changes come in bursts: let a burst land, then reconcile once.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            if controllers::reconcile(&mut self.lock(), Instant::now()) {
+                self.kick();
+            }
         }
     }
 }

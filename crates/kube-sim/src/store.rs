@@ -77,6 +77,7 @@ pub struct Timing {
 #[derive(Debug)]
 pub struct Store {
     objects: BTreeMap<Key, Value>,
+    by_uid: HashMap<String, Key>,
     rv: u64,
     log: VecDeque<Arc<Event>>,
     tx: broadcast::Sender<Arc<Event>>,
@@ -96,6 +97,7 @@ impl Store {
         let (tx, _) = broadcast::channel(8192);
         Self {
             objects: BTreeMap::new(),
+            by_uid: HashMap::new(),
             rv: 1,
             log: VecDeque::new(),
             tx,
@@ -161,22 +163,42 @@ impl Store {
 
     /// Objects of `resource`, in `namespace` if given, in name order.
     pub fn list(&self, resource: &str, namespace: Option<&str>) -> Vec<(Key, Value)> {
+        let start = (
+            resource.to_owned(),
+            namespace.unwrap_or_default().to_owned(),
+            String::new(),
+        );
         self.objects
-            .iter()
-            .filter(|((r, ns, _), _)| r == resource && namespace.is_none_or(|n| n == ns))
+            .range(start..)
+            .take_while(|((r, ns, _), _)| r == resource && namespace.is_none_or(|n| n == ns))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     }
 
-    /// Every key.
-    pub fn keys(&self) -> Vec<Key> {
-        self.objects.keys().cloned().collect()
+    /// Objects of `resource` in every namespace, by reference.
+    pub fn list_refs<'a>(
+        &'a self,
+        resource: &'a str,
+    ) -> impl Iterator<Item = (&'a Key, &'a Value)> {
+        self.objects
+            .range((resource.to_owned(), String::new(), String::new())..)
+            .take_while(move |((r, _, _), _)| r == resource)
+    }
+
+    /// Whether a Pod or Job waits for a time to pass (readiness, termination).
+    pub fn has_timers(&self) -> bool {
+        self.pods
+            .values()
+            .any(|c| c.ready_at.is_some() || c.delete_at.is_some())
     }
 
     /// Stores a new object (metadata already complete but the resource version).
     pub fn insert(&mut self, key: Key, mut obj: Value) -> Value {
         self.rv += 1;
         meta::set_str(&mut obj, "/metadata/resourceVersion", &self.rv.to_string());
+        if let Some(uid) = meta::uid(&obj) {
+            self.by_uid.insert(uid, key.clone());
+        }
         self.objects.insert(key.clone(), obj.clone());
         self.emit(EventType::Added, &key, obj.clone());
         obj
@@ -185,11 +207,13 @@ impl Store {
     /// Replaces an object if it changed; returns what is stored.
     pub fn update(&mut self, key: &Key, mut obj: Value) -> Value {
         if let Some(old) = self.objects.get(key) {
-            let mut a = old.clone();
-            meta::remove(&mut a, "/metadata/resourceVersion");
-            meta::remove(&mut obj, "/metadata/resourceVersion");
-            if a == obj {
-                return old.clone();
+            let old_rv = old.pointer("/metadata/resourceVersion").cloned();
+            match old_rv {
+                Some(rv) => meta::set(&mut obj, "/metadata/resourceVersion", rv),
+                None => meta::remove(&mut obj, "/metadata/resourceVersion"),
+            }
+            if *old == obj {
+                return obj;
             }
         }
         self.rv += 1;
@@ -204,6 +228,7 @@ impl Store {
         let mut obj = self.objects.remove(key)?;
         if let Some(uid) = meta::uid(&obj) {
             self.pods.remove(&uid);
+            self.by_uid.remove(&uid);
         }
         self.rv += 1;
         meta::set_str(&mut obj, "/metadata/resourceVersion", &self.rv.to_string());
@@ -211,12 +236,14 @@ impl Store {
         Some(obj)
     }
 
-    /// Every object's uid and key.
-    pub fn uids(&self) -> HashMap<String, Key> {
-        self.objects
-            .iter()
-            .filter_map(|(k, v)| meta::uid(v).map(|u| (u, k.clone())))
-            .collect()
+    /// Whether an object with this uid exists.
+    pub fn has_uid(&self, uid: &str) -> bool {
+        self.by_uid.contains_key(uid)
+    }
+
+    /// Every object, by reference, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.objects.iter()
     }
 
     /// Keys of the objects owned by `uid`.

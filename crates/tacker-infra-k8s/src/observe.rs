@@ -162,14 +162,30 @@ pub fn object_ready(kind: &str, v: &Value) -> std::result::Result<(), String> {
     }
 }
 
-/// Whether every persisted document is ready (`Err(state)` names the first that is not).
+/// Whether readiness of `kind` is more than being there (created is enough otherwise).
+pub fn has_readiness(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "PersistentVolumeClaim"
+    )
+}
+
+/// Whether every document with a readiness rule is ready (`Err(state)` names the first
+/// that is not). Documents found ready are recorded in `done` and not asked again.
 pub async fn docs_ready(
     cluster: &Cluster,
     ns: &str,
     docs: &[&Doc],
+    done: &std::sync::Mutex<std::collections::HashSet<usize>>,
 ) -> Result<std::result::Result<(), String>> {
-    for d in docs {
-        if !d.ty.persisted {
+    for (i, d) in docs.iter().enumerate() {
+        if !d.ty.persisted
+            || !has_readiness(&d.kind)
+            || done
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .contains(&i)
+        {
             continue;
         }
         match cluster.get(&d.ty, ns, &d.name).await? {
@@ -178,6 +194,9 @@ pub async fn docs_ready(
                 if let Err(state) = object_ready(&d.kind, &v) {
                     return Ok(Err(state));
                 }
+                done.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(i);
             }
         }
     }

@@ -22,47 +22,51 @@ fn finalizers(v: &Value) -> Vec<String> {
 }
 
 pub fn run(store: &mut Store, _now: Instant) {
-    let uids = store.uids();
-    for key in store.keys() {
-        let Some(obj) = store.get(&key).cloned() else {
-            continue;
-        };
-        let owners = meta::owner_uids(&obj);
-        // Orphans of a deleted owner.
-        if !owners.is_empty() && owners.iter().all(|o| !uids.contains_key(o)) {
-            if !meta::terminating(&obj) {
-                objects::delete(store, &key, DeleteOpts::default());
+    // Orphans of a deleted owner, and objects waiting for their dependents to go.
+    let mut orphans = Vec::new();
+    let mut foreground = Vec::new();
+    for (key, obj) in store.iter() {
+        let owners = meta::owner_uids(obj);
+        if !owners.is_empty() && owners.iter().all(|o| !store.has_uid(o)) {
+            if !meta::terminating(obj) {
+                orphans.push(key.clone());
             }
             continue;
         }
-        if !meta::terminating(&obj) {
-            continue;
+        if meta::terminating(obj) && finalizers(obj).iter().any(|x| x == "foregroundDeletion") {
+            foreground.push(key.clone());
         }
+    }
+    for key in orphans {
+        objects::delete(store, &key, DeleteOpts::default());
+    }
+    for key in foreground {
+        let Some(obj) = store.get(&key).cloned() else {
+            continue;
+        };
         let f = finalizers(&obj);
-        if f.iter().any(|x| x == "foregroundDeletion") {
-            let uid = meta::uid(&obj).unwrap_or_default();
-            let deps = store.dependents(&uid);
-            if deps.is_empty() {
-                let mut new = obj.clone();
-                let rest: Vec<&String> = f.iter().filter(|x| *x != "foregroundDeletion").collect();
-                meta::set(&mut new, "/metadata/finalizers", json!(rest));
-                if rest.is_empty() {
-                    store.remove(&key);
-                } else {
-                    store.update(&key, new);
-                }
+        let uid = meta::uid(&obj).unwrap_or_default();
+        let deps = store.dependents(&uid);
+        if deps.is_empty() {
+            let rest: Vec<&String> = f.iter().filter(|x| *x != "foregroundDeletion").collect();
+            if rest.is_empty() {
+                store.remove(&key);
             } else {
-                for d in deps {
-                    if store.get(&d).is_some_and(|v| !meta::terminating(v)) {
-                        objects::delete(
-                            store,
-                            &d,
-                            DeleteOpts {
-                                grace: None,
-                                propagation: Propagation::Foreground,
-                            },
-                        );
-                    }
+                let mut new = obj.clone();
+                meta::set(&mut new, "/metadata/finalizers", json!(rest));
+                store.update(&key, new);
+            }
+        } else {
+            for d in deps {
+                if store.get(&d).is_some_and(|v| !meta::terminating(v)) {
+                    objects::delete(
+                        store,
+                        &d,
+                        DeleteOpts {
+                            grace: None,
+                            propagation: Propagation::Foreground,
+                        },
+                    );
                 }
             }
         }
@@ -72,7 +76,11 @@ pub fn run(store: &mut Store, _now: Instant) {
         if !meta::terminating(&ns) {
             continue;
         }
-        let inside: Vec<_> = store.keys().into_iter().filter(|k| k.1 == key.2).collect();
+        let inside: Vec<_> = store
+            .iter()
+            .filter(|(k, _)| k.1 == key.2)
+            .map(|(k, _)| k.clone())
+            .collect();
         if inside.is_empty() {
             store.remove(&key);
             continue;

@@ -18,8 +18,9 @@ use crate::objects;
 use crate::registry;
 use crate::store::{Key, Store};
 
-/// Runs controller passes until the cluster is still (at most a few passes).
-pub fn reconcile(store: &mut Store, now: Instant) {
+/// Runs controller passes until the cluster is still (at most a few passes); whether
+/// it still moves.
+pub fn reconcile(store: &mut Store, now: Instant) -> bool {
     for _ in 0..8 {
         let before = store.rv();
         pods::run(store, now);
@@ -30,9 +31,10 @@ pub fn reconcile(store: &mut Store, now: Instant) {
         volumes::run(store);
         gc::run(store, now);
         if store.rv() == before {
-            break;
+            return false;
         }
     }
+    true
 }
 
 /// Whether a Pod is Ready.
@@ -101,6 +103,9 @@ fn create_pod(store: &mut Store, owner: &Value, name: &str, extra: impl FnOnce(&
 fn set_status(store: &mut Store, key: &Key, obj: &Value, mut status: Value) {
     let g = meta::int_at(obj, "/metadata/generation", 1);
     meta::set(&mut status, "/observedGeneration", json!(g));
+    if obj.get("status") == Some(&status) {
+        return;
+    }
     let mut new = obj.clone();
     meta::set(&mut new, "/status", status);
     store.update(key, new);

@@ -46,30 +46,62 @@ fn running(pod: &Value, ready: bool) -> Value {
     })
 }
 
+/// What a Pod needs now.
+enum Step {
+    Remove,
+    Status(bool),
+    Settled,
+}
+
 pub fn run(store: &mut Store, now: Instant) {
-    for (key, pod) in store.list("/pods", None) {
-        let Some(uid) = meta::uid(&pod) else { continue };
-        let clock = store.pods.get(&uid).copied().unwrap_or_default();
-        if meta::terminating(&pod) {
+    let mut steps = Vec::new();
+    for (key, pod) in store.list_refs("/pods") {
+        let Some(uid) = pod.pointer("/metadata/uid").and_then(Value::as_str) else {
+            continue;
+        };
+        let clock = store.pods.get(uid).copied().unwrap_or_default();
+        if meta::terminating(pod) {
             if clock.delete_at.is_none_or(|d| d <= now)
                 && pod
                     .pointer("/metadata/finalizers")
                     .and_then(Value::as_array)
                     .is_none_or(Vec::is_empty)
             {
-                store.remove(&key);
+                steps.push((key.clone(), uid.to_owned(), Step::Remove));
             }
             continue;
         }
         if clock.ready_at.is_some_and(|r| r > now) {
             continue;
         }
-        let want_ready = !store.faults.held(&meta::name(&pod));
-        let is_running = meta::str_at(&pod, "/status/phase") == "Running";
-        if !is_running || super::pod_ready(&pod) != want_ready {
-            let mut new = pod.clone();
-            meta::set(&mut new, "/status", running(&pod, want_ready));
-            store.update(&key, new);
+        let want_ready = !store.faults.held(&meta::name(pod));
+        let is_running = pod.pointer("/status/phase").and_then(Value::as_str) == Some("Running");
+        if !is_running || super::pod_ready(pod) != want_ready {
+            steps.push((key.clone(), uid.to_owned(), Step::Status(want_ready)));
+        } else if want_ready && clock.ready_at.is_some() {
+            steps.push((key.clone(), uid.to_owned(), Step::Settled));
+        }
+    }
+    for (key, uid, step) in steps {
+        match step {
+            Step::Remove => {
+                store.remove(&key);
+            }
+            Step::Status(ready) => {
+                if let Some(pod) = store.get(&key).cloned() {
+                    let mut new = pod.clone();
+                    meta::set(&mut new, "/status", running(&pod, ready));
+                    store.update(&key, new);
+                }
+                if ready && let Some(c) = store.pods.get_mut(&uid) {
+                    c.ready_at = None;
+                }
+            }
+            Step::Settled => {
+                if let Some(c) = store.pods.get_mut(&uid) {
+                    c.ready_at = None;
+                }
+            }
         }
     }
     for (key, job) in store.list("batch/jobs", None) {
@@ -80,6 +112,11 @@ pub fn run(store: &mut Store, now: Instant) {
             .get(&uid)
             .and_then(|c| c.ready_at)
             .is_none_or(|r| r <= now);
+        if done || due {
+            if let Some(c) = store.pods.get_mut(&uid) {
+                c.ready_at = None;
+            }
+        }
         if !done && due {
             let completions = meta::int_at(&job, "/spec/completions", 1);
             let mut new = job.clone();

@@ -148,12 +148,11 @@ pub fn run(store: &mut Store) {
         }
     }
     // Volumes whose claim is gone.
-    let uids = store.uids();
     for (key, pv) in store.list("/persistentvolumes", None) {
         let Some(claim_uid) = pv.pointer("/spec/claimRef/uid").and_then(Value::as_str) else {
             continue;
         };
-        if uids.contains_key(claim_uid) || meta::terminating(&pv) {
+        if store.has_uid(claim_uid) || meta::terminating(&pv) {
             continue;
         }
         if meta::str_at(&pv, "/spec/persistentVolumeReclaimPolicy") == "Delete" {

@@ -180,12 +180,13 @@ pub async fn create_all(w: &Work<'_>, plan: &Plan) -> Result<()> {
 pub async fn wait_ready(w: &Work<'_>, plan: &Plan) -> Result<()> {
     let ns = plan.namespace.as_str();
     let docs: Vec<_> = plan.docs.iter().collect();
+    let done = std::sync::Mutex::new(HashSet::new());
     wait::until(
         "the CNF's resources to be ready",
         w.settings.ready_timeout,
         w.settings.poll_interval,
         || async {
-            if let Err(s) = observe::docs_ready(&w.cluster, ns, &docs).await? {
+            if let Err(s) = observe::docs_ready(&w.cluster, ns, &docs, &done).await? {
                 return Ok(Err(s));
             }
             wait_vdus(w, ns, &plan.vdus).await
@@ -282,15 +283,26 @@ pub async fn delete_all(w: &Work<'_>, plan: &Plan, how: Deletion, claims: Claims
             w.cluster.delete(&pvc, ns, name, how).await?;
         }
     }
+    let gone = std::sync::Mutex::new(HashSet::new());
     wait::until(
         "the CNF's resources to be deleted",
         w.settings.delete_timeout,
         w.settings.poll_interval,
         || async {
-            for d in &deleted {
+            for (i, d) in deleted.iter().enumerate() {
+                if gone
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .contains(&i)
+                {
+                    continue;
+                }
                 if w.cluster.get(&d.ty, ns, &d.name).await?.is_some() {
                     return Ok(Err(format!("{} {} still exists", d.kind, d.name)));
                 }
+                gone.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(i);
             }
             if claims == Claims::Remove {
                 for (name, _) in &sts_claims {
