@@ -112,10 +112,10 @@ pub fn run(store: &mut Store, now: Instant) {
             .get(&uid)
             .and_then(|c| c.ready_at)
             .is_none_or(|r| r <= now);
-        if done || due {
-            if let Some(c) = store.pods.get_mut(&uid) {
-                c.ready_at = None;
-            }
+        if (done || due)
+            && let Some(c) = store.pods.get_mut(&uid)
+        {
+            c.ready_at = None;
         }
         if !done && due {
             let completions = meta::int_at(&job, "/spec/completions", 1);
