@@ -64,7 +64,10 @@ mod tests {
         let out = dir.path().join("p.zip");
         assert_eq!(pack(&root, &out).unwrap(), 2);
         let mut z = zip::ZipArchive::new(File::open(&out).unwrap()).unwrap();
-        assert_eq!(z.by_index(0).unwrap().name().unwrap(), "TOSCA-Metadata/TOSCA.meta");
+        assert_eq!(
+            z.by_index(0).unwrap().name().unwrap(),
+            "TOSCA-Metadata/TOSCA.meta"
+        );
         assert_eq!(z.by_index(1).unwrap().name().unwrap(), "Definitions/a.yaml");
     }
 }
