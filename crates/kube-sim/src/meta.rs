@@ -34,6 +34,23 @@ pub fn int_at(v: &Value, pointer: &str, default: i64) -> i64 {
         .unwrap_or(default)
 }
 
+/// The strings of a JSON array (others skipped; none when absent).
+pub fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `metadata.finalizers`.
+pub fn finalizers(v: &Value) -> Vec<String> {
+    strings(v.pointer("/metadata/finalizers"))
+}
+
 /// `metadata.labels`.
 pub fn labels(v: &Value) -> Map<String, Value> {
     v.pointer("/metadata/labels")

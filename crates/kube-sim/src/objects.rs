@@ -334,16 +334,7 @@ pub fn delete(store: &mut Store, key: &Key, opts: DeleteOpts) -> Option<Value> {
             }
         }
     }
-    let finalizers: Vec<String> = obj
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let finalizers = meta::finalizers(&obj);
     if kind.kind == "Namespace" {
         if !meta::terminating(&obj) {
             meta::set_str(&mut obj, "/metadata/deletionTimestamp", &meta::now());

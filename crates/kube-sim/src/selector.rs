@@ -106,16 +106,7 @@ impl Selector {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned();
-            let values: Vec<String> = e
-                .get("values")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let values = crate::meta::strings(e.get("values"));
             match e.get("operator").and_then(Value::as_str) {
                 Some("In") => reqs.push(Req::In(key, values)),
                 Some("NotIn") => reqs.push(Req::NotIn(key, values)),

@@ -3,23 +3,11 @@
 
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::meta;
 use crate::objects::{self, DeleteOpts, Propagation};
 use crate::store::Store;
-
-fn finalizers(v: &Value) -> Vec<String> {
-    v.pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 pub fn run(store: &mut Store, _now: Instant) {
     // Orphans of a deleted owner, and objects waiting for their dependents to go.
@@ -33,7 +21,11 @@ pub fn run(store: &mut Store, _now: Instant) {
             }
             continue;
         }
-        if meta::terminating(obj) && finalizers(obj).iter().any(|x| x == "foregroundDeletion") {
+        if meta::terminating(obj)
+            && meta::finalizers(obj)
+                .iter()
+                .any(|x| x == "foregroundDeletion")
+        {
             foreground.push(key.clone());
         }
     }
@@ -44,7 +36,7 @@ pub fn run(store: &mut Store, _now: Instant) {
         let Some(obj) = store.get(&key).cloned() else {
             continue;
         };
-        let f = finalizers(&obj);
+        let f = meta::finalizers(&obj);
         let uid = meta::uid(&obj).unwrap_or_default();
         let deps = store.dependents(&uid);
         if deps.is_empty() {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tacker_domain::ProblemDetails;
 use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::OpContext;
-use tacker_domain::lcm::plan::initial_counts_of;
+use tacker_domain::lcm::plan::{self, initial_counts_of};
 use uuid::Uuid;
 
 use super::vim;
@@ -68,16 +68,7 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
             remove.extend(vnfcs.iter().map(|(id, vdu)| json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}})));
         }
         LcmOperation::Heal => {
-            let wanted: Vec<String> = p
-                .get("vnfcInstanceId")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let wanted = plan::vnfc_instance_ids(p);
             let info = octx.instance.instantiated_vnf_info.as_ref();
             for c in info.map(|i| i.vnfc_info.as_slice()).unwrap_or_default() {
                 if wanted.is_empty() || wanted.contains(&c.id) {

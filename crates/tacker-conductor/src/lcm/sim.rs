@@ -228,18 +228,7 @@ impl InfraDriver for SimDriver {
             .instantiated_vnf_info
             .clone()
             .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
-        let wanted: Vec<String> = octx
-            .op
-            .operation_params
-            .get("vnfcInstanceId")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let wanted = plan::vnfc_instance_ids(&octx.op.operation_params);
         let mut list = Vec::new();
         let healed: Vec<VnfcInfo> = info
             .vnfc_info

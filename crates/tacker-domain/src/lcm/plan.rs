@@ -164,3 +164,17 @@ pub fn check_count(flavour: &Flavour, vdu: &str, count: i64) -> Result<(), Strin
     }
     Ok(())
 }
+
+/// The `vnfcInstanceId`s of a heal request (none: SOL003, the whole VNF).
+pub fn vnfc_instance_ids(params: &Value) -> Vec<String> {
+    params
+        .get("vnfcInstanceId")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 use tacker_domain::lcm::driver::Outcome;
+use tacker_domain::lcm::plan;
 
 use super::{
     Claims, Stored, Work, counts_of, create_all, delete_all, stored, wait_ready, wait_vdus,
@@ -60,19 +61,7 @@ fn targets(s: &Stored, ids: &[String]) -> Result<Vec<Target>> {
 }
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
-    let ids: Vec<String> = w
-        .octx
-        .op
-        .operation_params
-        .get("vnfcInstanceId")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let ids = plan::vnfc_instance_ids(&w.octx.op.operation_params);
     let s = stored(w.octx)?;
     if ids.is_empty() {
         sol003(w, &s).await

@@ -128,6 +128,15 @@ impl Cnf {
         out
     }
 
+    /// POSTs to an LCM path with no body (fail, retry, rollback, sync).
+    pub async fn post(&self, path: &str) -> reqwest::Response {
+        self.c
+            .lcm(0, reqwest::Method::POST, path)
+            .send()
+            .await
+            .unwrap()
+    }
+
     pub fn pods(&self, i: &str) -> Vec<(String, String)> {
         self.sim.sim.pods(NS, LABEL, i)
     }
@@ -463,25 +472,14 @@ async fn a_pod_kubernetes_replaced_fails_heal_then_fail_sync_heal_recovers() {
         detail.contains(&old.2),
         "the error names the stale vnfcInstanceId: {detail}"
     );
-    let fail =
-        e.c.lcm(
-            0,
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{}/fail", op["id"].as_str().unwrap()),
-        )
-        .send()
-        .await
-        .unwrap();
+    let fail = e
+        .post(&format!(
+            "/vnf_lcm_op_occs/{}/fail",
+            op["id"].as_str().unwrap()
+        ))
+        .await;
     assert_eq!(fail.status(), 200);
-    let sync =
-        e.c.lcm(
-            0,
-            reqwest::Method::POST,
-            &format!("/vnf_instances/{i}/sync"),
-        )
-        .send()
-        .await
-        .unwrap();
+    let sync = e.post(&format!("/vnf_instances/{i}/sync")).await;
     assert_eq!(sync.status(), 200);
     let body: Value = sync.json().await.unwrap();
     assert_eq!(body["changed"], true);
@@ -553,15 +551,7 @@ async fn a_readiness_timeout_fails_temp_and_a_retry_completes_once_the_fault_cle
     );
     e.sim.sim.set_faults(kube_sim::Faults::default());
     let id = op["id"].as_str().unwrap();
-    let r =
-        e.c.lcm(
-            0,
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{id}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
+    let r = e.post(&format!("/vnf_lcm_op_occs/{id}/retry")).await;
     assert_eq!(r.status(), 202);
     let op = e.c.wait_op(id, &["COMPLETED", "FAILED_TEMP"], T).await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
@@ -619,15 +609,7 @@ async fn bad_cnf_requests_are_refused_and_kubernetes_errors_fail_with_their_mess
         "what was created before stays until rollback"
     );
     let id = op["id"].as_str().unwrap();
-    let r =
-        e.c.lcm(
-            0,
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{id}/rollback"),
-        )
-        .send()
-        .await
-        .unwrap();
+    let r = e.post(&format!("/vnf_lcm_op_occs/{id}/rollback")).await;
     assert_eq!(r.status(), 202);
     let op = e.c.wait_op(id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
     assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
