@@ -174,17 +174,9 @@ impl InfraDriver for SimDriver {
             .vnfd
             .flavour(&octx.flavour_id)
             .ok_or_else(|| DriverError::new(422, "flavour gone"))?;
-        let step = plan::scale_step(flavour, &info, &octx.op.operation_params)
+        let step = plan::checked_scale_step(flavour, &info, &octx.op.operation_params)
             .map_err(|e| DriverError::new(400, e))?;
         let mut list = Vec::new();
-        for (vdu, delta) in &step.deltas {
-            let now = info
-                .vnfc_resource_info
-                .iter()
-                .filter(|r| r.vdu_id == *vdu)
-                .count() as i64;
-            plan::check_count(flavour, vdu, now + delta).map_err(|e| DriverError::new(400, e))?;
-        }
         for (vdu, delta) in &step.deltas {
             if *delta > 0 {
                 for _ in 0..*delta {

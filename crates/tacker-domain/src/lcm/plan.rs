@@ -145,6 +145,25 @@ pub fn scale_step(
     })
 }
 
+/// Reads a scale request like [`scale_step`] and also checks every VDU's resulting
+/// count (from the stored VNFCs) against its `vdu_profile`.
+pub fn checked_scale_step(
+    flavour: &Flavour,
+    info: &InstantiatedVnfInfo,
+    params: &Value,
+) -> Result<ScaleStep, String> {
+    let step = scale_step(flavour, info, params)?;
+    for (vdu, delta) in &step.deltas {
+        let now = info
+            .vnfc_resource_info
+            .iter()
+            .filter(|r| r.vdu_id == *vdu)
+            .count() as i64;
+        check_count(flavour, vdu, now + delta)?;
+    }
+    Ok(step)
+}
+
 /// Checks a VDU's new instance count against its `vdu_profile`.
 pub fn check_count(flavour: &Flavour, vdu: &str, count: i64) -> Result<(), String> {
     let Some(v) = flavour.vdu(vdu) else {

@@ -238,15 +238,7 @@ pub async fn scale(
     }
     // Limits the stored state already shows are refused now (drivers check again).
     if let Some(info) = &i.instantiated_vnf_info {
-        let step = plan::scale_step(f, info, &b).map_err(bad)?;
-        for (vdu, delta) in &step.deltas {
-            let now = info
-                .vnfc_resource_info
-                .iter()
-                .filter(|r| r.vdu_id == *vdu)
-                .count() as i64;
-            plan::check_count(f, vdu, now + delta).map_err(bad)?;
-        }
+        plan::checked_scale_step(f, info, &b).map_err(bad)?;
     }
     start(&st, &api_base(&req, &st), i.id, LcmOperation::Scale, b).await
 }
