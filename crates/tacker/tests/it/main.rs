@@ -10,3 +10,4 @@ mod onboarding;
 mod openstack_cli;
 mod procs;
 mod support;
+mod tackerctl;
