@@ -38,6 +38,7 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	@tests/infra/domain-has-no-io.sh
+	@tests/infra/helm-check.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -5,11 +5,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 venv=${TACKER_PYVENV:-$root/.venv}
-stamp=$venv/.tacker-tools-v2
+stamp=$venv/.tacker-tools-v3
 if [ ! -f "$stamp" ]; then
   python3 -m venv "$venv" >&2
   "$venv/bin/pip" install --quiet --disable-pip-version-check \
-    'python-openstackclient' 'python-tackerclient' 'moto[server]' >&2
+    'python-openstackclient' 'python-tackerclient' 'moto[server]' 'kubernetes-validate' 'PyYAML' >&2
   touch "$stamp"
 fi
 echo "$venv"
