@@ -15,7 +15,7 @@ kube-sim:
 	$(CARGO) run -p kube-sim -- --bind 127.0.0.1:6443
 
 build: setup-deps
-	$(CARGO) build -p tacker
+	$(CARGO) build -p tacker -p tackerctl
 
 setup-deps:
 	@tests/infra/deps.sh
@@ -39,6 +39,7 @@ lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	@tests/infra/domain-has-no-io.sh
 	@tests/infra/helm-check.sh
+	@tests/infra/deploy-check.sh
 
 fmt:
 	$(CARGO) fmt --all
