@@ -25,6 +25,7 @@ impl Handler for Dispatcher {
     async fn handle(&self, req: Request) -> Result<Vec<u8>, HandlerError> {
         let ctx = &self.ctx;
         let method = req.method.clone();
+        let req_redelivered = req.redelivered;
         let outcome = match method.as_str() {
             proto::Ping::NAME => handlers::ping::handle(ctx, decode(&req)?).await,
             proto::UploadPackage::NAME => {
@@ -44,6 +45,9 @@ impl Handler for Dispatcher {
             other => Err(HandlerError::new(format!("unknown method {other:?}"))),
         };
         self.ctx.metrics.handled(&method, outcome.is_ok());
+        if req_redelivered {
+            self.ctx.metrics.redelivered(&method);
+        }
         outcome
     }
 }

@@ -1,6 +1,10 @@
 //! Conductor metrics.
 
-use prometheus::{IntCounterVec, IntGauge, Opts, Registry, TextEncoder};
+use std::time::Duration;
+
+use prometheus::{
+    HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+};
 
 /// The conductor's metrics.
 #[derive(Debug)]
@@ -10,7 +14,18 @@ pub struct Metrics {
     handled: IntCounterVec,
     sync_failures: prometheus::IntCounter,
     onboardings: IntCounterVec,
+    onboarding_seconds: HistogramVec,
+    lcm_ops: IntCounterVec,
+    lcm_seconds: HistogramVec,
+    notifications: IntCounterVec,
+    redeliveries: IntCounterVec,
+    live: IntGauge,
+    cached: IntGauge,
 }
+
+const DURATION_BUCKETS: [f64; 12] = [
+    0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 15.0, 60.0, 300.0,
+];
 
 impl Metrics {
     /// A fresh registry with the conductor metrics registered.
@@ -33,6 +48,53 @@ impl Metrics {
             ),
             &["outcome"],
         )?;
+        let onboarding_seconds = HistogramVec::new(
+            HistogramOpts::new(
+                "onboarding_duration_seconds",
+                "Time from taking an onboarding to its end, by outcome",
+            )
+            .buckets(DURATION_BUCKETS.to_vec()),
+            &["outcome"],
+        )?;
+        let lcm_ops = IntCounterVec::new(
+            Opts::new(
+                "lcm_operations_total",
+                "LCM operation occurrences this conductor moved to an end state, by operation and state",
+            ),
+            &["operation", "state"],
+        )?;
+        let lcm_seconds = HistogramVec::new(
+            HistogramOpts::new(
+                "lcm_operation_duration_seconds",
+                "Start to end state of LCM operation occurrences, by operation and state",
+            )
+            .buckets(DURATION_BUCKETS.to_vec()),
+            &["operation", "state"],
+        )?;
+        let notifications = IntCounterVec::new(
+            Opts::new(
+                "notification_deliveries_total",
+                "Notification delivery attempts, by outcome (delivered, retry)",
+            ),
+            &["outcome"],
+        )?;
+        let redeliveries = IntCounterVec::new(
+            Opts::new(
+                "bus_redeliveries_total",
+                "Bus requests the broker delivered again, by method",
+            ),
+            &["method"],
+        )?;
+        let live = IntGauge::new("conductors_live", "Live conductors, as this one sees them")?;
+        let cached = IntGauge::new("cache_packages", "Packages in this conductor's cache")?;
+        for m in [&onboarding_seconds, &lcm_seconds] {
+            registry.register(Box::new(m.clone()))?;
+        }
+        for m in [&lcm_ops, &notifications, &redeliveries] {
+            registry.register(Box::new(m.clone()))?;
+        }
+        registry.register(Box::new(live.clone()))?;
+        registry.register(Box::new(cached.clone()))?;
         registry.register(Box::new(ready.clone()))?;
         registry.register(Box::new(handled.clone()))?;
         registry.register(Box::new(sync_failures.clone()))?;
@@ -43,6 +105,13 @@ impl Metrics {
             handled,
             sync_failures,
             onboardings,
+            onboarding_seconds,
+            lcm_ops,
+            lcm_seconds,
+            notifications,
+            redeliveries,
+            live,
+            cached,
         })
     }
 
@@ -64,10 +133,38 @@ impl Metrics {
     }
 
     /// Records the outcome of an onboarding this conductor coordinated.
-    pub fn onboarded(&self, ok: bool) {
-        self.onboardings
-            .with_label_values(&[if ok { "onboarded" } else { "failed" }])
+    pub fn onboarded(&self, ok: bool, took: Duration) {
+        let outcome = if ok { "onboarded" } else { "failed" };
+        self.onboardings.with_label_values(&[outcome]).inc();
+        self.onboarding_seconds
+            .with_label_values(&[outcome])
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records an LCM occurrence reaching an end state after `took`.
+    pub fn lcm_ended(&self, operation: &str, state: &str, took: Duration) {
+        self.lcm_ops.with_label_values(&[operation, state]).inc();
+        self.lcm_seconds
+            .with_label_values(&[operation, state])
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records a notification delivery attempt.
+    pub fn notification(&self, delivered: bool) {
+        self.notifications
+            .with_label_values(&[if delivered { "delivered" } else { "retry" }])
             .inc();
+    }
+
+    /// Records a redelivered bus request.
+    pub fn redelivered(&self, method: &str) {
+        self.redeliveries.with_label_values(&[method]).inc();
+    }
+
+    /// Records the live set's size and this cache's package count.
+    pub fn set_cluster(&self, live: usize, cached: usize) {
+        self.live.set(i64::try_from(live).unwrap_or(i64::MAX));
+        self.cached.set(i64::try_from(cached).unwrap_or(i64::MAX));
     }
 
     /// The Prometheus text exposition.

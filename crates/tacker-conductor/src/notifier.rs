@@ -43,11 +43,13 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                 let Ok(Some(sub)) = ctx.db.run(move |c| subscriptions::get(c, sid)).await else { return };
                 match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &p.payload).await {
                     Ok(()) => {
+                        ctx.metrics.notification(true);
                         let _ = ctx.db.run(move |c| outbox::delivered(c, seq)).await;
                         let heads = ctx.db.run(outbox::due_heads).await.unwrap_or_default();
                         next = heads.into_iter().find(|h| h.subscription_id == sid);
                     }
                     Err(e) => {
+                        ctx.metrics.notification(false);
                         let backoff = Duration::from_millis(250 * 2u64.saturating_pow(p.attempts.clamp(0, 16) as u32))
                             .min(ctx.lcm.notification_max_backoff);
                         tracing::debug!(subscription_id = %sid, error = %e, retry_in = ?backoff, "notification not delivered");

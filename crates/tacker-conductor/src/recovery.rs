@@ -25,7 +25,23 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
         if let Err(e) = sweep(&ctx).await {
             tracing::warn!(error = %e, "recovery sweep failed");
         }
+        gauges(&ctx).await;
     }
+}
+
+/// The live set's size and this cache's package count, for /metrics.
+async fn gauges(ctx: &Ctx) {
+    let Ok(members) = ctx.db.run(conductors::list).await else {
+        return;
+    };
+    let now = chrono::Utc::now();
+    let dead_after = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
+    let live = members
+        .iter()
+        .filter(|m| m.is_live(now, dead_after))
+        .count();
+    let cached = ctx.cache.list().map(|l| l.len()).unwrap_or(0);
+    ctx.metrics.set_cluster(live, cached);
 }
 
 async fn sweep(ctx: &Ctx) -> crate::Result<()> {

@@ -139,7 +139,23 @@ pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), String> {
 async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
     let base = ctx.lcm.base.clone();
     match ctx.db.run(move |c| ops::transition(c, id, &t, &base)).await {
-        Ok(op) => op,
+        Ok(Some(op)) => {
+            if matches!(
+                op.state,
+                OperationState::Completed
+                    | OperationState::FailedTemp
+                    | OperationState::RolledBack
+                    | OperationState::Failed
+            ) {
+                let took = (op.state_entered_time - op.start_time)
+                    .to_std()
+                    .unwrap_or_default();
+                ctx.metrics
+                    .lcm_ended(op.operation.as_str(), op.state.as_str(), took);
+            }
+            Some(op)
+        }
+        Ok(None) => None,
         Err(e) => {
             tracing::error!(op_occ_id = %id, error = %e, "could not record the operation's state");
             None

@@ -125,13 +125,14 @@ pub async fn settle_fill(ctx: &Ctx, id: &str) {
 /// here, validate it, record its model, have every live conductor cache it, then
 /// ONBOARDED — or the failure path.
 pub async fn coordinate(ctx: &Arc<Ctx>, id: Uuid) {
+    let started = std::time::Instant::now();
     match try_coordinate(ctx, id).await {
         Ok(()) => {
-            ctx.metrics.onboarded(true);
+            ctx.metrics.onboarded(true, started.elapsed());
             tracing::info!(package_id = %id, "ONBOARDED");
         }
         Err(Stop::Failed(problem)) => {
-            ctx.metrics.onboarded(false);
+            ctx.metrics.onboarded(false, started.elapsed());
             tracing::warn!(package_id = %id, detail = %problem.detail, "onboarding failed");
             fail(ctx, id, problem).await;
         }

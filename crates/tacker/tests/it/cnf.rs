@@ -350,12 +350,41 @@ async fn cnf_lifecycle_through_the_api() {
             .unwrap();
     assert_eq!(pkgs[0]["usageState"], "NOT_IN_USE");
 
+    // Metrics: what the conductors did, as Prometheus sees it.
+    let heals = metric(
+        &e.c,
+        "tacker_lcm_operations_total",
+        "operation=\"HEAL\",state=\"COMPLETED\"",
+    )
+    .await;
+    assert_eq!(heals, 5.0);
+    let instantiated = metric(
+        &e.c,
+        "tacker_lcm_operation_duration_seconds_count",
+        "operation=\"INSTANTIATE\",state=\"COMPLETED\"",
+    )
+    .await;
+    assert_eq!(instantiated, 1.0);
+    assert_eq!(
+        metric(&e.c, "tacker_onboardings_total", "outcome=\"onboarded\"").await,
+        1.0
+    );
+
     // Notifications: every heal went STARTING -> PROCESSING -> COMPLETED.
     let deadline = tokio::time::Instant::now() + T;
     loop {
         let got = sub.received();
         let heals: Vec<Vec<String>> = ops_of(&got, "HEAL");
         if heals.len() == 5 && heals.iter().all(|s| s.len() == 3) {
+            assert!(
+                metric(
+                    &e.c,
+                    "tacker_notification_deliveries_total",
+                    "outcome=\"delivered\""
+                )
+                .await
+                    >= 15.0
+            );
             for s in heals {
                 assert_eq!(
                     s,
@@ -367,6 +396,30 @@ async fn cnf_lifecycle_through_the_api() {
         assert!(tokio::time::Instant::now() < deadline, "{got:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// The sum of a metric's samples whose labels include `labels`, over every conductor.
+async fn metric(c: &Cluster, name: &str, labels: &str) -> f64 {
+    let mut sum = 0.0;
+    for node in c.nodes.values() {
+        let text = c
+            .http
+            .get(format!("{}/metrics", node.health))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        for line in text.lines() {
+            if line.starts_with(&format!("{name}{{")) && line.contains(labels)
+                || line.starts_with(&format!("{name} "))
+            {
+                sum += line.rsplit(' ').next().unwrap().parse::<f64>().unwrap();
+            }
+        }
+    }
+    sum
 }
 
 /// The states notified for each occurrence of `operation`, in order.
