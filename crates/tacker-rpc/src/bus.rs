@@ -160,6 +160,7 @@ impl Bus {
             context: context
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .chain(crate::request_id::current().map(|id| ("request_id".to_owned(), id)))
                 .collect(),
         }
     }

@@ -4,6 +4,7 @@ mod bus;
 mod error;
 mod handler;
 mod method;
+pub mod request_id;
 mod serve;
 mod transport;
 

@@ -2,6 +2,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use tracing::Instrument;
 
 use futures::FutureExt;
 use prost::Message;
@@ -115,6 +116,27 @@ impl Bus {
                 return m.acker.nack(false).await;
             }
         };
+        let field = |k: &str| {
+            env.context
+                .get(k)
+                .map(String::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let span = tracing::info_span!(
+            "bus",
+            method = %env.method,
+            conductor_id = %self.inner.sender,
+            request_id = %field("request_id"),
+            package_id = %field("package_id"),
+            op_occ_id = %field("op_occ_id"),
+            vnf_instance_id = %field("vnf_instance_id"),
+        );
+        let request_id = env
+            .context
+            .get("request_id")
+            .cloned()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let req = Request {
             method: env.method.clone(),
             payload: env.payload,
@@ -122,10 +144,14 @@ impl Bus {
             context: env.context,
             redelivered: m.redelivered,
         };
-        let outcome = AssertUnwindSafe(handler.handle(req))
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|_| Err(crate::HandlerError::new("handler panicked")));
+        let outcome = crate::request_id::scope(
+            request_id,
+            AssertUnwindSafe(handler.handle(req))
+                .catch_unwind()
+                .instrument(span),
+        )
+        .await
+        .unwrap_or_else(|_| Err(crate::HandlerError::new("handler panicked")));
         if !env.reply_to.is_empty() {
             let reply = Reply {
                 correlation_id: env.correlation_id,

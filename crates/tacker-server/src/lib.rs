@@ -6,6 +6,7 @@ mod http;
 mod metrics;
 mod query;
 mod range;
+mod request_id;
 mod routes;
 
 use std::net::TcpListener;
@@ -75,6 +76,7 @@ pub async fn run(
         App::new()
             .app_data(data.clone())
             .wrap(metrics::Track(metrics.clone()))
+            .wrap(actix_web::middleware::from_fn(request_id::assign))
             .configure(configure)
     })
     .disable_signals()

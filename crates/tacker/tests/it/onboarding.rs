@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tacker_testkit::csar::{valid, valid_with_vnfd_id};
 
 use crate::procs::{Cluster, file_server};
@@ -271,5 +271,49 @@ async fn twenty_concurrent_uploads_onboard_across_the_processes() {
         })
         .count();
     assert!(coordinators > 1, "one conductor did all the work");
+    c.teardown().await;
+}
+
+/// One request id follows an upload from the API into every conductor's JSON logs.
+#[tokio::test]
+async fn a_request_id_follows_an_upload_across_processes_in_json_logs() {
+    let c = Cluster::start_with(1, &["rq-1", "rq-2"], &[("TACKER__LOG__FORMAT", "json")]).await;
+    let id = c.create().await;
+    let r = c
+        .http
+        .put(format!(
+            "{}/vnfpkgm/v1/vnf_packages/{id}/package_content",
+            c.api
+        ))
+        .header("content-type", "application/zip")
+        .header("x-request-id", "req-trace-4711")
+        .body(valid().zip())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    assert_eq!(r.headers()["x-request-id"], "req-trace-4711");
+    let p = c
+        .wait_state(&id, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+        .await;
+    assert_eq!(p["onboardingState"], "ONBOARDED");
+    // Every conductor cached it under that request (the coordinator's fan-out carries it).
+    for node in ["rq-1", "rq-2"] {
+        let log = c.nodes[node].proc.log_text();
+        let line = log
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|l| l.to_string().contains("req-trace-4711"))
+            .unwrap_or_else(|| panic!("{node} never logged the request id:\n{log}"));
+        assert!(line.to_string().contains(&id), "{line}");
+    }
+    // Without a client id, the server makes one.
+    let r = c
+        .http
+        .get(format!("{}/vnfpkgm/v1/vnf_packages", c.api))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["x-request-id"].len(), 36);
     c.teardown().await;
 }
