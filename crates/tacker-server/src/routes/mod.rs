@@ -3,6 +3,7 @@
 mod conductors;
 mod health;
 mod lcm;
+pub mod openapi;
 mod package_content;
 mod package_files;
 mod packages;
@@ -47,43 +48,96 @@ pub fn paged(
     Ok(resp.json(items))
 }
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    lcm::configure(cfg);
-    cfg.service(resource("/healthz").route(web::get().to(health::healthz)))
-        .service(resource("/readyz").route(web::get().to(health::readyz)))
-        .service(resource("/metrics").route(web::get().to(health::metrics)))
-        .service(resource("/admin/v1/conductors").route(web::get().to(conductors::list)))
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages")
-                .route(web::get().to(packages::list))
-                .route(web::post().to(packages::create)),
-        )
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}")
-                .route(web::get().to(packages::show))
-                .route(web::patch().to(packages::modify))
-                .route(web::delete().to(packages::delete)),
-        )
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}/package_content")
-                .route(web::put().to(package_content::upload))
-                .route(web::get().to(package_content::download)),
-        )
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}/package_content/upload_from_uri")
-                .route(web::post().to(package_content::upload_from_uri)),
-        )
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}/vnfd")
-                .route(web::get().to(package_files::vnfd)),
-        )
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}/manifest")
-                .route(web::get().to(package_files::manifest)),
-        )
-        .service(
-            resource("/vnfpkgm/v1/vnf_packages/{id}/artifacts/{path:.+}")
-                .route(web::get().to(package_files::artifact)),
-        )
-        .default_service(web::to(not_found));
+/// Declares every route once: registered with actix, and described in `/openapi.json`.
+/// `[lcm]` routes require and answer the `Version` header.
+macro_rules! api {
+    ($( [$($flag:ident)?] $path:literal, $std:expr, { $( $method:ident $handler:path => $summary:literal ),+ $(,)? } )+) => {
+        /// Every route of the API.
+        pub const ROUTES: &[openapi::Route] = &[
+            $( openapi::Route {
+                path: $path,
+                standard: $std,
+                lcm: api!(@lcm $($flag)?),
+                ops: &[ $( (stringify!($method), $summary) ),+ ],
+            } ),+
+        ];
+
+        /// Registers every route on an actix `App`.
+        pub fn configure(cfg: &mut web::ServiceConfig) {
+            $( cfg.service(api!(@wrap [$($flag)?] resource($path) $( .route(web::$method().to($handler)) )+ )); )+
+            cfg.default_service(web::to(not_found));
+        }
+    };
+    (@lcm lcm) => { true };
+    (@lcm) => { false };
+    (@wrap [lcm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(lcm::version)) };
+    (@wrap [] $e:expr) => { $e };
+}
+
+const SOL003: Option<&str> = Some("SOL003 v3.3.1");
+const SOL005: Option<&str> = Some("SOL005 v2.4.1");
+const OURS: Option<&str> = None;
+
+api! {
+    [] "/healthz", OURS, { get health::healthz => "Liveness" }
+    [] "/readyz", OURS, { get health::readyz => "Readiness: database and bus reachable" }
+    [] "/metrics", OURS, { get health::metrics => "Prometheus metrics" }
+    [] "/openapi.json", OURS, { get openapi::document => "This OpenAPI document" }
+    [] "/admin/v1/conductors", OURS, { get conductors::list => "Conductors, their states and whether they are live" }
+    [] "/vnfpkgm/v1/vnf_packages", SOL005, {
+        get packages::list => "List VNF packages",
+        post packages::create => "Create a VNF package",
+    }
+    [] "/vnfpkgm/v1/vnf_packages/{id}", SOL005, {
+        get packages::show => "Read a VNF package",
+        patch packages::modify => "Enable or disable a VNF package, update its user defined data",
+        delete packages::delete => "Delete a VNF package",
+    }
+    [] "/vnfpkgm/v1/vnf_packages/{id}/package_content", SOL005, {
+        put package_content::upload => "Upload the CSAR",
+        get package_content::download => "Download the CSAR",
+    }
+    [] "/vnfpkgm/v1/vnf_packages/{id}/package_content/upload_from_uri", SOL005, {
+        post package_content::upload_from_uri => "Have the CSAR fetched from a URI",
+    }
+    [] "/vnfpkgm/v1/vnf_packages/{id}/vnfd", SOL005, { get package_files::vnfd => "Read the VNFD" }
+    // In later SOL005 versions, not in the bundled v2.4.1 definitions.
+    [] "/vnfpkgm/v1/vnf_packages/{id}/manifest", OURS, { get package_files::manifest => "Read the manifest" }
+    [] "/vnfpkgm/v1/vnf_packages/{id}/artifacts/{path:.+}", SOL005, {
+        get package_files::artifact => "Read an artifact",
+    }
+    [] "/vnflcm/api_versions", Some("SOL013 v3.4.1"), { get lcm::api_versions => "API versions" }
+    [lcm] "/vnflcm/v2/api_versions", SOL003, { get lcm::api_versions => "API versions" }
+    [lcm] "/vnflcm/v2/vnf_instances", SOL003, {
+        get lcm::instances::list => "List VNF instances",
+        post lcm::instances::create => "Create a VNF instance",
+    }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}", SOL003, {
+        get lcm::instances::show => "Read a VNF instance",
+        patch lcm::instances::modify => "Modify VNF instance information (MODIFY_INFO)",
+        delete lcm::instances::delete => "Delete a VNF instance",
+    }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/instantiate", SOL003, { post lcm::tasks::instantiate => "Instantiate" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/terminate", SOL003, { post lcm::tasks::terminate => "Terminate" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/scale", SOL003, { post lcm::tasks::scale => "Scale" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/heal", SOL003, { post lcm::tasks::heal => "Heal (SOL002 VNFCs or SOL003 whole VNF)" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/change_ext_conn", SOL003, {
+        post lcm::tasks::change_ext_conn => "Change external connectivity",
+    }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/sync", OURS, {
+        post lcm::tasks::sync => "Reconcile the stored VNFCs with the VIM now",
+    }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs", SOL003, { get lcm::op_occs::list => "List operation occurrences" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}", SOL003, { get lcm::op_occs::show => "Read an operation occurrence" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/retry", SOL003, { post lcm::op_occs::retry => "Retry" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/rollback", SOL003, { post lcm::op_occs::rollback => "Roll back" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/fail", SOL003, { post lcm::op_occs::fail => "Mark FAILED" }
+    [lcm] "/vnflcm/v2/subscriptions", SOL003, {
+        get lcm::subscriptions::list => "List subscriptions",
+        post lcm::subscriptions::create => "Subscribe",
+    }
+    [lcm] "/vnflcm/v2/subscriptions/{id}", SOL003, {
+        get lcm::subscriptions::show => "Read a subscription",
+        delete lcm::subscriptions::delete => "Unsubscribe",
+    }
 }

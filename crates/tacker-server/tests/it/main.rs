@@ -5,6 +5,7 @@ mod content;
 mod health;
 mod lcm;
 mod onboarding;
+mod openapi;
 mod packages;
 mod support;
 mod upload_from_uri;

@@ -1,22 +1,21 @@
 //! `/vnflcm/v2`: VNF lifecycle management (SOL003 v3.3.1).
 
-mod instances;
-mod op_occs;
-mod subscriptions;
-mod tasks;
+pub(super) mod instances;
+pub(super) mod op_occs;
+pub(super) mod subscriptions;
+pub(super) mod tasks;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::middleware::{Next, from_fn};
-use actix_web::{HttpResponse, ResponseError, web};
+use actix_web::middleware::Next;
+use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 use tacker_db::op_occs as ops;
 use tacker_domain::lcm::{LcmOperation, OpOcc, OperationState};
 use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
 
-use super::resource;
 use crate::{ApiError, ServerState};
 
 /// The API version this server implements.
@@ -26,7 +25,7 @@ const VERSION: HeaderName = HeaderName::from_static("version");
 
 /// Requires a supported `Version` header (400 missing, 406 unsupported) on every
 /// request but the version query, and answers with `Version`.
-async fn version(
+pub(super) async fn version(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
@@ -57,61 +56,10 @@ async fn version(
     Ok(res)
 }
 
-async fn api_versions() -> HttpResponse {
+pub(super) async fn api_versions() -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((VERSION, API_VERSION))
         .json(json!({"uriPrefix": "/vnflcm/v2", "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
-}
-
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(resource("/vnflcm/api_versions").route(web::get().to(api_versions)));
-    cfg.service(
-        web::scope("/vnflcm/v2")
-            .wrap(from_fn(version))
-            .service(resource("/api_versions").route(web::get().to(api_versions)))
-            .service(
-                resource("/vnf_instances")
-                    .route(web::get().to(instances::list))
-                    .route(web::post().to(instances::create)),
-            )
-            .service(
-                resource("/vnf_instances/{id}")
-                    .route(web::get().to(instances::show))
-                    .route(web::patch().to(instances::modify))
-                    .route(web::delete().to(instances::delete)),
-            )
-            .service(
-                resource("/vnf_instances/{id}/instantiate")
-                    .route(web::post().to(tasks::instantiate)),
-            )
-            .service(
-                resource("/vnf_instances/{id}/terminate").route(web::post().to(tasks::terminate)),
-            )
-            .service(resource("/vnf_instances/{id}/scale").route(web::post().to(tasks::scale)))
-            .service(resource("/vnf_instances/{id}/heal").route(web::post().to(tasks::heal)))
-            .service(
-                resource("/vnf_instances/{id}/change_ext_conn")
-                    .route(web::post().to(tasks::change_ext_conn)),
-            )
-            .service(resource("/vnf_instances/{id}/sync").route(web::post().to(tasks::sync)))
-            .service(resource("/vnf_lcm_op_occs").route(web::get().to(op_occs::list)))
-            .service(resource("/vnf_lcm_op_occs/{id}").route(web::get().to(op_occs::show)))
-            .service(resource("/vnf_lcm_op_occs/{id}/retry").route(web::post().to(op_occs::retry)))
-            .service(
-                resource("/vnf_lcm_op_occs/{id}/rollback").route(web::post().to(op_occs::rollback)),
-            )
-            .service(resource("/vnf_lcm_op_occs/{id}/fail").route(web::post().to(op_occs::fail)))
-            .service(
-                resource("/subscriptions")
-                    .route(web::get().to(subscriptions::list))
-                    .route(web::post().to(subscriptions::create)),
-            )
-            .service(
-                resource("/subscriptions/{id}")
-                    .route(web::get().to(subscriptions::show))
-                    .route(web::delete().to(subscriptions::delete)),
-            ),
-    );
 }
 
 /// Starts an operation occurrence on an instance: STARTING (409 when another operation
