@@ -3,6 +3,7 @@
 mod duration;
 mod error;
 mod redact;
+mod reference;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use error::{Error, Result};
+
+/// The configuration reference in Markdown (every key, default, variable, meaning).
+pub fn reference() -> String {
+    reference::markdown(DEFAULTS_TOML)
+}
 
 /// The embedded defaults file, documenting every key.
 pub const DEFAULTS_TOML: &str = include_str!("../defaults.toml");

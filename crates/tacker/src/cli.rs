@@ -70,6 +70,9 @@ pub enum DbCommand {
 pub enum ConfigCommand {
     /// Print the effective configuration (passwords redacted).
     Show,
+    /// Print the configuration reference (Markdown): every key, its default, its
+    /// environment variable and what it does.
+    Reference,
 }
 
 #[cfg(test)]

@@ -17,6 +17,12 @@ fn main() -> anyhow::Result<()> {
         cli::Command::Csar {
             command: cli::CsarCommand::Pack { dir, output },
         } => std::process::exit(csar::pack(dir, output)),
+        cli::Command::Config {
+            command: cli::ConfigCommand::Reference,
+        } => {
+            print!("{}", tacker_config::reference());
+            return Ok(());
+        }
         _ => {}
     }
     // rustls needs one process-wide crypto provider (lapin/amqps, and later S3, kube).
