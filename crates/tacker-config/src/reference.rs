@@ -63,7 +63,9 @@ mod tests {
     fn keys_get_their_comments_defaults_and_variables() {
         let md = markdown("# Intro.\n\n[server]\n# Where it listens.\nbind = \"x\"\n");
         assert!(md.contains("Intro."));
-        assert!(md.contains("| `server.bind` | `\"x\"` | `TACKER__SERVER__BIND` | Where it listens. |"));
+        assert!(
+            md.contains("| `server.bind` | `\"x\"` | `TACKER__SERVER__BIND` | Where it listens. |")
+        );
     }
 
     #[test]
