@@ -10,6 +10,8 @@ use prometheus::{
 #[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
+    bus_sent: prometheus::IntCounter,
+    bus_handled: prometheus::IntCounter,
     ready: IntGauge,
     handled: IntCounterVec,
     sync_failures: prometheus::IntCounter,
@@ -99,8 +101,20 @@ impl Metrics {
         registry.register(Box::new(handled.clone()))?;
         registry.register(Box::new(sync_failures.clone()))?;
         registry.register(Box::new(onboardings.clone()))?;
+        let bus_sent = prometheus::IntCounter::new(
+            "bus_messages_sent_total",
+            "Bus messages this process sent (casts, fanouts, requests)",
+        )?;
+        let bus_handled = prometheus::IntCounter::new(
+            "bus_messages_handled_total",
+            "Bus messages this process handled",
+        )?;
+        registry.register(Box::new(bus_sent.clone()))?;
+        registry.register(Box::new(bus_handled.clone()))?;
         Ok(Self {
             registry,
+            bus_sent,
+            bus_handled,
             ready,
             handled,
             sync_failures,
@@ -165,6 +179,14 @@ impl Metrics {
     pub fn set_cluster(&self, live: usize, cached: usize) {
         self.live.set(i64::try_from(live).unwrap_or(i64::MAX));
         self.cached.set(i64::try_from(cached).unwrap_or(i64::MAX));
+    }
+
+    /// Brings the bus counters up to `(sent, handled)` (the bus counts; this mirrors).
+    pub fn observe_bus(&self, (sent, handled): (u64, u64)) {
+        self.bus_sent
+            .inc_by(sent.saturating_sub(self.bus_sent.get()));
+        self.bus_handled
+            .inc_by(handled.saturating_sub(self.bus_handled.get()));
     }
 
     /// The Prometheus text exposition.

@@ -60,6 +60,10 @@ type Pending = Mutex<HashMap<String, mpsc::UnboundedSender<Reply>>>;
 pub(crate) struct Inner {
     pub(crate) transport: Box<dyn Transport>,
     pub(crate) sender: String,
+    /// Messages sent (requests, casts, fanouts; not replies).
+    pub(crate) sent: std::sync::atomic::AtomicU64,
+    /// Messages handled by this process's handler.
+    pub(crate) handled: std::sync::atomic::AtomicU64,
     pending: Arc<Pending>,
     stop: CancellationToken,
 }
@@ -134,6 +138,8 @@ impl Bus {
             }
         });
         let inner = Inner {
+            sent: Default::default(),
+            handled: Default::default(),
             transport,
             sender: sender.into(),
             pending,
@@ -149,7 +155,19 @@ impl Bus {
         &self.inner.sender
     }
 
+    /// Messages this handle has sent and handled so far (for metrics).
+    pub fn counts(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.inner.sent.load(Relaxed),
+            self.inner.handled.load(Relaxed),
+        )
+    }
+
     fn envelope<M: Method>(&self, msg: &M, context: &[(&str, &str)]) -> Envelope {
+        self.inner
+            .sent
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Envelope {
             version: CONTRACT_VERSION,
             method: M::NAME.to_owned(),

@@ -116,6 +116,9 @@ impl Bus {
                 return m.acker.nack(false).await;
             }
         };
+        self.inner
+            .handled
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let field = |k: &str| {
             env.context
                 .get(k)

@@ -369,6 +369,15 @@ async fn cnf_lifecycle_through_the_api() {
         metric(&e.c, "tacker_onboardings_total", "outcome=\"onboarded\"").await,
         1.0
     );
+    // 11 operations cast to the conductors, plus onboarding's fan-outs.
+    assert!(metric(&e.c, "tacker_bus_messages_handled_total", "").await >= 11.0);
+    // The recovery sweep refreshes the gauges every 300 ms here.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        metric(&e.c, "tacker_conductors_live", "").await,
+        4.0,
+        "each of 2 sees 2"
+    );
 
     // Notifications: every heal went STARTING -> PROCESSING -> COMPLETED.
     let deadline = tokio::time::Instant::now() + T;

@@ -153,10 +153,7 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
     let out = ctl
         .ok(&["vnf", "instantiate", &id, "-f", p(&req), "--wait"])
         .await;
-    assert!(
-        out.trim_end().ends_with("INSTANTIATE COMPLETED"),
-        "{out}"
-    );
+    assert!(out.trim_end().ends_with("INSTANTIATE COMPLETED"), "{out}");
     let inst = ctl.json(&["vnf", "show", &id]).await;
     let vnfc = inst["instantiatedVnfInfo"]["vnfcInfo"]
         .as_array()
