@@ -17,6 +17,9 @@ pub enum Error {
     /// Filling the CSAR cache failed.
     #[error("cache: {0}")]
     Cache(String),
+    /// A setting is invalid.
+    #[error("configuration: {0}")]
+    Config(String),
     /// Metrics could not be registered.
     #[error("metrics: {0}")]
     Metrics(#[from] prometheus::Error),

@@ -29,7 +29,7 @@ async fn readyz(ctx: web::Data<Arc<Ctx>>) -> HttpResponse {
 }
 
 async fn metrics(ctx: web::Data<Arc<Ctx>>) -> HttpResponse {
-    ctx.metrics.observe_bus(ctx.bus.counts());
+    ctx.metrics.observe_bus(&ctx.bus);
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(ctx.metrics.render())

@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+mod cache;
+mod ctx;
 mod dispatch;
 mod error;
 mod handlers;
@@ -9,116 +11,24 @@ mod membership;
 mod metrics;
 mod notifier;
 mod onboarding;
+mod periodic;
 mod recovery;
 mod sync;
 mod vnf_sync;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tacker_db::Db;
 use tacker_domain::conductor::ConductorState;
 use tacker_rpc::{Bus, Source};
-use tacker_storage::{CsarCache, PackageStore};
+use tacker_storage::PackageStore;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use ctx::{Ctx, OnboardingSettings, Settings};
 pub use error::{Error, Result};
 pub use metrics::Metrics;
-
-/// How a conductor runs.
-#[derive(Debug)]
-pub struct Settings {
-    /// Its id (stable per StatefulSet replica).
-    pub id: String,
-    /// The host it runs on.
-    pub host: String,
-    /// Its CSAR cache.
-    pub cache_dir: std::path::PathBuf,
-    /// Heartbeat period.
-    pub heartbeat_interval: Duration,
-    /// Heartbeat age after which a conductor is not live.
-    pub dead_after: Duration,
-    /// Requests handled at once.
-    pub prefetch: u16,
-    /// Grace period for in-flight work on shutdown.
-    pub shutdown_timeout: Duration,
-    /// Where `/healthz`, `/readyz`, `/metrics` listen; `None` for in-process conductors.
-    pub health_listener: Option<std::net::TcpListener>,
-    /// Onboarding settings.
-    pub onboarding: OnboardingSettings,
-    /// Lifecycle management settings and drivers.
-    pub lcm: lcm::LcmSettings,
-}
-
-/// How packages are onboarded (the `[onboarding]` section).
-#[derive(Debug, Clone)]
-pub struct OnboardingSettings {
-    /// Largest package in bytes.
-    pub max_package_size: u64,
-    /// Deadline for every conductor to cache a package.
-    pub download_timeout: Duration,
-    /// upload_from_uri connect timeout.
-    pub uri_connect_timeout: Duration,
-    /// upload_from_uri whole-transfer timeout.
-    pub uri_timeout: Duration,
-    /// Internal networks upload_from_uri may reach.
-    pub allowed_uri_networks: Vec<ipnet::IpNet>,
-    /// No-progress time after which an UPLOADING package fails.
-    pub stall_timeout: Duration,
-    /// Period of the recovery sweep.
-    pub recovery_interval: Duration,
-}
-
-impl Default for OnboardingSettings {
-    fn default() -> Self {
-        Self {
-            max_package_size: 10 * 1024 * 1024 * 1024,
-            download_timeout: Duration::from_secs(600),
-            uri_connect_timeout: Duration::from_secs(10),
-            uri_timeout: Duration::from_secs(1800),
-            allowed_uri_networks: Vec::new(),
-            stall_timeout: Duration::from_secs(120),
-            recovery_interval: Duration::from_secs(5),
-        }
-    }
-}
-
-/// What a conductor works with; shared by its handlers.
-#[derive(Debug)]
-pub struct Ctx {
-    /// Its id.
-    pub id: String,
-    /// The database.
-    pub db: Db,
-    /// The bus, as this conductor.
-    pub bus: Bus,
-    /// Package storage.
-    pub store: PackageStore,
-    /// Its CSAR cache.
-    pub cache: CsarCache,
-    /// Heartbeat age after which a conductor is not live.
-    pub dead_after: Duration,
-    /// Onboarding settings.
-    pub onboarding: OnboardingSettings,
-    /// Lifecycle management settings and drivers.
-    pub lcm: lcm::LcmSettings,
-    /// Outbound HTTP towards subscribers and the NFVO.
-    pub notify: tacker_notify::Client,
-    /// Metrics.
-    pub metrics: Arc<Metrics>,
-    ready: AtomicBool,
-    /// Cache fills in flight, by package id (shared by everyone who needs that package).
-    fills: std::sync::Mutex<std::collections::HashMap<String, onboarding::Fill>>,
-}
-
-impl Ctx {
-    /// Whether the conductor is READY.
-    pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::SeqCst)
-    }
-}
 
 /// A started conductor.
 #[derive(Debug)]
@@ -137,23 +47,7 @@ impl Conductor {
     /// Registers, runs start-up work, turns READY and starts consuming. Returns once the
     /// conductor is registered; READY follows in the background.
     pub async fn start(settings: Settings, db: Db, bus: Bus, store: PackageStore) -> Result<Self> {
-        let metrics = Arc::new(Metrics::new()?);
-        let cache = CsarCache::open(&settings.cache_dir)?;
-        let ctx = Arc::new(Ctx {
-            id: settings.id.clone(),
-            db,
-            bus,
-            store,
-            cache,
-            dead_after: settings.dead_after,
-            onboarding: settings.onboarding.clone(),
-            notify: tacker_notify::Client::new(settings.lcm.http_timeout)
-                .map_err(|e| Error::Cache(format!("http client: {e}")))?,
-            lcm: settings.lcm.clone(),
-            metrics,
-            ready: AtomicBool::new(false),
-            fills: Default::default(),
-        });
+        let ctx = Arc::new(Ctx::new(&settings, db, bus, store)?);
         membership::register(&ctx, &settings.host).await?;
         tracing::info!(conductor_id = %ctx.id, "registered; SYNCING");
 
@@ -243,7 +137,7 @@ impl Conductor {
     /// Graceful stop: STOPPING, stop consuming, finish in-flight work, stop heartbeating.
     pub async fn shutdown(self) {
         let ctx = self.ctx.clone();
-        ctx.ready.store(false, Ordering::SeqCst);
+        ctx.set_ready(false);
         if let Err(e) = membership::set_state(&ctx, ConductorState::Stopping).await {
             tracing::warn!(error = %e, "could not record STOPPING");
         }
@@ -293,8 +187,7 @@ async fn startup(ctx: &Arc<Ctx>, stop: &CancellationToken) -> bool {
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
         }
     }
-    ctx.ready.store(true, Ordering::SeqCst);
-    ctx.metrics.set_ready(true);
+    ctx.set_ready(true);
     tracing::info!(conductor_id = %ctx.id, "READY");
     if let Err(e) = sync::run(ctx).await {
         tracing::warn!(error = %e, "catch-up cache sync failed; packages are fetched on demand");

@@ -10,8 +10,7 @@ use prometheus::{
 #[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
-    bus_sent: prometheus::IntCounter,
-    bus_handled: prometheus::IntCounter,
+    bus: tacker_rpc::BusMetrics,
     ready: IntGauge,
     handled: IntCounterVec,
     sync_failures: prometheus::IntCounter,
@@ -101,20 +100,10 @@ impl Metrics {
         registry.register(Box::new(handled.clone()))?;
         registry.register(Box::new(sync_failures.clone()))?;
         registry.register(Box::new(onboardings.clone()))?;
-        let bus_sent = prometheus::IntCounter::new(
-            "bus_messages_sent_total",
-            "Bus messages this process sent (casts, fanouts, requests)",
-        )?;
-        let bus_handled = prometheus::IntCounter::new(
-            "bus_messages_handled_total",
-            "Bus messages this process handled",
-        )?;
-        registry.register(Box::new(bus_sent.clone()))?;
-        registry.register(Box::new(bus_handled.clone()))?;
+        let bus = tacker_rpc::BusMetrics::register(&registry)?;
         Ok(Self {
             registry,
-            bus_sent,
-            bus_handled,
+            bus,
             ready,
             handled,
             sync_failures,
@@ -181,12 +170,9 @@ impl Metrics {
         self.cached.set(i64::try_from(cached).unwrap_or(i64::MAX));
     }
 
-    /// Brings the bus counters up to `(sent, handled)` (the bus counts; this mirrors).
-    pub fn observe_bus(&self, (sent, handled): (u64, u64)) {
-        self.bus_sent
-            .inc_by(sent.saturating_sub(self.bus_sent.get()));
-        self.bus_handled
-            .inc_by(handled.saturating_sub(self.bus_handled.get()));
+    /// Brings the bus counters up to what `bus` has counted (before a scrape).
+    pub fn observe_bus(&self, bus: &tacker_rpc::Bus) {
+        self.bus.observe(bus);
     }
 
     /// The Prometheus text exposition.

@@ -41,7 +41,8 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                 }
                 let sid = p.subscription_id;
                 let Ok(Some(sub)) = ctx.db.run(move |c| subscriptions::get(c, sid)).await else { return };
-                match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &p.payload).await {
+                let body = render(&ctx, &p);
+                match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &body).await {
                     Ok(()) => {
                         ctx.metrics.notification(true);
                         let _ = ctx.db.run(move |c| outbox::delivered(c, seq)).await;
@@ -62,4 +63,13 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
     });
     futures::future::join_all(sends).await;
     Ok(())
+}
+
+/// The body delivered: rendered from the stored facts, links under the configured API
+/// base (rows of older versions were stored rendered).
+fn render(ctx: &Ctx, p: &outbox::Pending) -> serde_json::Value {
+    match &p.payload {
+        outbox::Stored::Facts(n) => n.render(&ctx.lcm.base, p.subscription_id),
+        outbox::Stored::Rendered(body) => body.clone(),
+    }
 }

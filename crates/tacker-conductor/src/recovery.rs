@@ -6,27 +6,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tacker_db::{conductors, packages};
-use tacker_domain::ProblemDetails;
+use tacker_domain::{Failure, ProblemDetails};
 use tokio_util::sync::CancellationToken;
 
 use crate::{Ctx, onboarding};
 
 pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(ctx.onboarding.recovery_interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        if !ctx.is_ready() {
-            continue;
-        }
+    let period = ctx.onboarding.recovery_interval;
+    crate::periodic::every(&ctx, period, stop, || async {
         if let Err(e) = sweep(&ctx).await {
             tracing::warn!(error = %e, "recovery sweep failed");
         }
         gauges(&ctx).await;
-    }
+    })
+    .await;
 }
 
 /// The live set's size and this cache's package count, for /metrics.
@@ -35,10 +28,9 @@ async fn gauges(ctx: &Ctx) {
         return;
     };
     let now = chrono::Utc::now();
-    let dead_after = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
     let live = members
         .iter()
-        .filter(|m| m.is_live(now, dead_after))
+        .filter(|m| m.is_live(now, ctx.dead_after))
         .count();
     let cached = ctx.cache.list().map(|l| l.len()).unwrap_or(0);
     ctx.metrics.set_cluster(live, cached);
@@ -56,7 +48,6 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     }
     let members = ctx.db.run(conductors::list).await?;
     let now = chrono::Utc::now();
-    let dead_after = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
     let stall =
         chrono::Duration::from_std(ctx.onboarding.stall_timeout).unwrap_or(chrono::Duration::MAX);
     for p in in_flight {
@@ -64,7 +55,7 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
             Some(c) => {
                 let alive = members
                     .iter()
-                    .any(|m| &m.id == c && now - m.last_heartbeat < dead_after);
+                    .any(|m| &m.id == c && m.is_alive(now, ctx.dead_after));
                 (!alive).then(|| format!("coordinator lost: conductor {c} stopped heartbeating while the package was {}", p.state))
             }
             None => p.progress_at.filter(|t| now - *t > stall).map(|_| {
@@ -76,7 +67,7 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
         };
         if let Some(reason) = reason {
             tracing::warn!(package_id = %p.id, %reason, "recovering an abandoned onboarding");
-            onboarding::fail(ctx, p.id, ProblemDetails::new(500, reason)).await;
+            onboarding::fail(ctx, p.id, &Failure::internal(reason)).await;
         }
     }
     for id in deleted {
@@ -101,7 +92,6 @@ async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
     }
     let members = ctx.db.run(conductors::list).await?;
     let now = chrono::Utc::now();
-    let dead_after = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
     for (id, state, who) in running {
         let Some(who) = who else { continue };
         let Some(op) = ctx.db.run(move |c| ops::get(c, id)).await? else {
@@ -110,7 +100,7 @@ async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
         let member = members.iter().find(|m| m.id == who);
         let lost = match member {
             None => true,
-            Some(m) => now - m.last_heartbeat >= dead_after || m.started_at > op.state_entered_time,
+            Some(m) => !m.is_alive(now, ctx.dead_after) || m.started_at > op.state_entered_time,
         };
         if !lost {
             continue;
@@ -129,10 +119,7 @@ async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
             release,
             ..Default::default()
         };
-        let base = ctx.lcm.base.clone();
-        ctx.db
-            .run(move |c| ops::transition(c, id, &t, &base))
-            .await?;
+        ctx.db.run(move |c| ops::transition(c, id, &t)).await?;
     }
     Ok(())
 }

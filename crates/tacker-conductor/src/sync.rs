@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use tacker_db::packages;
 
-use crate::onboarding::ensure_cached;
+use crate::cache::ensure_cached;
 use crate::{Ctx, Result};
 
 /// Downloads every ONBOARDED package missing from the cache (digests verified) and
@@ -17,7 +17,7 @@ pub async fn run(ctx: &Ctx) -> Result<()> {
         if !ctx.cache.holds(&id.to_string(), digest) {
             ensure_cached(ctx, *id, digest)
                 .await
-                .map_err(crate::Error::Cache)?;
+                .map_err(|e| crate::Error::Cache(e.detail))?;
             fetched += 1;
         }
     }

@@ -19,39 +19,33 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
     if every.is_zero() {
         return;
     }
-    let pass = (every / 4).clamp(Duration::from_millis(200), Duration::from_secs(10));
-    let mut tick = tokio::time::interval(pass);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tick.tick() => {}
+    let period = (every / 4).clamp(Duration::from_millis(200), Duration::from_secs(10));
+    crate::periodic::every(&ctx, period, stop, || sync_due(&ctx, every)).await;
+}
+
+/// Syncs the instances not synced for `every`, that this conductor claims.
+async fn sync_due(ctx: &Arc<Ctx>, every: Duration) {
+    let cutoff = (chrono::Utc::now()
+        - chrono::Duration::from_std(every).unwrap_or(chrono::Duration::MAX))
+    .naive_utc();
+    let due = match ctx
+        .db
+        .run(move |c| instances::claim_sync_due(c, cutoff, BATCH))
+        .await
+    {
+        Ok(d) => d,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot look for instances to sync");
+            return;
         }
-        if !ctx.is_ready() {
-            continue;
-        }
-        let cutoff = (chrono::Utc::now()
-            - chrono::Duration::from_std(every).unwrap_or(chrono::Duration::MAX))
-        .naive_utc();
-        let due = match ctx
-            .db
-            .run(move |c| instances::claim_sync_due(c, cutoff, BATCH))
-            .await
-        {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot look for instances to sync");
-                continue;
+    };
+    for id in due {
+        match lcm::sync_instance(ctx, id).await {
+            Ok(true) => {
+                tracing::info!(vnf_instance_id = %id, "VNFCs changed in the VIM; stored lists updated")
             }
-        };
-        for id in due {
-            match lcm::sync_instance(&ctx, id).await {
-                Ok(true) => {
-                    tracing::info!(vnf_instance_id = %id, "VNFCs changed in the VIM; stored lists updated")
-                }
-                Ok(false) => {}
-                Err(e) => tracing::warn!(vnf_instance_id = %id, error = %e, "sync failed"),
-            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(vnf_instance_id = %id, error = %e, "sync failed"),
         }
     }
 }

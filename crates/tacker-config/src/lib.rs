@@ -223,78 +223,6 @@ pub struct LogConfig {
     pub filter: String,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            server: ServerConfig {
-                bind: "127.0.0.1:9890".into(),
-                public_url: String::new(),
-                page_size: 100,
-                max_json_body: 1024 * 1024,
-            },
-            database: DatabaseConfig {
-                url: "sqlite://./data/tacker.db".into(),
-                pool_size: 8,
-                connect_timeout: Duration::from_secs(10),
-            },
-            bus: BusConfig {
-                url: "memory://".into(),
-                prefix: "tacker".into(),
-                prefetch: 8,
-                publish_timeout: Duration::from_secs(10),
-                reconnect_max_backoff: Duration::from_secs(10),
-            },
-            storage: StorageConfig {
-                url: "file://./data/packages".into(),
-                s3_endpoint: String::new(),
-                s3_region: "us-east-1".into(),
-                s3_access_key_id: String::new(),
-                s3_secret_access_key: String::new(),
-                s3_allow_http: false,
-            },
-            onboarding: OnboardingConfig {
-                max_package_size: 10 * 1024 * 1024 * 1024,
-                download_timeout: Duration::from_secs(600),
-                uri_connect_timeout: Duration::from_secs(10),
-                uri_timeout: Duration::from_secs(1800),
-                allowed_uri_networks: Vec::new(),
-                stall_timeout: Duration::from_secs(120),
-                recovery_interval: Duration::from_secs(5),
-            },
-            lcm: LcmConfig {
-                nfvo_grant_url: String::new(),
-                nfvo_user: String::new(),
-                nfvo_password: String::new(),
-                grant_timeout: Duration::from_secs(60),
-                default_vim: String::new(),
-                simulated_vim: false,
-                http_timeout: Duration::from_secs(10),
-                notification_max_backoff: Duration::from_secs(30),
-                sync_interval: Duration::from_secs(300),
-            },
-            kubernetes: KubernetesConfig {
-                ready_timeout: Duration::from_secs(300),
-                delete_timeout: Duration::from_secs(300),
-                poll_interval: Duration::from_secs(1),
-                request_timeout: Duration::from_secs(30),
-            },
-            conductor: ConductorConfig {
-                id: String::new(),
-                cache_dir: String::new(),
-                heartbeat_interval: Duration::from_secs(2),
-                dead_after: Duration::from_secs(10),
-                health_bind: "127.0.0.1:9891".into(),
-                shutdown_timeout: Duration::from_secs(60),
-            },
-            all_in_one: AllInOneConfig { conductors: 2 },
-            log: LogConfig {
-                format: "text".into(),
-                filter: "info".into(),
-            },
-        }
-    }
-}
-
 /// Where configuration comes from, in order; later layers win.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
@@ -318,6 +246,21 @@ impl Sources {
 }
 
 impl Config {
+    /// The embedded defaults alone (`defaults.toml`, the one place defaults live).
+    pub fn defaults() -> Result<Self> {
+        Self::load(&Sources::default())
+    }
+
+    /// The base URL links are written under: `server.public_url`, else
+    /// `http://<server.bind>`.
+    pub fn public_base_url(&self) -> String {
+        if self.server.public_url.is_empty() {
+            format!("http://{}", self.server.bind)
+        } else {
+            self.server.public_url.trim_end_matches('/').to_owned()
+        }
+    }
+
     /// Reads every layer of `sources` over the embedded defaults, then validates.
     pub fn load(sources: &Sources) -> Result<Self> {
         use config::{Environment, File, FileFormat};

@@ -13,9 +13,11 @@ fn env(pairs: &[(&str, &str)]) -> Sources {
 }
 
 #[test]
-fn defaults_file_matches_code_defaults() {
-    let from_file = Config::load(&Sources::default()).unwrap();
-    assert_eq!(from_file, Config::default());
+fn defaults_file_loads_and_validates() {
+    let c = Config::defaults().unwrap();
+    assert_eq!(c.server.bind, "127.0.0.1:9890");
+    assert_eq!(c.lcm.sync_interval, std::time::Duration::from_secs(300));
+    assert_eq!(c.public_base_url(), "http://127.0.0.1:9890");
 }
 
 #[test]
@@ -121,7 +123,7 @@ fn show_redacts_passwords() {
 
 #[test]
 fn conductor_id_and_cache_dir() {
-    let c = Config::default();
+    let c = Config::defaults().unwrap();
     let a = c.conductor_id();
     assert!(a.starts_with(&hostname()));
     assert_ne!(a, c.conductor_id());

@@ -87,20 +87,22 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<Conductor>> {
         .collect()
 }
 
-/// The live READY set: conductors in READY whose heartbeat is younger than `dead_after`.
-pub fn live_ready(c: &mut DbConnection, dead_after: std::time::Duration) -> Result<Vec<Conductor>> {
-    let dead_after = chrono::Duration::from_std(dead_after)
-        .map_err(|e| Error::Corrupt(format!("dead_after: {e}")))?;
-    let since = now() - dead_after;
-    dsl::conductors
-        .filter(dsl::state.eq(ConductorState::Ready.as_str()))
-        .filter(dsl::last_heartbeat.gt(since))
-        .order(dsl::id.asc())
-        .select(Row::as_select())
-        .load(c)?
+/// The conductors still heartbeating (they own their work, even while STOPPING).
+pub fn alive(c: &mut DbConnection, dead_after: std::time::Duration) -> Result<Vec<Conductor>> {
+    let now = chrono::Utc::now();
+    Ok(list(c)?
         .into_iter()
-        .map(Row::into_domain)
-        .collect()
+        .filter(|m| m.is_alive(now, dead_after))
+        .collect())
+}
+
+/// The live READY set (see `Conductor::is_live_ready`), by id.
+pub fn live_ready(c: &mut DbConnection, dead_after: std::time::Duration) -> Result<Vec<Conductor>> {
+    let now = chrono::Utc::now();
+    Ok(list(c)?
+        .into_iter()
+        .filter(|m| m.is_live_ready(now, dead_after))
+        .collect())
 }
 
 /// Removes rows of conductors silent for longer than `older_than` (long-gone incarnations

@@ -4,14 +4,14 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::{Map, Value};
 use tacker_domain::lcm::{
-    InstantiatedVnfInfo, InstantiationState, NotificationKind, VnfInstance, identifier_notification,
+    InstantiatedVnfInfo, InstantiationState, Notification, NotificationKind, VnfInstance,
 };
 use tacker_domain::package::{OnboardingState, OperationalState, UsageState};
 use uuid::Uuid;
 
 use crate::schema::vnf_instances::{self, dsl};
 use crate::schema::vnf_packages::dsl as pkg;
-use crate::{DbConnection, Error, Result, now, outbox};
+use crate::{DbConnection, Error, Result, json_text, now, outbox};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = vnf_instances)]
@@ -39,10 +39,6 @@ struct Row {
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Corrupt(format!("vnf_instances.{what}: {e}"))
-}
-
-pub(crate) fn text(v: &impl serde::Serialize) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
 fn map(what: &str, s: &str) -> Result<Map<String, Value>> {
@@ -102,11 +98,11 @@ impl Row {
             vnf_software_version: i.vnf_software_version.clone(),
             vnfd_version: i.vnfd_version.clone(),
             instantiation_state: i.instantiation_state.as_str().into(),
-            instantiated_vnf_info: i.instantiated_vnf_info.as_ref().map(text),
-            vim_connection_info: text(&i.vim_connection_info),
-            metadata: text(&i.metadata),
-            extensions: text(&i.extensions),
-            vnf_configurable_properties: text(&i.vnf_configurable_properties),
+            instantiated_vnf_info: i.instantiated_vnf_info.as_ref().map(json_text),
+            vim_connection_info: json_text(&i.vim_connection_info),
+            metadata: json_text(&i.metadata),
+            extensions: json_text(&i.extensions),
+            vnf_configurable_properties: json_text(&i.vnf_configurable_properties),
             current_op_id: None,
             revision: 0,
             created_at: i.created_at.naive_utc(),
@@ -178,7 +174,7 @@ pub fn usable_package(c: &mut DbConnection, vnfd_id: &str) -> Result<Option<Usab
 
 /// Creates `instance`: its package becomes IN_USE and a VnfIdentifierCreationNotification
 /// is queued, in one transaction. `instance.vnf_pkg_id` must be ONBOARDED + ENABLED.
-pub fn create(c: &mut DbConnection, instance: &VnfInstance, base: &str) -> Result<CreateOutcome> {
+pub fn create(c: &mut DbConnection, instance: &VnfInstance) -> Result<CreateOutcome> {
     c.transaction(|c| {
         let n = diesel::update(
             pkg::vnf_packages
@@ -200,17 +196,8 @@ pub fn create(c: &mut DbConnection, instance: &VnfInstance, base: &str) -> Resul
             .execute(c)?;
         outbox::enqueue_matching(
             c,
-            NotificationKind::VnfIdentifierCreation,
+            &Notification::of_identifier(NotificationKind::VnfIdentifierCreation, instance.id),
             instance,
-            None,
-            |sub| {
-                identifier_notification(
-                    base,
-                    NotificationKind::VnfIdentifierCreation,
-                    sub,
-                    instance.id,
-                )
-            },
         )?;
         Ok(CreateOutcome::Created)
     })
@@ -252,7 +239,7 @@ pub enum DeleteOutcome {
 /// Deletes a NOT_INSTANTIATED instance without an operation on it; its package returns to
 /// NOT_IN_USE when no other instance uses it; a VnfIdentifierDeletionNotification is
 /// queued. One transaction.
-pub fn delete(c: &mut DbConnection, id: Uuid, base: &str) -> Result<DeleteOutcome> {
+pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<DeleteOutcome> {
     c.transaction(|c| {
         let Some(instance) = get(c, id)? else {
             return Ok(DeleteOutcome::NotFound);
@@ -282,10 +269,8 @@ pub fn delete(c: &mut DbConnection, id: Uuid, base: &str) -> Result<DeleteOutcom
         }
         outbox::enqueue_matching(
             c,
-            NotificationKind::VnfIdentifierDeletion,
+            &Notification::of_identifier(NotificationKind::VnfIdentifierDeletion, id),
             &instance,
-            None,
-            |sub| identifier_notification(base, NotificationKind::VnfIdentifierDeletion, sub, id),
         )?;
         Ok(DeleteOutcome::Deleted)
     })
@@ -334,11 +319,11 @@ pub(crate) fn store(c: &mut DbConnection, i: &VnfInstance) -> Result<()> {
             dsl::vnf_software_version.eq(&i.vnf_software_version),
             dsl::vnfd_version.eq(&i.vnfd_version),
             dsl::instantiation_state.eq(i.instantiation_state.as_str()),
-            dsl::instantiated_vnf_info.eq(i.instantiated_vnf_info.as_ref().map(text)),
-            dsl::vim_connection_info.eq(text(&i.vim_connection_info)),
-            dsl::metadata.eq(text(&i.metadata)),
-            dsl::extensions.eq(text(&i.extensions)),
-            dsl::vnf_configurable_properties.eq(text(&i.vnf_configurable_properties)),
+            dsl::instantiated_vnf_info.eq(i.instantiated_vnf_info.as_ref().map(json_text)),
+            dsl::vim_connection_info.eq(json_text(&i.vim_connection_info)),
+            dsl::metadata.eq(json_text(&i.metadata)),
+            dsl::extensions.eq(json_text(&i.extensions)),
+            dsl::vnf_configurable_properties.eq(json_text(&i.vnf_configurable_properties)),
             dsl::revision.eq(dsl::revision + 1),
             dsl::updated_at.eq(now()),
         ))
@@ -355,7 +340,7 @@ pub fn store_synced(c: &mut DbConnection, id: Uuid, info: &InstantiatedVnfInfo) 
             .filter(dsl::instantiation_state.eq(InstantiationState::Instantiated.as_str())),
     )
     .set((
-        dsl::instantiated_vnf_info.eq(Some(text(info))),
+        dsl::instantiated_vnf_info.eq(Some(json_text(info))),
         dsl::revision.eq(dsl::revision + 1),
         dsl::updated_at.eq(now()),
     ))

@@ -134,6 +134,12 @@ pub fn migrate_connection(conn: &mut DbConnection) -> Result<Vec<String>> {
     Ok(applied.iter().map(ToString::to_string).collect())
 }
 
+/// A value as the JSON text stored in a column.
+pub(crate) fn json_text(v: &impl serde::Serialize) -> String {
+    // Serialising plain JSON values, maps and our own types cannot fail.
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
 /// The current UTC time as stored in the database.
 pub(crate) fn now() -> chrono::NaiveDateTime {
     chrono::Utc::now().naive_utc()

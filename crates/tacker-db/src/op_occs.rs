@@ -5,12 +5,12 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::Value;
 use tacker_domain::ProblemDetails;
-use tacker_domain::lcm::{NotificationKind, OpOcc, OperationState, VnfInstance, op_notification};
+use tacker_domain::lcm::{Notification, OpOcc, OperationParams, OperationState, VnfInstance};
 use uuid::Uuid;
 
-use crate::instances::{self, text};
+use crate::instances;
 use crate::schema::vnf_lcm_op_occs::{self, dsl};
-use crate::{DbConnection, Error, Result, now, outbox};
+use crate::{DbConnection, Error, Result, json_text, now, outbox};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = vnf_lcm_op_occs)]
@@ -32,6 +32,7 @@ struct Row {
     conductor_id: Option<String>,
     revision: i64,
     created_at: NaiveDateTime,
+    request: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -45,24 +46,33 @@ fn json_opt(what: &str, s: Option<String>) -> Result<Option<Value>> {
 
 impl Row {
     fn into_domain(self) -> Result<OpOcc> {
+        let operation = self
+            .operation
+            .parse()
+            .map_err(|e| corrupt("operation", e))?;
+        let operation_params: Value = serde_json::from_str(&self.operation_params)
+            .map_err(|e| corrupt("operation_params", e))?;
+        let request = match &self.request {
+            Some(t) => serde_json::from_str(t).map_err(|e| corrupt("request", e))?,
+            // Occurrences from before typed requests were stored: the body is v2.
+            None => OperationParams::parse(operation, &operation_params)
+                .map_err(|e| corrupt("operation_params", e))?,
+        };
         Ok(OpOcc {
             id: self.id.parse().map_err(|e| corrupt("id", e))?,
             vnf_instance_id: self
                 .vnf_instance_id
                 .parse()
                 .map_err(|e| corrupt("vnf_instance_id", e))?,
-            operation: self
-                .operation
-                .parse()
-                .map_err(|e| corrupt("operation", e))?,
+            operation,
             state: self
                 .operation_state
                 .parse()
                 .map_err(|e| corrupt("operation_state", e))?,
             state_entered_time: self.state_entered_time.and_utc(),
             start_time: self.start_time.and_utc(),
-            operation_params: serde_json::from_str(&self.operation_params)
-                .map_err(|e| corrupt("operation_params", e))?,
+            operation_params,
+            request,
             error: self
                 .error
                 .map(|t| serde_json::from_str::<ProblemDetails>(&t))
@@ -89,26 +99,17 @@ pub enum CreateOutcome {
     Busy,
 }
 
-fn queue_notifications(c: &mut DbConnection, op: &OpOcc, base: &str) -> Result<()> {
+/// Queues the notification of `op`'s current state.
+fn notify(c: &mut DbConnection, op: &OpOcc) -> Result<()> {
     let Some(instance) = instances::get(c, op.vnf_instance_id)? else {
         return Ok(());
     };
-    notify(c, op, &instance, base)
-}
-
-fn notify(c: &mut DbConnection, op: &OpOcc, instance: &VnfInstance, base: &str) -> Result<()> {
-    outbox::enqueue_matching(
-        c,
-        NotificationKind::VnfLcmOperationOccurrence,
-        instance,
-        Some((op.operation, op.state)),
-        |sub| op_notification(base, sub, op),
-    )
+    outbox::enqueue_matching(c, &Notification::of_op(op), &instance)
 }
 
 /// Creates `op` (STARTING) if the instance is free: takes its operation lock and queues
 /// the STARTING notification, in one transaction.
-pub fn create(c: &mut DbConnection, op: &OpOcc, base: &str) -> Result<CreateOutcome> {
+pub fn create(c: &mut DbConnection, op: &OpOcc) -> Result<CreateOutcome> {
     c.transaction(|c| {
         if !instances::lock(c, op.vnf_instance_id, op.id)? {
             return Ok(CreateOutcome::Busy);
@@ -123,7 +124,7 @@ pub fn create(c: &mut DbConnection, op: &OpOcc, base: &str) -> Result<CreateOutc
             start_time: t,
             is_automatic_invocation: false,
             is_cancel_pending: false,
-            operation_params: text(&op.operation_params),
+            operation_params: json_text(&op.operation_params),
             error: None,
             resource_changes: None,
             changed_info: None,
@@ -132,12 +133,13 @@ pub fn create(c: &mut DbConnection, op: &OpOcc, base: &str) -> Result<CreateOutc
             conductor_id: None,
             revision: 0,
             created_at: t,
+            request: Some(json_text(&op.request)),
         };
         diesel::insert_into(vnf_lcm_op_occs::table)
             .values(row)
             .execute(c)?;
         let stored = get(c, op.id)?.ok_or_else(|| corrupt("id", "vanished"))?;
-        queue_notifications(c, &stored, base)?;
+        notify(c, &stored)?;
         Ok(CreateOutcome::Created)
     })
 }
@@ -202,12 +204,7 @@ pub struct Transition {
 /// Applies `t` to occurrence `id` if it is in one of `t.from`, and queues the
 /// notification of the new state: all in one transaction. `None` when it was not in
 /// `t.from` (someone else moved it).
-pub fn transition(
-    c: &mut DbConnection,
-    id: Uuid,
-    t: &Transition,
-    base: &str,
-) -> Result<Option<OpOcc>> {
+pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Option<OpOcc>> {
     let to =
         t.to.ok_or_else(|| Error::Corrupt("transition without a target state".into()))?;
     c.transaction(|c| {
@@ -228,17 +225,17 @@ pub fn transition(
         let me = || dsl::vnf_lcm_op_occs.filter(dsl::id.eq(id.to_string()));
         if let Some(e) = &t.error {
             diesel::update(me())
-                .set(dsl::error.eq(e.as_ref().map(text)))
+                .set(dsl::error.eq(e.as_ref().map(json_text)))
                 .execute(c)?;
         }
         if let Some(r) = &t.resource_changes {
             diesel::update(me())
-                .set(dsl::resource_changes.eq(Some(text(r))))
+                .set(dsl::resource_changes.eq(Some(json_text(r))))
                 .execute(c)?;
         }
         if let Some(ci) = &t.changed_info {
             diesel::update(me())
-                .set(dsl::changed_info.eq(Some(text(ci))))
+                .set(dsl::changed_info.eq(Some(json_text(ci))))
                 .execute(c)?;
         }
         if let Some(g) = &t.grant_id {
@@ -266,7 +263,7 @@ pub fn transition(
         if t.release {
             instances::unlock(c, op.vnf_instance_id, op.id)?;
         }
-        queue_notifications(c, &op, base)?;
+        notify(c, &op)?;
         Ok(Some(op))
     })
 }

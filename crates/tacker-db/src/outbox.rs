@@ -4,11 +4,11 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::Value;
-use tacker_domain::lcm::{LcmOperation, NotificationKind, OperationState, VnfInstance};
+use tacker_domain::lcm::{Notification, VnfInstance};
 use uuid::Uuid;
 
 use crate::schema::notification_outbox::{self, dsl};
-use crate::{DbConnection, Result, now, subscriptions};
+use crate::{DbConnection, Result, json_text, now, subscriptions};
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = notification_outbox)]
@@ -20,28 +20,24 @@ struct NewRow {
     created_at: NaiveDateTime,
 }
 
-/// Queues `build(subscription id)` for every subscription whose filter passes.
+/// Queues `n` (under a notification id of its own) for every subscription whose filter
+/// passes.
 pub(crate) fn enqueue_matching(
     c: &mut DbConnection,
-    kind: NotificationKind,
+    n: &Notification,
     instance: &VnfInstance,
-    op: Option<(LcmOperation, OperationState)>,
-    build: impl Fn(Uuid) -> Value,
 ) -> Result<()> {
     let t = now();
+    let op = n.op.as_ref().map(|o| (o.operation, o.state));
     for (s, _) in subscriptions::list(c)? {
-        if !s.filter.matches(kind, instance, op) {
+        if !s.filter.matches(n.kind, instance, op) {
             continue;
         }
-        let payload = build(s.id);
+        let mine = n.renewed();
         let row = NewRow {
             subscription_id: s.id.to_string(),
-            notification_id: payload
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            payload: payload.to_string(),
+            notification_id: mine.id.to_string(),
+            payload: json_text(&mine),
             next_attempt_at: t,
             created_at: t,
         };
@@ -59,10 +55,30 @@ pub struct Pending {
     pub seq: i64,
     /// Whom it is for.
     pub subscription_id: Uuid,
-    /// The body.
-    pub payload: Value,
+    /// What it reports (rows written before notifications were stored as facts hold
+    /// the rendered body instead: [`Stored::Rendered`]).
+    pub payload: Stored,
     /// Attempts so far.
     pub attempts: i32,
+}
+
+/// A queued notification as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stored {
+    /// Facts, rendered at delivery.
+    Facts(Box<Notification>),
+    /// A body rendered when it was queued (rows of older versions).
+    Rendered(Value),
+}
+
+impl Stored {
+    fn parse(text: &str) -> serde_json::Result<Self> {
+        let v: Value = serde_json::from_str(text)?;
+        Ok(match serde_json::from_value::<Notification>(v.clone()) {
+            Ok(n) => Stored::Facts(Box::new(n)),
+            Err(_) => Stored::Rendered(v),
+        })
+    }
 }
 
 /// The oldest undelivered notification of every subscription that is due now.
@@ -96,8 +112,7 @@ pub fn due_heads(c: &mut DbConnection) -> Result<Vec<Pending>> {
         if next > t || claimed.is_some_and(|u| u > t) {
             continue;
         }
-        let (Ok(subscription_id), Ok(payload)) = (sub.parse(), serde_json::from_str(&payload))
-        else {
+        let (Ok(subscription_id), Ok(payload)) = (sub.parse(), Stored::parse(&payload)) else {
             continue;
         };
         out.push(Pending {

@@ -7,11 +7,11 @@ use tacker_domain::ProblemDetails;
 use tacker_domain::package::{
     Checksum, DescriptorFacts, OnboardingState, OperationalState, UsageState, VnfPackage,
 };
-use tacker_domain::vnfd::{ArtifactKind, PackageModel};
+use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
 use crate::schema::vnf_packages::{self, dsl};
-use crate::{DbConnection, Error, Result, now};
+use crate::{DbConnection, Error, Result, json_text, now};
 
 /// A stored package row.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -53,11 +53,6 @@ pub struct Stored {
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Corrupt(format!("vnf_packages.{what}: {e}"))
-}
-
-fn json_text(v: &impl serde::Serialize) -> String {
-    // Serialising plain JSON values and maps cannot fail.
-    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
 impl Row {
@@ -341,24 +336,8 @@ pub fn store_model(
     model: &PackageModel,
 ) -> Result<StoreModel> {
     let v = &model.vnfd;
-    let (images, others): (Vec<_>, Vec<_>) = model
-        .artifacts
-        .iter()
-        .partition(|a| a.kind == ArtifactKind::SwImage);
-    let software_images: Vec<serde_json::Value> = images
-        .iter()
-        .map(|a| software_image_info(model, &a.path))
-        .collect();
-    let additional: Vec<serde_json::Value> = others
-        .iter()
-        .map(|a| {
-            serde_json::json!({
-                "artifactPath": a.path,
-                "checksum": {"algorithm": a.checksum.algorithm, "hash": a.checksum.hash},
-                "metadata": {"size": a.size, "verified": a.verified},
-            })
-        })
-        .collect();
+    let software_images = tacker_domain::package::software_images_info(model);
+    let additional = tacker_domain::package::additional_artifacts_info(model);
     let target = by_id(id)
         .filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str()))
         .filter(dsl::coordinator_id.eq(conductor));
@@ -392,46 +371,6 @@ pub fn store_model(
             Ok(StoreModel::DuplicateVnfdId(other.unwrap_or_default()))
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-/// SOL005 `VnfPackageSoftwareImageInfo` of the image artifact at `path`.
-fn software_image_info(model: &PackageModel, path: &str) -> serde_json::Value {
-    let found = model.vnfd.flavours.iter().find_map(|f| {
-        f.vdus
-            .iter()
-            .find_map(|v| {
-                v.sw_image
-                    .as_ref()
-                    .filter(|i| i.artifact.as_deref() == Some(path))
-                    .map(|i| (v.id.clone(), i))
-            })
-            .or_else(|| {
-                f.storages.iter().find_map(|s| {
-                    s.sw_image
-                        .as_ref()
-                        .filter(|i| i.artifact.as_deref() == Some(path))
-                        .map(|i| (s.id.clone(), i))
-                })
-            })
-    });
-    let artifact = model.artifacts.iter().find(|a| a.path == path);
-    let size = artifact.map(|a| a.size).unwrap_or_default();
-    match found {
-        Some((node, img)) => serde_json::json!({
-            "id": node,
-            "name": img.name,
-            "provider": model.vnfd.provider,
-            "version": img.version,
-            "checksum": img.checksum.as_ref().map(|c| serde_json::json!({"algorithm": c.algorithm, "hash": c.hash})),
-            "containerFormat": img.container_format.to_ascii_uppercase(),
-            "diskFormat": img.disk_format.to_ascii_uppercase(),
-            "minDisk": img.min_disk,
-            "minRam": img.min_ram,
-            "size": size,
-            "imagePath": path,
-        }),
-        None => serde_json::json!({"id": path, "imagePath": path, "size": size}),
     }
 }
 

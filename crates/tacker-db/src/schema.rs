@@ -84,6 +84,7 @@ diesel::table! {
         conductor_id -> Nullable<Text>,
         revision -> BigInt,
         created_at -> Timestamp,
+        request -> Nullable<Text>,
     }
 }
 

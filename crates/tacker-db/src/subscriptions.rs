@@ -5,10 +5,9 @@ use diesel::prelude::*;
 use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
 use uuid::Uuid;
 
-use crate::instances::text;
 use crate::schema::lccn_subscriptions::{self, dsl};
 use crate::schema::notification_outbox::dsl as ob;
-use crate::{DbConnection, Error, Result, now};
+use crate::{DbConnection, Error, Result, json_text, now};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = lccn_subscriptions)]
@@ -47,8 +46,8 @@ pub fn insert(c: &mut DbConnection, s: &Subscription) -> Result<()> {
     let row = Row {
         id: s.id.to_string(),
         callback_uri: s.callback_uri.clone(),
-        filter: text(&s.filter),
-        authentication: s.authentication.as_ref().map(text),
+        filter: json_text(&s.filter),
+        authentication: s.authentication.as_ref().map(json_text),
         verbosity: s.verbosity.clone(),
         created_at: now(),
     };

@@ -32,9 +32,22 @@ pub struct Conductor {
 }
 
 impl Conductor {
-    /// Whether the heartbeat is recent enough at `now` for a conductor to count as live.
-    pub fn is_live(&self, now: DateTime<Utc>, dead_after: Duration) -> bool {
-        self.state != ConductorState::Stopping && now - self.last_heartbeat < dead_after
+    /// Whether it still heartbeats at `now` (a heartbeat younger than `dead_after`): it
+    /// still owns the work it took, even while STOPPING.
+    pub fn is_alive(&self, now: DateTime<Utc>, dead_after: std::time::Duration) -> bool {
+        let dead_after = Duration::from_std(dead_after).unwrap_or(Duration::MAX);
+        now - self.last_heartbeat < dead_after
+    }
+
+    /// Whether it is alive and not STOPPING: it counts as a member of the cluster.
+    pub fn is_live(&self, now: DateTime<Utc>, dead_after: std::time::Duration) -> bool {
+        self.state != ConductorState::Stopping && self.is_alive(now, dead_after)
+    }
+
+    /// Whether it is in the live READY set: alive and READY, the set a fanout must reach
+    /// and a package's onboarding must be confirmed by.
+    pub fn is_live_ready(&self, now: DateTime<Utc>, dead_after: std::time::Duration) -> bool {
+        self.state == ConductorState::Ready && self.is_alive(now, dead_after)
     }
 }
 
@@ -55,11 +68,17 @@ mod tests {
             started_at: at(0),
             last_heartbeat: at(100),
         };
-        let dead_after = Duration::seconds(10);
-        assert!(c.is_live(at(105), dead_after));
-        assert!(!c.is_live(at(110), dead_after));
+        let dead_after = std::time::Duration::from_secs(10);
+        assert!(c.is_live(at(105), dead_after) && c.is_live_ready(at(105), dead_after));
+        assert!(!c.is_live(at(110), dead_after) && !c.is_alive(at(110), dead_after));
         c.state = ConductorState::Stopping;
-        assert!(!c.is_live(at(105), dead_after));
+        assert!(!c.is_live(at(105), dead_after) && !c.is_live_ready(at(105), dead_after));
+        assert!(
+            c.is_alive(at(105), dead_after),
+            "a STOPPING conductor owns its work"
+        );
+        c.state = ConductorState::Syncing;
+        assert!(c.is_live(at(105), dead_after) && !c.is_live_ready(at(105), dead_after));
     }
 
     #[test]

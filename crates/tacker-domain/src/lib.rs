@@ -2,6 +2,7 @@
 
 pub mod conductor;
 mod error;
+pub mod failure;
 pub mod lcm;
 pub mod package;
 pub mod problem;
@@ -11,4 +12,5 @@ pub mod uri_guard;
 pub mod vnfd;
 
 pub use error::{Error, Result};
+pub use failure::{Failure, FailureKind};
 pub use problem::ProblemDetails;

@@ -244,6 +244,72 @@ pub fn merge_patch(target: &mut Map<String, Value>, patch: &Map<String, Value>) 
     }
 }
 
+/// SOL005 `VnfPackageSoftwareImageInfo` of every software image artifact of a package.
+pub fn software_images_info(model: &crate::vnfd::PackageModel) -> Vec<Value> {
+    model
+        .artifacts
+        .iter()
+        .filter(|a| a.kind == crate::vnfd::ArtifactKind::SwImage)
+        .map(|a| software_image_info(model, &a.path))
+        .collect()
+}
+
+/// SOL005 `VnfPackageArtifactInfo` of every other artifact of a package.
+pub fn additional_artifacts_info(model: &crate::vnfd::PackageModel) -> Vec<Value> {
+    model
+        .artifacts
+        .iter()
+        .filter(|a| a.kind != crate::vnfd::ArtifactKind::SwImage)
+        .map(|a| {
+            json!({
+                "artifactPath": a.path,
+                "checksum": {"algorithm": a.checksum.algorithm, "hash": a.checksum.hash},
+                "metadata": {"size": a.size, "verified": a.verified},
+            })
+        })
+        .collect()
+}
+
+/// SOL005 `VnfPackageSoftwareImageInfo` of the image artifact at `path`.
+fn software_image_info(model: &crate::vnfd::PackageModel, path: &str) -> Value {
+    let found = model.vnfd.flavours.iter().find_map(|f| {
+        f.vdus
+            .iter()
+            .find_map(|v| {
+                v.sw_image
+                    .as_ref()
+                    .filter(|i| i.artifact.as_deref() == Some(path))
+                    .map(|i| (v.id.clone(), i))
+            })
+            .or_else(|| {
+                f.storages.iter().find_map(|s| {
+                    s.sw_image
+                        .as_ref()
+                        .filter(|i| i.artifact.as_deref() == Some(path))
+                        .map(|i| (s.id.clone(), i))
+                })
+            })
+    });
+    let artifact = model.artifacts.iter().find(|a| a.path == path);
+    let size = artifact.map(|a| a.size).unwrap_or_default();
+    match found {
+        Some((node, img)) => json!({
+            "id": node,
+            "name": img.name,
+            "provider": model.vnfd.provider,
+            "version": img.version,
+            "checksum": img.checksum.as_ref().map(|c| json!({"algorithm": c.algorithm, "hash": c.hash})),
+            "containerFormat": img.container_format.to_ascii_uppercase(),
+            "diskFormat": img.disk_format.to_ascii_uppercase(),
+            "minDisk": img.min_disk,
+            "minRam": img.min_ram,
+            "size": size,
+            "imagePath": path,
+        }),
+        None => json!({"id": path, "imagePath": path, "size": size}),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

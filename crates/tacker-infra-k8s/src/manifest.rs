@@ -115,25 +115,18 @@ fn tier(kind: &str) -> u8 {
     }
 }
 
-/// Reads the files named by `lcm-kubernetes-def-files` from the unpacked package.
-pub fn def_files(params: &Value) -> Result<Vec<String>> {
-    let files = params
-        .get("lcm-kubernetes-def-files")
-        .and_then(Value::as_array)
-        .filter(|a| !a.is_empty())
-        .ok_or_else(|| {
-            Error::Manifest(
-                "additionalParams.lcm-kubernetes-def-files (the package's Kubernetes manifests) is required".into(),
-            )
-        })?;
-    files
-        .iter()
-        .map(|f| {
-            f.as_str().map(str::to_owned).ok_or_else(|| {
-                Error::Manifest("additionalParams.lcm-kubernetes-def-files must hold paths".into())
-            })
-        })
-        .collect()
+/// The files named by `lcm-kubernetes-def-files` in `params` (a request's
+/// `additionalParams`, or what the instance recorded).
+pub fn def_files(params: &Map<String, Value>) -> Result<Vec<String>> {
+    match tacker_domain::lcm::request::kubernetes_def_files(params) {
+        Some(files) if !files.is_empty() => Ok(files),
+        Some(_) | None if params.contains_key("lcm-kubernetes-def-files") => Err(Error::Manifest(
+            "additionalParams.lcm-kubernetes-def-files must be a non-empty list of paths".into(),
+        )),
+        _ => Err(Error::Manifest(
+            "additionalParams.lcm-kubernetes-def-files (the package's Kubernetes manifests) is required".into(),
+        )),
+    }
 }
 
 fn read(package_dir: &Path, file: &str) -> Result<String> {

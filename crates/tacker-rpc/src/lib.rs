@@ -4,6 +4,7 @@ mod bus;
 mod error;
 mod handler;
 mod method;
+mod metrics;
 pub mod request_id;
 mod serve;
 mod transport;
@@ -18,6 +19,7 @@ pub use bus::{Bus, BusOptions, Gathered, Target};
 pub use error::{Error, Result};
 pub use handler::{Handler, HandlerError, Request};
 pub use method::Method;
+pub use metrics::BusMetrics;
 pub use serve::{Source, Subscription};
 
 /// The contract version this build speaks (the `v1` of `tacker.rpc.v1`).

@@ -43,6 +43,20 @@ pub enum ApiError {
     Internal(String),
 }
 
+impl From<tacker_domain::Failure> for ApiError {
+    fn from(f: tacker_domain::Failure) -> Self {
+        use tacker_domain::FailureKind as K;
+        match f.kind {
+            K::BadRequest if f.status == 422 => ApiError::Unprocessable(f.detail),
+            K::BadRequest => ApiError::BadRequest(f.detail),
+            K::NotFound => ApiError::NotFound(f.detail),
+            K::Conflict | K::Superseded => ApiError::Conflict(f.detail),
+            K::Internal => ApiError::Internal(f.detail),
+            _ => ApiError::Unavailable(f.detail),
+        }
+    }
+}
+
 impl ApiError {
     /// The ProblemDetails body for this error.
     pub fn problem(&self) -> ProblemDetails {

@@ -88,6 +88,32 @@ pub async fn json_body<T: DeserializeOwned>(
         .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))
 }
 
+/// Reads resource `raw` (a path id) with `get`; 404 "<what> <id> not found" when the id
+/// is not a UUID or nothing has it.
+pub async fn load<T: Send + 'static>(
+    st: &ServerState,
+    raw: &str,
+    what: &'static str,
+    get: fn(&mut tacker_db::DbConnection, Uuid) -> tacker_db::Result<Option<T>>,
+) -> Result<T, ApiError> {
+    let id = parse_id(raw, what)?;
+    st.db
+        .run(move |c| get(c, id))
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("{what} {id} not found")))
+}
+
+/// 201 Created with `body`, its `_links.self.href` as the `Location`.
+pub fn created(body: serde_json::Value) -> actix_web::HttpResponse {
+    let location = body["_links"]["self"]["href"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    actix_web::HttpResponse::Created()
+        .insert_header((header::LOCATION, location))
+        .json(body)
+}
+
 /// Parses an id from the path; anything that is not a UUID is simply not found.
 pub fn parse_id(raw: &str, what: &str) -> Result<Uuid, ApiError> {
     raw.parse()

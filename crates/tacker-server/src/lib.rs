@@ -2,6 +2,7 @@
 
 mod entry_stream;
 mod error;
+mod extract;
 mod http;
 mod metrics;
 mod query;
@@ -37,8 +38,6 @@ pub struct Settings {
     pub max_package_size: u64,
     /// How often an upload in flight records progress (well under the stall timeout).
     pub progress_interval: Duration,
-    /// Base URL written into notification links (`<public url>/vnflcm/v2`).
-    pub lcm_base: String,
 }
 
 /// Everything a request handler can reach.

@@ -15,8 +15,7 @@ use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, Tex
 pub struct Metrics {
     /// The registry `/metrics` renders.
     pub registry: Registry,
-    bus_sent: prometheus::IntCounter,
-    bus_handled: prometheus::IntCounter,
+    bus: tacker_rpc::BusMetrics,
     requests: IntCounterVec,
     latency: HistogramVec,
 }
@@ -44,31 +43,18 @@ impl Metrics {
         )?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(latency.clone()))?;
-        let bus_sent = prometheus::IntCounter::new(
-            "bus_messages_sent_total",
-            "Bus messages this process sent (casts, fanouts, requests)",
-        )?;
-        let bus_handled = prometheus::IntCounter::new(
-            "bus_messages_handled_total",
-            "Bus messages this process handled",
-        )?;
-        registry.register(Box::new(bus_sent.clone()))?;
-        registry.register(Box::new(bus_handled.clone()))?;
+        let bus = tacker_rpc::BusMetrics::register(&registry)?;
         Ok(Self {
             registry,
-            bus_sent,
-            bus_handled,
+            bus,
             requests,
             latency,
         })
     }
 
-    /// Brings the bus counters up to `(sent, handled)` (the bus counts; this mirrors).
-    pub fn observe_bus(&self, (sent, handled): (u64, u64)) {
-        self.bus_sent
-            .inc_by(sent.saturating_sub(self.bus_sent.get()));
-        self.bus_handled
-            .inc_by(handled.saturating_sub(self.bus_handled.get()));
+    /// Brings the bus counters up to what `bus` has counted (before a scrape).
+    pub fn observe_bus(&self, bus: &tacker_rpc::Bus) {
+        self.bus.observe(bus);
     }
 
     /// The Prometheus text exposition of every metric.

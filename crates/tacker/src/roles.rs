@@ -106,26 +106,14 @@ fn server_state(
             dead_after: cfg.conductor.dead_after,
             max_package_size: cfg.onboarding.max_package_size,
             progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
-            lcm_base: lcm_base(cfg),
         },
         metrics: Arc::new(Metrics::new()?),
         notify: Arc::new(tacker_notify::Client::new(cfg.lcm.http_timeout)?),
     })
 }
 
-/// `<public url>/vnflcm/v2`, written into notification links by every process.
-fn lcm_base(cfg: &Config) -> String {
-    let public = if cfg.server.public_url.is_empty() {
-        format!("http://{}", cfg.server.bind)
-    } else {
-        cfg.server.public_url.trim_end_matches('/').to_owned()
-    };
-    format!("{public}/vnflcm/v2")
-}
-
 fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {
     use tacker_conductor::lcm::{Drivers, LcmSettings, sim};
-    let l = &cfg.lcm;
     let mut drivers = Drivers::default();
     let k = &cfg.kubernetes;
     let kubernetes = Arc::new(tacker_infra_k8s::KubernetesDriver::new(
@@ -139,29 +127,14 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
     drivers
         .infra
         .insert(tacker_conductor::lcm::KUBERNETES.to_owned(), kubernetes);
-    if l.simulated_vim {
+    if cfg.lcm.simulated_vim {
         let simulated = Arc::new(sim::SimDriver::default());
         drivers
             .infra
             .insert(sim::SIM_VIM.to_owned(), simulated.clone());
         drivers.mgmt.insert("sim".to_owned(), simulated);
     }
-    Ok(LcmSettings {
-        base: lcm_base(cfg),
-        nfvo_grant_url: Some(l.nfvo_grant_url.clone()).filter(|u| !u.is_empty()),
-        nfvo_auth: Some((l.nfvo_user.clone(), l.nfvo_password.clone()))
-            .filter(|(u, _)| !u.is_empty()),
-        grant_timeout: l.grant_timeout,
-        default_vim: if l.default_vim.is_empty() {
-            None
-        } else {
-            Some(serde_json::from_str(&l.default_vim)?)
-        },
-        http_timeout: l.http_timeout,
-        notification_max_backoff: l.notification_max_backoff,
-        sync_interval: l.sync_interval,
-        drivers,
-    })
+    Ok(LcmSettings::from_config(cfg, drivers)?)
 }
 
 fn bind(addr: &str, what: &str) -> anyhow::Result<TcpListener> {
@@ -190,29 +163,12 @@ fn conductor_settings(
     id: String,
     health: Option<TcpListener>,
 ) -> anyhow::Result<tacker_conductor::Settings> {
-    let o = &cfg.onboarding;
-    let allowed = tacker_domain::uri_guard::parse_networks(&o.allowed_uri_networks)
-        .map_err(anyhow::Error::msg)?;
-    Ok(tacker_conductor::Settings {
-        cache_dir: cfg.cache_dir(&id),
+    Ok(tacker_conductor::Settings::from_config(
+        cfg,
         id,
-        host: tacker_config::hostname(),
-        heartbeat_interval: cfg.conductor.heartbeat_interval,
-        dead_after: cfg.conductor.dead_after,
-        prefetch: cfg.bus.prefetch,
-        shutdown_timeout: cfg.conductor.shutdown_timeout,
-        health_listener: health,
-        onboarding: tacker_conductor::OnboardingSettings {
-            max_package_size: o.max_package_size,
-            download_timeout: o.download_timeout,
-            uri_connect_timeout: o.uri_connect_timeout,
-            uri_timeout: o.uri_timeout,
-            allowed_uri_networks: allowed,
-            stall_timeout: o.stall_timeout,
-            recovery_interval: o.recovery_interval,
-        },
-        lcm: lcm_settings(cfg)?,
-    })
+        health,
+        lcm_settings(cfg)?,
+    )?)
 }
 
 async fn conductor(cfg: Config) -> anyhow::Result<()> {
@@ -259,6 +215,5 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
 }
 
 fn uuid_suffix() -> String {
-    let id = tacker_config::Config::default().conductor_id();
-    id.rsplit('-').next().unwrap_or("0").to_owned()
+    uuid::Uuid::new_v4().simple().to_string()[..6].to_owned()
 }

@@ -7,12 +7,12 @@ use tacker_rpc::HandlerError;
 use tacker_rpc::proto::{DropCache, DropCacheDone};
 
 use crate::handlers::package_id;
-use crate::{Ctx, onboarding};
+use crate::{Ctx, cache};
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: DropCache) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
     // A fill of this package still running here would put it back: let it end first.
-    onboarding::settle_fill(ctx, &id.to_string()).await;
+    cache::settle_fill(ctx, &id.to_string()).await;
     ctx.cache
         .remove(&id.to_string())
         .await

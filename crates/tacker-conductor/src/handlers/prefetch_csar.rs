@@ -9,8 +9,8 @@ use tacker_rpc::HandlerError;
 use tacker_rpc::proto::PrefetchCsar;
 
 use crate::Ctx;
+use crate::cache::ensure_cached;
 use crate::handlers::package_id;
-use crate::onboarding::ensure_cached;
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: PrefetchCsar) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;

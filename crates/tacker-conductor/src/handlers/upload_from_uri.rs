@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use tacker_db::packages;
-use tacker_domain::ProblemDetails;
+use tacker_domain::Failure;
 use tacker_domain::package::OnboardingState;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::UploadFromUri;
@@ -16,18 +16,7 @@ use crate::onboarding::{self, uri};
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: UploadFromUri) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
-    let me = ctx.id.clone();
-    let claimed = ctx
-        .db
-        .run(move |c| {
-            packages::claim(
-                c,
-                id,
-                &me,
-                OnboardingState::Uploading,
-                OnboardingState::Uploading,
-            )
-        })
+    let claimed = onboarding::claim(ctx, id, OnboardingState::Uploading)
         .await
         .map_err(HandlerError::new)?;
     if !claimed {
@@ -35,23 +24,12 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: UploadFromUri) -> Result<Vec<u8>, Handl
         return Ok(Vec::new());
     }
     tracing::info!(package_id = %id, "fetching the package from its URI");
-    if let Err(problem) = fetch(ctx, id, &msg).await {
-        tracing::warn!(package_id = %id, detail = %problem.detail, "upload from URI failed");
-        onboarding::fail(ctx, id, problem).await;
+    if let Err(failure) = fetch(ctx, id, &msg).await {
+        tracing::warn!(package_id = %id, detail = %failure.detail, "upload from URI failed");
+        onboarding::fail(ctx, id, &failure).await;
         return Ok(Vec::new());
     }
-    let me = ctx.id.clone();
-    let claimed = ctx
-        .db
-        .run(move |c| {
-            packages::claim(
-                c,
-                id,
-                &me,
-                OnboardingState::Uploading,
-                OnboardingState::Processing,
-            )
-        })
+    let claimed = onboarding::claim(ctx, id, OnboardingState::Processing)
         .await
         .map_err(HandlerError::new)?;
     if claimed {
@@ -60,7 +38,7 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: UploadFromUri) -> Result<Vec<u8>, Handl
     Ok(Vec::new())
 }
 
-async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), ProblemDetails> {
+async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Failure> {
     let s = &ctx.onboarding;
     let transfer = async {
         let body = uri::open(s, &msg.address, &msg.user_name, &msg.password).await?;
@@ -78,7 +56,7 @@ async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Prob
         let stored = ctx.store.put_stream(&key, body, s.max_package_size).await;
         ticker.abort();
         stored.map_err(|e| match e {
-            tacker_storage::Error::TooLarge { limit } => ProblemDetails::new(
+            tacker_storage::Error::TooLarge { limit } => Failure::new(
                 413,
                 format!(
                     "the package at {} exceeds the limit of {limit} bytes",
@@ -86,37 +64,33 @@ async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Prob
                 ),
             ),
             tacker_storage::Error::Source(m) => {
-                ProblemDetails::new(502, format!("reading {} failed: {m}", msg.address))
+                Failure::new(502, format!("reading {} failed: {m}", msg.address))
             }
-            other => ProblemDetails::new(
-                500,
-                format!("conductor {} could not store the package: {other}", ctx.id),
-            ),
+            other => Failure::internal(format!(
+                "conductor {} could not store the package: {other}",
+                ctx.id
+            )),
         })
     };
     let stored = tokio::time::timeout(s.uri_timeout, transfer)
         .await
         .map_err(|_| {
-            ProblemDetails::new(
-                504,
-                format!(
-                    "fetching {} took longer than {:?}",
-                    msg.address, s.uri_timeout
-                ),
-            )
+            Failure::timeout(format!(
+                "fetching {} took longer than {:?}",
+                msg.address, s.uri_timeout
+            ))
         })??;
     let (size, sha, fast) = (stored.size, stored.sha512.clone(), stored.blake3.clone());
     let ok = ctx
         .db
         .run(move |c| packages::set_content(c, id, size, &sha, &fast))
         .await
-        .map_err(|e| ProblemDetails::new(500, e.to_string()))?;
+        .map_err(|e| Failure::internal(e.to_string()))?;
     if ok {
         Ok(())
     } else {
-        Err(ProblemDetails::new(
-            409,
-            "the package left UPLOADING during the transfer".to_owned(),
+        Err(Failure::conflict(
+            "the package left UPLOADING during the transfer",
         ))
     }
 }

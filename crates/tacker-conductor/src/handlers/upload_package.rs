@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use tacker_db::packages;
 use tacker_domain::package::OnboardingState;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::UploadPackage;
@@ -13,18 +12,7 @@ use crate::onboarding;
 
 pub async fn handle(ctx: &Arc<Ctx>, msg: UploadPackage) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
-    let me = ctx.id.clone();
-    let claimed = ctx
-        .db
-        .run(move |c| {
-            packages::claim(
-                c,
-                id,
-                &me,
-                OnboardingState::Uploading,
-                OnboardingState::Processing,
-            )
-        })
+    let claimed = onboarding::claim(ctx, id, OnboardingState::Processing)
         .await
         .map_err(HandlerError::new)?;
     if !claimed {

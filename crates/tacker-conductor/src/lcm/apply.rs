@@ -1,16 +1,16 @@
 //! The instance as a completed operation leaves it, and `changedInfo`.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tacker_domain::lcm::driver::{OpContext, Outcome};
 use tacker_domain::lcm::{
-    InstantiationState, LcmOperation, VnfInstance, redact_vim_connection_info,
+    InstantiationState, OperationParams, VnfInstance, redact_vim_connection_info,
 };
 use tacker_domain::package::merge_patch;
 
 use super::vim;
 
-fn merged(target: &mut Map<String, Value>, patch: Option<&Value>) {
-    if let Some(Value::Object(p)) = patch {
+fn merged(target: &mut Map<String, Value>, patch: Option<&Map<String, Value>>) {
+    if let Some(p) = patch {
         merge_patch(target, p);
     }
 }
@@ -22,12 +22,11 @@ pub fn result(
     outcome: &Outcome,
 ) -> (VnfInstance, Option<Value>) {
     let mut after = before.clone();
-    let p = &octx.op.operation_params;
-    match octx.op.operation {
-        LcmOperation::Instantiate => {
+    match &octx.op.request {
+        OperationParams::Instantiate(r) => {
             after.instantiation_state = InstantiationState::Instantiated;
             after.instantiated_vnf_info = outcome.instantiated_vnf_info.clone();
-            match p.get("vimConnectionInfo").and_then(Value::as_object) {
+            match &r.vim_connection_info {
                 Some(v) => after.vim_connection_info = v.clone(),
                 None => {
                     if let Some(v) = &octx.vim {
@@ -36,53 +35,57 @@ pub fn result(
                     }
                 }
             }
-            merged(&mut after.extensions, p.get("extensions"));
+            merged(&mut after.extensions, r.extensions.as_ref());
             merged(
                 &mut after.vnf_configurable_properties,
-                p.get("vnfConfigurableProperties"),
+                r.vnf_configurable_properties.as_ref(),
             );
             (after, None)
         }
-        LcmOperation::Terminate => {
+        OperationParams::Terminate(_) => {
             after.instantiation_state = InstantiationState::NotInstantiated;
             after.instantiated_vnf_info = None;
             (after, None)
         }
-        LcmOperation::ModifyInfo => {
+        OperationParams::ModifyInfo(m) => {
             let mut changed = Map::new();
-            if let Some(n) = p.get("vnfInstanceName") {
-                after.name = n.as_str().map(str::to_owned);
-                changed.insert("vnfInstanceName".into(), n.clone());
+            if let Some(n) = &m.vnf_instance_name {
+                after.name = n.clone();
+                changed.insert("vnfInstanceName".into(), json!(n));
             }
-            if let Some(d) = p.get("vnfInstanceDescription") {
-                after.description = d.as_str().map(str::to_owned);
-                changed.insert("vnfInstanceDescription".into(), d.clone());
+            if let Some(d) = &m.vnf_instance_description {
+                after.description = d.clone();
+                changed.insert("vnfInstanceDescription".into(), json!(d));
             }
-            for (key, target) in [
-                ("metadata", &mut after.metadata),
-                ("extensions", &mut after.extensions),
+            for (key, patch, target) in [
+                ("metadata", &m.metadata, &mut after.metadata),
+                ("extensions", &m.extensions, &mut after.extensions),
                 (
                     "vnfConfigurableProperties",
+                    &m.vnf_configurable_properties,
                     &mut after.vnf_configurable_properties,
                 ),
-                ("vimConnectionInfo", &mut after.vim_connection_info),
+                (
+                    "vimConnectionInfo",
+                    &m.vim_connection_info,
+                    &mut after.vim_connection_info,
+                ),
             ] {
-                if let Some(v) = p.get(key) {
+                if let Some(v) = patch {
                     merged(target, Some(v));
-                    let shown = match (key, v.as_object()) {
-                        ("vimConnectionInfo", Some(m)) => {
-                            Value::Object(redact_vim_connection_info(m))
-                        }
-                        _ => v.clone(),
+                    let shown = if key == "vimConnectionInfo" {
+                        redact_vim_connection_info(v)
+                    } else {
+                        v.clone()
                     };
-                    changed.insert(key.into(), shown);
+                    changed.insert(key.into(), Value::Object(shown));
                 }
             }
             (after, Some(Value::Object(changed)))
         }
-        _ => {
+        other => {
             after.instantiated_vnf_info = outcome.instantiated_vnf_info.clone();
-            if let Some(v) = p.get("vimConnectionInfo").and_then(Value::as_object) {
+            if let Some(v) = other.vim_connection_info() {
                 merge_patch(&mut after.vim_connection_info, v);
             }
             (after, None)

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tacker_domain::ProblemDetails;
-use tacker_domain::lcm::LcmOperation;
+use tacker_domain::Failure;
+use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::OpContext;
-use tacker_domain::lcm::plan::{self, initial_counts_of};
+use tacker_domain::lcm::plan::initial_counts_of;
 use uuid::Uuid;
 
 use super::vim;
@@ -20,7 +20,6 @@ fn compute(vdu: &str) -> Value {
 /// The SOL003 GrantRequest for the operation.
 pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
     let op = &octx.op;
-    let p = &op.operation_params;
     let (mut add, mut remove, mut update) = (Vec::new(), Vec::new(), Vec::new());
     let vnfcs: Vec<(String, String)> = octx
         .instance
@@ -32,22 +31,18 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
                 .map(|r| (r.id.clone(), r.vdu_id.clone()))
         })
         .collect();
-    match op.operation {
-        LcmOperation::Instantiate => {
+    match &op.request {
+        OperationParams::Instantiate(_) => {
             for (vdu, n) in initial_counts_of(octx) {
                 add.extend((0..n).map(|_| compute(&vdu)));
             }
         }
-        LcmOperation::Scale => {
-            let aspect = p
-                .get("aspectId")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let steps = p.get("numberOfSteps").and_then(Value::as_u64).unwrap_or(1) as u32;
-            let out = p.get("type").and_then(Value::as_str) == Some("SCALE_OUT");
+        OperationParams::Scale(s) => {
+            let steps = s.number_of_steps;
+            let out = s.is_out();
             if let Some(f) = octx.vnfd.flavour(&octx.flavour_id) {
                 for v in &f.vdus {
-                    let Some(deltas) = v.scaling_deltas.get(aspect) else {
+                    let Some(deltas) = v.scaling_deltas.get(&s.aspect_id) else {
                         continue;
                     };
                     let per_step = deltas.values().next().copied().unwrap_or(1);
@@ -64,14 +59,13 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
                 }
             }
         }
-        LcmOperation::Terminate => {
+        OperationParams::Terminate(_) => {
             remove.extend(vnfcs.iter().map(|(id, vdu)| json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}})));
         }
-        LcmOperation::Heal => {
-            let wanted = plan::vnfc_instance_ids(p);
+        OperationParams::Heal(h) => {
             let info = octx.instance.instantiated_vnf_info.as_ref();
             for c in info.map(|i| i.vnfc_info.as_slice()).unwrap_or_default() {
-                if wanted.is_empty() || wanted.contains(&c.id) {
+                if h.is_whole_vnf() || h.vnfc_instance_id.contains(&c.id) {
                     update.push(json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": c.vdu_id, "resource": {"resourceId": c.vnfc_resource_info_id}}));
                 }
             }
@@ -91,8 +85,10 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
             "vnfInstance": {"href": format!("{base}/vnf_instances/{}", op.vnf_instance_id)},
         },
     });
-    if let Some(l) = p.get("instantiationLevelId") {
-        g["instantiationLevelId"] = l.clone();
+    if let OperationParams::Instantiate(r) = &op.request
+        && let Some(l) = &r.instantiation_level_id
+    {
+        g["instantiationLevelId"] = json!(l);
     }
     for (k, v) in [
         ("addResources", add),
@@ -107,7 +103,7 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
 }
 
 /// Obtains a grant for the operation (the `GrantRequest` and the answer).
-pub async fn obtain(ctx: &Ctx, octx: &OpContext) -> Result<Value, ProblemDetails> {
+pub async fn obtain(ctx: &Ctx, octx: &OpContext) -> Result<Value, Failure> {
     let req = request(ctx, octx);
     match &ctx.lcm.nfvo_grant_url {
         None => Ok(builtin(octx, &req)),
@@ -141,38 +137,42 @@ fn builtin(octx: &OpContext, req: &Value) -> Value {
     g
 }
 
-async fn external(ctx: &Ctx, base: &str, req: &Value) -> Result<Value, ProblemDetails> {
+/// The NFVO's answer: the grant (200, 201), undecided (202: `None`), or a refusal.
+fn decision(status: u16, body: Value) -> Option<Result<Value, Failure>> {
+    match status {
+        200 | 201 => Some(Ok(body)),
+        202 => None,
+        s => {
+            let why = body
+                .get("detail")
+                .and_then(Value::as_str)
+                .unwrap_or("no detail");
+            Some(Err(Failure::new(
+                403,
+                format!("the NFVO refused the grant (HTTP {s}): {why}"),
+            )))
+        }
+    }
+}
+
+async fn external(ctx: &Ctx, base: &str, req: &Value) -> Result<Value, Failure> {
     let url = format!("{}/grants", base.trim_end_matches('/'));
     let auth = ctx
         .lcm
         .nfvo_auth
         .as_ref()
         .map(|(u, p)| (u.as_str(), p.as_str()));
-    let unreachable =
-        |e: tacker_notify::Error| ProblemDetails::new(503, format!("NFVO unreachable: {e}"));
+    let unreachable = |e: tacker_notify::Error| Failure::new(503, format!("NFVO unreachable: {e}"));
     let (status, location, body) = ctx
         .notify
         .post_json(&url, auth, req)
         .await
         .map_err(unreachable)?;
-    match status {
-        201 | 200 => return Ok(body),
-        202 => {}
-        s => {
-            let why = body
-                .get("detail")
-                .and_then(Value::as_str)
-                .unwrap_or("no detail")
-                .to_owned();
-            return Err(ProblemDetails::new(
-                403,
-                format!("the NFVO refused the grant (HTTP {s}): {why}"),
-            ));
-        }
+    if let Some(decided) = decision(status, body) {
+        return decided;
     }
-    let poll = location.ok_or_else(|| {
-        ProblemDetails::new(502, "the NFVO answered 202 without a Location".to_owned())
-    })?;
+    let poll =
+        location.ok_or_else(|| Failure::new(502, "the NFVO answered 202 without a Location"))?;
     let poll = if poll.starts_with("http") {
         poll
     } else {
@@ -186,29 +186,14 @@ async fn external(ctx: &Ctx, base: &str, req: &Value) -> Result<Value, ProblemDe
             .get_json(&poll, auth)
             .await
             .map_err(unreachable)?;
-        match status {
-            200 | 201 => return Ok(body),
-            202 => {}
-            s => {
-                let why = body
-                    .get("detail")
-                    .and_then(Value::as_str)
-                    .unwrap_or("no detail")
-                    .to_owned();
-                return Err(ProblemDetails::new(
-                    403,
-                    format!("the NFVO refused the grant (HTTP {s}): {why}"),
-                ));
-            }
+        if let Some(decided) = decision(status, body) {
+            return decided;
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(ProblemDetails::new(
-                504,
-                format!(
-                    "the NFVO did not decide the grant within {:?}",
-                    ctx.lcm.grant_timeout
-                ),
-            ));
+            return Err(Failure::timeout(format!(
+                "the NFVO did not decide the grant within {:?}",
+                ctx.lcm.grant_timeout
+            )));
         }
     }
 }

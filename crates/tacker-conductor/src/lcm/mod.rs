@@ -14,14 +14,15 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tacker_db::op_occs::{self as ops, Runner, Transition};
 use tacker_db::{instances, packages};
-use tacker_domain::ProblemDetails;
-use tacker_domain::lcm::driver::{DriverError, InfraDriver, MgmtDriver, OpContext, Outcome};
-use tacker_domain::lcm::{LcmOperation, OpOcc, OperationState, VnfInstance};
+use tacker_domain::Failure;
+use tacker_domain::lcm::driver::{InfraDriver, MgmtDriver, OpContext, Outcome};
+use tacker_domain::lcm::request::ModifyRequest;
+use tacker_domain::lcm::{LcmOperation, OpOcc, OperationParams, OperationState, VnfInstance};
 use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
 use crate::Ctx;
-use crate::onboarding::ensure_cached;
+use crate::cache::ensure_cached;
 
 /// The Kubernetes VIM type of SOL003 (and Tacker's legacy spelling).
 pub const KUBERNETES: &str = "ETSINFV.KUBERNETES.V_1";
@@ -78,47 +79,40 @@ pub struct LcmSettings {
     pub drivers: Drivers,
 }
 
-impl Default for LcmSettings {
-    fn default() -> Self {
-        Self {
-            base: "http://127.0.0.1:9890/vnflcm/v2".into(),
-            nfvo_grant_url: None,
-            nfvo_auth: None,
-            grant_timeout: Duration::from_secs(60),
-            default_vim: None,
-            http_timeout: Duration::from_secs(10),
-            notification_max_backoff: Duration::from_secs(30),
-            sync_interval: Duration::ZERO,
-            drivers: Drivers::default(),
-        }
+impl LcmSettings {
+    /// The `[lcm]` settings of `cfg`, with `drivers` (wired by the caller).
+    pub fn from_config(cfg: &tacker_config::Config, drivers: Drivers) -> crate::Result<Self> {
+        let l = &cfg.lcm;
+        let default_vim =
+            if l.default_vim.is_empty() {
+                None
+            } else {
+                Some(serde_json::from_str(&l.default_vim).map_err(|e| {
+                    crate::Error::Config(format!("lcm.default_vim is not JSON: {e}"))
+                })?)
+            };
+        Ok(Self {
+            base: format!("{}/vnflcm/v2", cfg.public_base_url()),
+            nfvo_grant_url: Some(l.nfvo_grant_url.clone()).filter(|u| !u.is_empty()),
+            nfvo_auth: Some((l.nfvo_user.clone(), l.nfvo_password.clone()))
+                .filter(|(u, _)| !u.is_empty()),
+            grant_timeout: l.grant_timeout,
+            default_vim,
+            http_timeout: l.http_timeout,
+            notification_max_backoff: l.notification_max_backoff,
+            sync_interval: l.sync_interval,
+            drivers,
+        })
     }
 }
 
-/// Why a run stopped early.
-enum Stop {
-    /// Fail with this problem.
-    Failed(ProblemDetails),
-    /// Someone else runs (or ended) it.
-    NotMine,
-}
-
-impl From<DriverError> for Stop {
-    fn from(e: DriverError) -> Self {
-        Stop::Failed(e.problem())
-    }
-}
-
-fn internal(e: impl std::fmt::Display) -> Stop {
-    Stop::Failed(ProblemDetails::new(500, e.to_string()))
+fn internal(e: impl std::fmt::Display) -> Failure {
+    Failure::internal(e.to_string())
 }
 
 /// Runs occurrence `id` from the state it is in (the `RunLcmOp` cast).
-pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), String> {
-    let op = ctx
-        .db
-        .run(move |c| ops::get(c, id))
-        .await
-        .map_err(|e| e.to_string())?;
+pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> crate::Result<()> {
+    let op = ctx.db.run(move |c| ops::get(c, id)).await?;
     let Some(op) = op else {
         tracing::warn!(op_occ_id = %id, "no such operation occurrence; ignored");
         return Ok(());
@@ -137,8 +131,7 @@ pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), String> {
 }
 
 async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
-    let base = ctx.lcm.base.clone();
-    match ctx.db.run(move |c| ops::transition(c, id, &t, &base)).await {
+    match ctx.db.run(move |c| ops::transition(c, id, &t)).await {
         Ok(Some(op)) => {
             if matches!(
                 op.state,
@@ -182,9 +175,11 @@ async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
         return;
     }
     match forward_steps(ctx, op).await {
-        Ok(()) | Err(Stop::NotMine) => {}
-        Err(Stop::Failed(problem)) => {
-            tracing::warn!(op_occ_id = %id, detail = %problem.detail, "operation failed");
+        Ok(()) => {}
+        Err(f) if f.is_superseded() => {}
+        Err(f) => {
+            tracing::warn!(op_occ_id = %id, detail = %f.detail, kind = f.metric_label(), "operation failed");
+            let problem = f.problem();
             // Before PROCESSING nothing was done: the occurrence is rolled back.
             let before = Transition {
                 from: vec![OperationState::Starting],
@@ -212,55 +207,35 @@ async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
 async fn context(
     ctx: &Arc<Ctx>,
     op: &OpOcc,
-) -> Result<(VnfInstance, PackageModel, OpContext), Stop> {
+) -> Result<(VnfInstance, PackageModel, OpContext), Failure> {
     let iid = op.vnf_instance_id;
     let instance = ctx
         .db
         .run(move |c| instances::get(c, iid))
         .await
         .map_err(internal)?
-        .ok_or_else(|| {
-            Stop::Failed(ProblemDetails::new(
-                404,
-                format!("VNF instance {iid} no longer exists"),
-            ))
-        })?;
+        .ok_or_else(|| Failure::not_found(format!("VNF instance {iid} no longer exists")))?;
     let pkg = instance.vnf_pkg_id;
     let model = ctx
         .db
         .run(move |c| packages::model(c, pkg))
         .await
         .map_err(internal)?
-        .ok_or_else(|| {
-            Stop::Failed(ProblemDetails::new(
-                422,
-                format!("VNF package {pkg} has no VNFD"),
-            ))
-        })?;
+        .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no VNFD")))?;
     let digest = ctx
         .db
         .run(move |c| packages::content_digest(c, pkg))
         .await
         .map_err(internal)?
-        .ok_or_else(|| {
-            Stop::Failed(ProblemDetails::new(
-                422,
-                format!("VNF package {pkg} has no content"),
-            ))
-        })?;
+        .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no content")))?;
     ensure_cached(ctx, pkg, &digest).await.map_err(|e| {
-        Stop::Failed(ProblemDetails::new(
-            500,
-            format!("conductor {} cannot cache the package: {e}", ctx.id),
+        Failure::internal(format!(
+            "conductor {} cannot cache the package: {e}",
+            ctx.id
         ))
     })?;
-    let flavour_id = match op.operation {
-        LcmOperation::Instantiate => op
-            .operation_params
-            .get("flavourId")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
+    let flavour_id = match &op.request {
+        OperationParams::Instantiate(r) => r.flavour_id.clone(),
         _ => instance
             .instantiated_vnf_info
             .as_ref()
@@ -281,11 +256,11 @@ async fn context(
     Ok((instance, model, octx))
 }
 
-async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Stop> {
+async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
     let id = op.id;
     let (instance, _model, mut octx) = context(ctx, &op).await?;
     if op.state == OperationState::Starting {
-        let grant = grant::obtain(ctx, &octx).await.map_err(Stop::Failed)?;
+        let grant = grant::obtain(ctx, &octx).await?;
         let grant_id = grant.get("id").and_then(Value::as_str).map(str::to_owned);
         if octx.vim.is_none() {
             octx.vim = vim::from_grant(&grant);
@@ -298,7 +273,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Stop> {
             runner: Runner::Set(ctx.id.clone()),
             ..Default::default()
         };
-        let op = end(ctx, id, t).await.ok_or(Stop::NotMine)?;
+        let op = end(ctx, id, t).await.ok_or_else(Failure::superseded)?;
         octx.op = op;
     }
     hook(ctx, &octx, "start").await?;
@@ -316,10 +291,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Stop> {
             LcmOperation::Heal => driver.heal(&octx).await?,
             LcmOperation::ChangeExtConn => driver.change_ext_conn(&octx).await?,
             other => {
-                return Err(Stop::Failed(ProblemDetails::new(
-                    422,
-                    format!("{other} is not supported"),
-                )));
+                return Err(Failure::unprocessable(format!("{other} is not supported")));
             }
         }
     };
@@ -335,29 +307,25 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Stop> {
         release: true,
         ..Default::default()
     };
-    end(ctx, id, t).await.ok_or(Stop::NotMine)?;
+    end(ctx, id, t).await.ok_or_else(Failure::superseded)?;
     tracing::info!(op_occ_id = %id, operation = %octx.op.operation, "COMPLETED");
     Ok(())
 }
 
-fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Stop> {
+fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Failure> {
     let vim = octx.vim.as_ref().ok_or_else(|| {
-        Stop::Failed(ProblemDetails::new(
-            422,
-            "no VIM: the request, the instance, the grant and lcm.default_vim name none".to_owned(),
-        ))
+        Failure::unprocessable(
+            "no VIM: the request, the instance, the grant and lcm.default_vim name none",
+        )
     })?;
     let t = vim_type(&vim.vim_type);
     ctx.lcm.drivers.infra.get(&t).cloned().ok_or_else(|| {
-        Stop::Failed(ProblemDetails::new(
-            422,
-            format!("no infra driver for VIM type {}", vim.vim_type),
-        ))
+        Failure::unprocessable(format!("no infra driver for VIM type {}", vim.vim_type))
     })
 }
 
 /// Runs the `<operation>_<phase>` hook of the flavour, if the VNFD defines one.
-async fn hook(ctx: &Ctx, octx: &OpContext, phase: &str) -> Result<(), Stop> {
+async fn hook(ctx: &Ctx, octx: &OpContext, phase: &str) -> Result<(), Failure> {
     let name = format!("{}_{phase}", octx.op.operation.hook_prefix());
     let Some(flavour) = octx.vnfd.flavour(&octx.flavour_id) else {
         return Ok(());
@@ -378,7 +346,7 @@ async fn hook(ctx: &Ctx, octx: &OpContext, phase: &str) -> Result<(), Stop> {
     match driver {
         Some(d) => {
             tracing::info!(op_occ_id = %octx.op.id, hook = %name, artifact = %key, "running management driver");
-            d.run_hook(&name, octx).await.map_err(Stop::from)
+            d.run_hook(&name, octx).await.map_err(Failure::from)
         }
         None => {
             // Code shipped in a package is never executed here.
@@ -415,7 +383,7 @@ async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
         } else {
             tacker_domain::lcm::InstantiationState::NotInstantiated
         };
-        Ok::<_, Stop>((after, outcome))
+        Ok::<_, Failure>((after, outcome))
     }
     .await;
     let t = match result {
@@ -428,11 +396,11 @@ async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
             release: true,
             ..Default::default()
         },
-        Err(Stop::NotMine) => return,
-        Err(Stop::Failed(problem)) => Transition {
+        Err(f) if f.is_superseded() => return,
+        Err(f) => Transition {
             from: vec![OperationState::RollingBack],
             to: Some(OperationState::FailedTemp),
-            error: Some(Some(problem)),
+            error: Some(Some(f.problem())),
             runner: Runner::Clear,
             ..Default::default()
         },
@@ -441,40 +409,27 @@ async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
 }
 
 /// Reconciles an instance's stored VNFCs with its VIM; whether anything changed.
-pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, String> {
+pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, Failure> {
     let instance = ctx
         .db
         .run(move |c| instances::get(c, instance_id))
         .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("VNF instance {instance_id} not found"))?;
+        .map_err(internal)?
+        .ok_or_else(|| Failure::not_found(format!("VNF instance {instance_id} not found")))?;
     let Some(info) = instance.instantiated_vnf_info.clone() else {
         return Ok(false);
     };
-    let fake = OpOcc {
-        id: Uuid::nil(),
-        vnf_instance_id: instance_id,
-        operation: LcmOperation::ModifyInfo,
-        state: OperationState::Processing,
-        state_entered_time: chrono::Utc::now(),
-        start_time: chrono::Utc::now(),
-        operation_params: json!({}),
-        error: None,
-        resource_changes: None,
-        changed_info: None,
-        changed_ext_connectivity: None,
-        grant_id: None,
-        conductor_id: None,
-    };
-    let (_, _, octx) = context(ctx, &fake).await.map_err(|s| match s {
-        Stop::Failed(p) => p.detail,
-        Stop::NotMine => "not mine".into(),
-    })?;
-    let driver = infra(ctx, &octx).map_err(|s| match s {
-        Stop::Failed(p) => p.detail,
-        Stop::NotMine => "not mine".into(),
-    })?;
-    let Some(now) = driver.sync(&octx).await.map_err(|e| e.detail)? else {
+    // Syncing is no operation: the drivers get a context without a request.
+    let none = OpOcc::new(
+        Uuid::nil(),
+        instance_id,
+        OperationState::Processing,
+        OperationParams::ModifyInfo(ModifyRequest::default()),
+        json!({}),
+    );
+    let (_, _, octx) = context(ctx, &none).await?;
+    let driver = infra(ctx, &octx)?;
+    let Some(now) = driver.sync(&octx).await? else {
         return Ok(false);
     };
     if now == info {
@@ -484,6 +439,6 @@ pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, St
         .db
         .run(move |c| instances::store_synced(c, instance_id, &now))
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(internal)?;
     Ok(stored)
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tacker_domain::lcm::driver::{DriverError, InfraDriver, MgmtDriver, OpContext, Outcome};
 use tacker_domain::lcm::{
-    InstantiatedVnfInfo, LcmOperation, ResourceHandle, VnfcInfo, VnfcResourceInfo,
+    InstantiatedVnfInfo, LcmOperation, OperationParams, ResourceHandle, VnfcInfo, VnfcResourceInfo,
 };
 use uuid::Uuid;
 
@@ -28,8 +28,9 @@ pub struct SimDriver {
 
 fn sim_params(octx: &OpContext) -> Value {
     octx.op
-        .operation_params
-        .pointer("/additionalParams/sim")
+        .request
+        .additional_params()
+        .get("sim")
         .cloned()
         .or_else(|| octx.instance.extensions.get("sim").cloned())
         .unwrap_or(Value::Null)
@@ -128,8 +129,10 @@ impl InfraDriver for SimDriver {
             vnfc_info: Vec::new(),
             other: Map::new(),
         };
-        if let Some(f) = octx.vnfd.flavour(&octx.flavour_id) {
-            let level = plan::level(f, &octx.op.operation_params);
+        if let (Some(f), OperationParams::Instantiate(req)) =
+            (octx.vnfd.flavour(&octx.flavour_id), &octx.op.request)
+        {
+            let level = plan::level(f, req);
             let (status, max) = plan::initial_scale(&octx.vnfd.vnfd_id, f, level.as_deref());
             info.scale_status = status;
             info.max_scale_levels = max;
@@ -174,8 +177,11 @@ impl InfraDriver for SimDriver {
             .vnfd
             .flavour(&octx.flavour_id)
             .ok_or_else(|| DriverError::new(422, "flavour gone"))?;
-        let step = plan::checked_scale_step(flavour, &info, &octx.op.operation_params)
-            .map_err(|e| DriverError::new(400, e))?;
+        let OperationParams::Scale(req) = &octx.op.request else {
+            return Err(DriverError::new(400, "not a scale request"));
+        };
+        let step =
+            plan::checked_scale_step(flavour, &info, req).map_err(|e| DriverError::new(400, e))?;
         let mut list = Vec::new();
         for (vdu, delta) in &step.deltas {
             if *delta > 0 {
@@ -220,12 +226,14 @@ impl InfraDriver for SimDriver {
             .instantiated_vnf_info
             .clone()
             .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
-        let wanted = plan::vnfc_instance_ids(&octx.op.operation_params);
+        let OperationParams::Heal(req) = &octx.op.request else {
+            return Err(DriverError::new(400, "not a heal request"));
+        };
         let mut list = Vec::new();
         let healed: Vec<VnfcInfo> = info
             .vnfc_info
             .iter()
-            .filter(|c| wanted.is_empty() || wanted.contains(&c.id))
+            .filter(|c| req.is_whole_vnf() || req.vnfc_instance_id.contains(&c.id))
             .cloned()
             .collect();
         for c in healed {
@@ -257,9 +265,11 @@ impl InfraDriver for SimDriver {
             .instantiated_vnf_info
             .clone()
             .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
-        if let Some(links) = octx.op.operation_params.get("extVirtualLinks") {
-            info.other
-                .insert("extVirtualLinkInfo".into(), links.clone());
+        if let OperationParams::ChangeExtConn(req) = &octx.op.request {
+            info.other.insert(
+                "extVirtualLinkInfo".into(),
+                Value::Array(req.ext_virtual_links.clone()),
+            );
         }
         Ok(Outcome {
             instantiated_vnf_info: Some(info),

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use tacker_domain::lcm::driver::VimConnection;
-use tacker_domain::lcm::{LcmOperation, OpOcc, VnfInstance};
+use tacker_domain::lcm::{OpOcc, OperationParams, VnfInstance};
 
 use super::LcmSettings;
 
@@ -14,12 +14,10 @@ fn first(map: Option<&serde_json::Map<String, Value>>) -> Option<VimConnection> 
 /// The request's VIM (instantiate, change_ext_conn), else the instance's, else the
 /// configured default.
 pub fn select(lcm: &LcmSettings, op: &OpOcc, instance: &VnfInstance) -> Option<VimConnection> {
-    let from_request = match op.operation {
-        LcmOperation::Instantiate | LcmOperation::ChangeExtConn => first(
-            op.operation_params
-                .get("vimConnectionInfo")
-                .and_then(Value::as_object),
-        ),
+    let from_request = match op.request {
+        OperationParams::Instantiate(_) | OperationParams::ChangeExtConn(_) => {
+            first(op.request.vim_connection_info())
+        }
         _ => None,
     };
     from_request

@@ -3,122 +3,32 @@
 
 pub mod uri;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tacker_db::{conductors, packages};
-use tacker_domain::ProblemDetails;
+use tacker_domain::Failure;
+use tacker_domain::package::OnboardingState;
 use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone, PrefetchCsar};
 use tacker_storage::PackageStore;
 use uuid::Uuid;
 
 use crate::Ctx;
+use crate::cache::{ensure_cached, settle_fill};
 
-/// Why a coordination stopped.
-pub enum Stop {
-    /// The package failed: record this and clean up.
-    Failed(ProblemDetails),
-    /// Someone else already ended this onboarding: nothing to do.
-    Lost,
+fn internal(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Failure {
+    Failure::internal(format!("conductor {}: {what}: {e}", ctx.id))
 }
 
-impl From<ProblemDetails> for Stop {
-    fn from(p: ProblemDetails) -> Self {
-        Stop::Failed(p)
-    }
-}
-
-fn internal(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Stop {
-    Stop::Failed(ProblemDetails::new(
-        500,
-        format!("conductor {}: {what}: {e}", ctx.id),
-    ))
-}
-
-/// Files larger than this stay inside the cached `package.zip` (software images are
-/// read in place there, by their entry location) instead of being extracted too.
-pub const EXTRACT_MAX: u64 = 32 * 1024 * 1024;
-
-/// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks);
-/// files over [`EXTRACT_MAX`] stay in the zip.
-pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
-    let file = std::fs::File::open(zip).map_err(|e| e.to_string())?;
-    let limits = tacker_csar::Limits::default();
-    let mut archive =
-        tacker_csar::Archive::open(std::io::BufReader::new(file), &limits).map_err(|problems| {
-            problems
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
-    archive
-        .extract_up_to(dest, EXTRACT_MAX)
-        .map(|_| ())
-        .map_err(|p| p.to_string())
-}
-
-/// A cache fill in flight, awaited by everyone who needs the package.
-pub type Fill = futures::future::Shared<futures::future::BoxFuture<'static, Result<(), String>>>;
-
-/// Makes sure this conductor's cache holds package `id` with this content digest; joins
-/// a fill already in flight for it instead of starting a second one.
-pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), String> {
-    use futures::FutureExt;
-    let id_text = id.to_string();
-    if ctx.cache.holds(&id_text, digest) {
-        return Ok(());
-    }
-    let fill = {
-        let mut fills = ctx
-            .fills
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        fills
-            .entry(id_text.clone())
-            .or_insert_with(|| {
-                let (cache, store, digest, id) = (
-                    ctx.cache.clone(),
-                    ctx.store.clone(),
-                    digest.to_owned(),
-                    id_text.clone(),
-                );
-                async move {
-                    let key = PackageStore::package_key(&id);
-                    cache
-                        .fill(&id, &store, &key, &digest, extract)
-                        .await
-                        .map_err(|e| e.to_string())
-                }
-                .boxed()
-                .shared()
-            })
-            .clone()
-    };
-    let result = fill.await;
-    ctx.fills
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .remove(&id_text);
-    match result {
-        Ok(()) if ctx.cache.holds(&id_text, digest) => Ok(()),
-        Ok(()) => Err("the cached copy does not have the expected digest".into()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Waits for a fill of package `id` in flight, if any, so a removal that follows wins.
-pub async fn settle_fill(ctx: &Ctx, id: &str) {
-    let fill = ctx
-        .fills
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(id)
-        .cloned();
-    if let Some(f) = fill {
-        let _ = f.await;
-    }
+/// Takes an UPLOADING package as this conductor's, moving it to `to` (UPLOADING while
+/// this conductor fetches it, PROCESSING to coordinate); `false` when it is no longer
+/// UPLOADING (a redelivery, or it moved on).
+pub async fn claim(ctx: &Ctx, id: Uuid, to: OnboardingState) -> crate::Result<bool> {
+    let me = ctx.id.clone();
+    Ok(ctx
+        .db
+        .run(move |c| packages::claim(c, id, &me, OnboardingState::Uploading, to))
+        .await?)
 }
 
 /// Coordinates the onboarding of `id`, now PROCESSING under this conductor: cache it
@@ -131,22 +41,24 @@ pub async fn coordinate(ctx: &Arc<Ctx>, id: Uuid) {
             ctx.metrics.onboarded(true, started.elapsed());
             tracing::info!(package_id = %id, "ONBOARDED");
         }
-        Err(Stop::Failed(problem)) => {
-            ctx.metrics.onboarded(false, started.elapsed());
-            tracing::warn!(package_id = %id, detail = %problem.detail, "onboarding failed");
-            fail(ctx, id, problem).await;
+        Err(f) if f.is_superseded() => {
+            tracing::info!(package_id = %id, "onboarding ended elsewhere")
         }
-        Err(Stop::Lost) => tracing::info!(package_id = %id, "onboarding ended elsewhere"),
+        Err(f) => {
+            ctx.metrics.onboarded(false, started.elapsed());
+            tracing::warn!(package_id = %id, detail = %f.detail, "onboarding failed");
+            fail(ctx, id, &f).await;
+        }
     }
 }
 
-async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
+async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
     let stored = ctx
         .db
         .run(move |c| packages::get(c, id))
         .await
         .map_err(|e| internal(ctx, "reading the package", e))?
-        .ok_or(Stop::Lost)?;
+        .ok_or_else(Failure::superseded)?;
     let sha512 = stored
         .package
         .checksum
@@ -172,9 +84,9 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         tracing::debug!(package_id = %id, error = %e, "prefetch fanout failed; conductors fetch on DownloadCsar");
     }
     ensure_cached(ctx, id, &digest).await.map_err(|e| {
-        Stop::Failed(ProblemDetails::new(
-            500,
-            format!("conductor {} could not cache the package: {e}", ctx.id),
+        Failure::internal(format!(
+            "conductor {} could not cache the package: {e}",
+            ctx.id
         ))
     })?;
     let path = ctx.cache.csar_path(&id.to_string());
@@ -188,13 +100,10 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         Ok(v) => v.model,
         Err(tacker_csar::Error::Invalid(problems)) => {
             let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            return Err(Stop::Failed(ProblemDetails::new(
-                422,
-                format!(
-                    "the package is invalid ({} problem(s)): {}",
-                    list.len(),
-                    list.join("; ")
-                ),
+            return Err(Failure::unprocessable(format!(
+                "the package is invalid ({} problem(s)): {}",
+                list.len(),
+                list.join("; ")
             )));
         }
         Err(e) => return Err(internal(ctx, "reading the cached package", e)),
@@ -209,14 +118,11 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         .map_err(|e| internal(ctx, "recording the VNFD", e))?;
     match stored {
         packages::StoreModel::Stored => {}
-        packages::StoreModel::Lost => return Err(Stop::Lost),
+        packages::StoreModel::Lost => return Err(Failure::superseded()),
         packages::StoreModel::DuplicateVnfdId(other) => {
-            return Err(Stop::Failed(ProblemDetails::new(
-                409,
-                format!(
-                    "vnfdId {} is already used by VNF package {other}",
-                    model.vnfd.vnfd_id
-                ),
+            return Err(Failure::conflict(format!(
+                "vnfdId {} is already used by VNF package {other}",
+                model.vnfd.vnfd_id
             )));
         }
     }
@@ -257,15 +163,12 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         })
         .collect();
     if !failures.is_empty() {
-        return Err(Stop::Failed(ProblemDetails::new(500, failures.join("; "))));
+        return Err(Failure::internal(failures.join("; ")));
     }
     if !g.missing.is_empty() {
-        return Err(Stop::Failed(ProblemDetails::new(
-            504,
-            format!(
-                "conductor(s) {} did not confirm caching the package within {timeout:?}",
-                g.missing.join(", ")
-            ),
+        return Err(Failure::timeout(format!(
+            "conductor(s) {} did not confirm caching the package within {timeout:?}",
+            g.missing.join(", ")
         )));
     }
     let n = i32::try_from(live.len()).unwrap_or(i32::MAX);
@@ -275,9 +178,8 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
         .await
         .map_err(|e| internal(ctx, "recording ONBOARDED", e))?;
     if !done {
-        return Err(Stop::Failed(ProblemDetails::new(
-            500,
-            format!("the download counter does not match the {n} live conductor(s) that confirmed"),
+        return Err(Failure::internal(format!(
+            "the download counter does not match the {n} live conductor(s) that confirmed"
         )));
     }
     Ok(())
@@ -285,8 +187,9 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Stop> {
 
 /// The failure path: the content leaves storage and every cache, then the package
 /// returns to CREATED with `problem` as its failure details.
-pub async fn fail(ctx: &Ctx, id: Uuid, problem: ProblemDetails) {
+pub async fn fail(ctx: &Ctx, id: Uuid, failure: &Failure) {
     purge(ctx, id).await;
+    let problem = failure.problem();
     match ctx
         .db
         .run(move |c| packages::fail_onboarding(c, id, &problem))
@@ -300,24 +203,9 @@ pub async fn fail(ctx: &Ctx, id: Uuid, problem: ProblemDetails) {
     }
 }
 
-/// Removes a package's content from storage and from every live conductor's cache.
-pub async fn purge(ctx: &Ctx, id: Uuid) {
+/// Asks `members` to drop package `id` from their caches.
+async fn drop_caches(ctx: &Ctx, id: Uuid, members: &[String]) {
     let id_text = id.to_string();
-    if let Err(e) = ctx.store.delete(&PackageStore::package_key(&id_text)).await {
-        tracing::warn!(package_id = %id, error = %e, "could not delete the stored package");
-    }
-    let dead_after = ctx.dead_after;
-    let members: Vec<String> = match ctx.db.run(conductors::list).await {
-        Ok(all) => {
-            let now = chrono::Utc::now();
-            let age = chrono::Duration::from_std(dead_after).unwrap_or(chrono::Duration::MAX);
-            all.into_iter()
-                .filter(|c| now - c.last_heartbeat < age)
-                .map(|c| c.id)
-                .collect()
-        }
-        Err(_) => Vec::new(),
-    };
     let msg = DropCache {
         package_id: id_text.clone(),
     };
@@ -325,7 +213,7 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
         .bus
         .scatter_gather::<DropCache, DropCacheDone>(
             &msg,
-            &members,
+            members,
             &[("package_id", &id_text)],
             Duration::from_secs(10),
         )
@@ -337,6 +225,24 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
         }
         Err(e) => {
             tracing::warn!(package_id = %id, error = %e, "could not ask the caches to drop the package")
+        }
+    }
+}
+
+/// Removes a package's content from storage and from every live conductor's cache.
+pub async fn purge(ctx: &Ctx, id: Uuid) {
+    let id_text = id.to_string();
+    if let Err(e) = ctx.store.delete(&PackageStore::package_key(&id_text)).await {
+        tracing::warn!(package_id = %id, error = %e, "could not delete the stored package");
+    }
+    let dead_after = ctx.dead_after;
+    match ctx.db.run(move |c| conductors::alive(c, dead_after)).await {
+        Ok(alive) => {
+            let members: Vec<String> = alive.into_iter().map(|c| c.id).collect();
+            drop_caches(ctx, id, &members).await;
+        }
+        Err(e) => {
+            tracing::warn!(package_id = %id, error = %e, "cannot read the conductors; their caches drop the package at their next sync")
         }
     }
     settle_fill(ctx, &id_text).await;

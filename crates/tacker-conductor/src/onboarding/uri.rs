@@ -5,8 +5,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures::{Stream, StreamExt};
-use tacker_domain::ProblemDetails;
+use futures::Stream;
+use tacker_domain::Failure;
 use tacker_domain::uri_guard;
 
 use crate::OnboardingSettings;
@@ -19,8 +19,8 @@ pub async fn open(
     address: &str,
     user: &str,
     password: &str,
-) -> Result<impl Stream<Item = Result<Bytes, String>> + Unpin + use<>, ProblemDetails> {
-    let bad = |status: u16, m: String| ProblemDetails::new(status, m);
+) -> Result<impl Stream<Item = Result<Bytes, reqwest::Error>> + Unpin + use<>, Failure> {
+    let bad = |status: u16, m: String| Failure::new(status, m);
     let mut url =
         url::Url::parse(address).map_err(|e| bad(400, format!("invalid package URI: {e}")))?;
     let origin = url.host_str().map(str::to_owned);
@@ -99,7 +99,7 @@ pub async fn open(
                 ),
             ));
         }
-        return Ok(resp.bytes_stream().map(|c| c.map_err(|e| e.to_string())));
+        return Ok(resp.bytes_stream());
     }
     Err(bad(502, format!("more than {MAX_REDIRECTS} redirects")))
 }

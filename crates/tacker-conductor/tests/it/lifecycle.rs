@@ -1,5 +1,6 @@
 use std::time::Duration;
 
+use tacker_conductor::lcm::{Drivers, LcmSettings};
 use tacker_conductor::{Conductor, Settings};
 use tacker_db::{Db, conductors};
 use tacker_domain::conductor::ConductorState;
@@ -28,18 +29,15 @@ fn env(tdb: TestDb, bus_url: &str) -> Env {
 }
 
 async fn start(e: &Env, id: &str, health: Option<std::net::TcpListener>) -> Conductor {
-    let settings = Settings {
-        id: id.into(),
-        host: "test-host".into(),
-        cache_dir: e.dir.path().join("cache").join(id),
-        heartbeat_interval: Duration::from_millis(200),
-        dead_after: Duration::from_secs(1),
-        prefetch: 4,
-        shutdown_timeout: Duration::from_secs(5),
-        health_listener: health,
-        onboarding: Default::default(),
-        lcm: Default::default(),
-    };
+    let mut cfg = tacker_config::Config::defaults().unwrap();
+    cfg.conductor.cache_dir = e.dir.path().join("cache").join(id).display().to_string();
+    cfg.conductor.heartbeat_interval = Duration::from_millis(200);
+    cfg.conductor.dead_after = Duration::from_secs(1);
+    cfg.conductor.shutdown_timeout = Duration::from_secs(5);
+    cfg.bus.prefetch = 4;
+    let lcm = LcmSettings::from_config(&cfg, Drivers::default()).unwrap();
+    let mut settings = Settings::from_config(&cfg, id.into(), health, lcm).unwrap();
+    settings.host = "test-host".into();
     let bus = Bus::connect(&e.bus_opts, id).await.unwrap();
     Conductor::start(settings, e.db.clone(), bus, e.store.clone())
         .await

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use super::instance::{InstantiatedVnfInfo, VnfInstance};
 use super::op::OpOcc;
-use crate::ProblemDetails;
 use crate::vnfd::Vnfd;
+use crate::{Failure, ProblemDetails};
 
 /// One VIM connection, credentials included (only drivers see them).
 #[derive(Clone, PartialEq)]
@@ -85,12 +85,14 @@ pub struct Outcome {
     pub resource_changes: Map<String, Value>,
 }
 
-/// A driver failure: becomes the occurrence's `error`.
+/// A driver failure: becomes the occurrence's `error` (through [`Failure`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{detail}")]
 pub struct DriverError {
     /// HTTP-like status for the ProblemDetails.
     pub status: u16,
+    /// A title other than the status' reason phrase.
+    pub title: Option<String>,
     /// What went wrong.
     pub detail: String,
 }
@@ -100,13 +102,30 @@ impl DriverError {
     pub fn new(status: u16, detail: impl Into<String>) -> Self {
         Self {
             status,
+            title: None,
             detail: detail.into(),
         }
     }
 
+    /// The same failure under another title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
     /// The ProblemDetails recorded on the occurrence.
     pub fn problem(&self) -> ProblemDetails {
-        ProblemDetails::new(self.status, self.detail.clone())
+        Failure::from(self.clone()).problem()
+    }
+}
+
+impl From<DriverError> for Failure {
+    fn from(e: DriverError) -> Self {
+        let f = Failure::new(e.status, e.detail);
+        match e.title {
+            Some(t) => f.with_title(t),
+            None => f,
+        }
     }
 }
 

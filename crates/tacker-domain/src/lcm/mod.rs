@@ -7,6 +7,7 @@ mod instance;
 mod notification;
 mod op;
 pub mod plan;
+pub mod request;
 mod subscription;
 
 pub use instance::{
@@ -14,6 +15,7 @@ pub use instance::{
     VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance, VnfcInfo, VnfcResourceInfo,
     redact_vim_connection_info,
 };
-pub use notification::{NotificationKind, identifier_notification, op_notification};
+pub use notification::{Notification, NotificationKind, OpFacts};
 pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};
+pub use request::OperationParams;
 pub use subscription::{InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter};

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
+use super::request::OperationParams;
 use crate::ProblemDetails;
 
 crate::text_enum! {
@@ -109,8 +110,10 @@ pub struct OpOcc {
     pub state_entered_time: DateTime<Utc>,
     /// When it started.
     pub start_time: DateTime<Utc>,
-    /// The request body.
+    /// The request body as received (answered as `operationParams`).
     pub operation_params: Value,
+    /// The request, typed (what the engine and the drivers read).
+    pub request: OperationParams,
     /// Why it failed.
     pub error: Option<ProblemDetails>,
     /// `resourceChanges`.
@@ -126,6 +129,34 @@ pub struct OpOcc {
 }
 
 impl OpOcc {
+    /// An occurrence of `request` (received as `operation_params`) entering `state`
+    /// now, with nothing recorded yet.
+    pub fn new(
+        id: Uuid,
+        vnf_instance_id: Uuid,
+        state: OperationState,
+        request: OperationParams,
+        operation_params: Value,
+    ) -> Self {
+        let now = Utc::now();
+        Self {
+            id,
+            vnf_instance_id,
+            operation: request.operation(),
+            state,
+            state_entered_time: now,
+            start_time: now,
+            operation_params,
+            request,
+            error: None,
+            resource_changes: None,
+            changed_info: None,
+            changed_ext_connectivity: None,
+            grant_id: None,
+            conductor_id: None,
+        }
+    }
+
     /// The `VnfLcmOpOcc` body, links under `base` (e.g. `http://h/vnflcm/v2`).
     pub fn to_json(&self, base: &str) -> Value {
         let me = format!("{base}/vnf_lcm_op_occs/{}", self.id);

@@ -2,18 +2,15 @@
 //! instantiation, scale levels, and the effect of a scale request (with its limits).
 //! Pure, shared by the API (early 400s) and every infra driver.
 
-use serde_json::Value;
-
 use super::driver::OpContext;
 use super::instance::{InstantiatedVnfInfo, ScaleInfo};
+use super::request::{InstantiateRequest, OperationParams, ScaleRequest};
 use crate::vnfd::Flavour;
 
 /// The instantiation level an instantiate request asks for (else the flavour default).
-pub fn level(flavour: &Flavour, params: &Value) -> Option<String> {
-    params
-        .get("instantiationLevelId")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+pub fn level(flavour: &Flavour, req: &InstantiateRequest) -> Option<String> {
+    req.instantiation_level_id
+        .clone()
         .or_else(|| flavour.default_instantiation_level.clone())
 }
 
@@ -33,12 +30,14 @@ pub fn initial_counts(flavour: &Flavour, level: Option<&str>) -> Vec<(String, u3
         .collect()
 }
 
-/// [`initial_counts`] for the operation in `octx`.
+/// [`initial_counts`] for the instantiation in `octx` (empty for other operations).
 pub fn initial_counts_of(octx: &OpContext) -> Vec<(String, u32)> {
-    let Some(f) = octx.vnfd.flavour(&octx.flavour_id) else {
+    let (Some(f), OperationParams::Instantiate(req)) =
+        (octx.vnfd.flavour(&octx.flavour_id), &octx.op.request)
+    else {
         return Vec::new();
     };
-    initial_counts(f, level(f, &octx.op.operation_params).as_deref())
+    initial_counts(f, level(f, req).as_deref())
 }
 
 /// `scaleStatus` and `maxScaleLevels` right after instantiation at `level`.
@@ -81,28 +80,21 @@ pub struct ScaleStep {
     pub deltas: Vec<(String, i64)>,
 }
 
-/// Reads a scale request (`type`, `aspectId`, `numberOfSteps`) against the flavour and
-/// the instance's levels; refuses to go beyond the aspect's maximum or below zero.
+/// Reads a scale request against the flavour and the instance's levels; refuses to go
+/// beyond the aspect's maximum or below zero.
 pub fn scale_step(
     flavour: &Flavour,
     info: &InstantiatedVnfInfo,
-    params: &Value,
+    req: &ScaleRequest,
 ) -> Result<ScaleStep, String> {
-    let aspect = params
-        .get("aspectId")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let aspect = req.aspect_id.as_str();
     let a = flavour
         .scaling_aspects
         .iter()
         .find(|a| a.id == aspect)
         .ok_or_else(|| format!("aspectId {aspect:?} is not a scaling aspect of the flavour"))?;
-    let steps = params
-        .get("numberOfSteps")
-        .and_then(Value::as_u64)
-        .unwrap_or(1)
-        .min(u64::from(u32::MAX)) as u32;
-    let out = params.get("type").and_then(Value::as_str) == Some("SCALE_OUT");
+    let steps = req.number_of_steps;
+    let out = req.is_out();
     let from = info
         .scale_status
         .iter()
@@ -150,9 +142,9 @@ pub fn scale_step(
 pub fn checked_scale_step(
     flavour: &Flavour,
     info: &InstantiatedVnfInfo,
-    params: &Value,
+    req: &ScaleRequest,
 ) -> Result<ScaleStep, String> {
-    let step = scale_step(flavour, info, params)?;
+    let step = scale_step(flavour, info, req)?;
     for (vdu, delta) in &step.deltas {
         let now = info
             .vnfc_resource_info
@@ -182,18 +174,4 @@ pub fn check_count(flavour: &Flavour, vdu: &str, count: i64) -> Result<(), Strin
         ));
     }
     Ok(())
-}
-
-/// The `vnfcInstanceId`s of a heal request (none: SOL003, the whole VNF).
-pub fn vnfc_instance_ids(params: &Value) -> Vec<String> {
-    params
-        .get("vnfcInstanceId")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }

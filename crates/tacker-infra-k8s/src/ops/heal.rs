@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
+use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::Outcome;
-use tacker_domain::lcm::plan;
 
 use super::{
     Claims, Stored, Work, counts_of, create_all, delete_all, stored, wait_ready, wait_vdus,
@@ -61,7 +61,10 @@ fn targets(s: &Stored, ids: &[String]) -> Result<Vec<Target>> {
 }
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
-    let ids = plan::vnfc_instance_ids(&w.octx.op.operation_params);
+    let ids = match &w.octx.op.request {
+        OperationParams::Heal(h) => h.vnfc_instance_id.clone(),
+        _ => Vec::new(),
+    };
     let s = stored(w.octx)?;
     if ids.is_empty() {
         sol003(w, &s).await

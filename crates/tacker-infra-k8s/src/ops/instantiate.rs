@@ -5,15 +5,27 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 use tacker_domain::lcm::driver::Outcome;
-use tacker_domain::lcm::{InstantiatedVnfInfo, plan};
+use tacker_domain::lcm::request::InstantiateRequest;
+use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
 
 use super::{Work, create_all, wait_ready};
 use crate::error::{Error, Result};
 use crate::{manifest, observe, vnfc};
 
+/// The instantiate request of the operation in `w`.
+pub fn request<'a>(w: &'a Work<'_>) -> Result<&'a InstantiateRequest> {
+    match &w.octx.op.request {
+        OperationParams::Instantiate(r) => Ok(r),
+        other => Err(Error::Invalid(format!(
+            "{} is not an instantiation",
+            other.operation()
+        ))),
+    }
+}
+
 /// The namespace the request asks for.
-pub fn namespace_param(params: &Value) -> Result<Option<String>> {
-    match params.pointer("/additionalParams/namespace") {
+pub fn namespace_param(req: &InstantiateRequest) -> Result<Option<String>> {
+    match req.additional_params.get("namespace") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
         Some(_) => Err(Error::Manifest(
@@ -23,14 +35,14 @@ pub fn namespace_param(params: &Value) -> Result<Option<String>> {
 }
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
-    let params = &w.octx.op.operation_params;
-    let files = manifest::def_files(params.get("additionalParams").unwrap_or(&Value::Null))?;
+    let req = request(w)?;
+    let files = manifest::def_files(&req.additional_params)?;
     let flavour = w.flavour()?;
-    let level = plan::level(flavour, params);
+    let level = plan::level(flavour, req);
     let counts: HashMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
         .into_iter()
         .collect();
-    let ns = namespace_param(params)?;
+    let ns = namespace_param(req)?;
     let plan = super::plan(w, &files, ns.as_deref(), &counts).await?;
     tracing::info!(instance = %w.instance, namespace = %plan.namespace, objects = plan.docs.len(), "creating the CNF");
     create_all(w, &plan).await?;

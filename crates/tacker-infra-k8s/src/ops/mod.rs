@@ -10,7 +10,7 @@ pub mod terminate;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::OpContext;
 use tacker_domain::vnfd::Flavour;
@@ -80,7 +80,7 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         .and_then(Value::as_str)
         .ok_or_else(|| Error::Manifest("the instance has no Kubernetes namespace recorded".into()))?
         .to_owned();
-    let files = manifest::def_files(&meta)?;
+    let files = manifest::def_files(meta.as_object().unwrap_or(&Map::new()))?;
     let vdus = manifest::stored_vdus(&meta);
     Ok(Stored {
         info,

@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::plan;
 
-use super::instantiate::namespace_param;
+use super::instantiate::{namespace_param, request};
 use super::{Claims, Work, counts_of, delete_all, stored};
 use crate::cluster::Deletion;
 use crate::error::{Error, Result};
@@ -17,15 +17,14 @@ use crate::manifest;
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     match w.octx.op.operation {
         LcmOperation::Instantiate => {
-            let params = &w.octx.op.operation_params;
-            let files =
-                manifest::def_files(params.get("additionalParams").unwrap_or(&Value::Null))?;
+            let req = request(w)?;
+            let files = manifest::def_files(&req.additional_params)?;
             let flavour = w.flavour()?;
             let counts: HashMap<String, u32> =
-                plan::initial_counts(flavour, plan::level(flavour, params).as_deref())
+                plan::initial_counts(flavour, plan::level(flavour, req).as_deref())
                     .into_iter()
                     .collect();
-            let ns = namespace_param(params)?;
+            let ns = namespace_param(req)?;
             let plan = super::plan(w, &files, ns.as_deref(), &counts).await?;
             let how = Deletion {
                 grace: Some(0),

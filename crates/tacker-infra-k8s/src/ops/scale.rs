@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 use tacker_domain::lcm::driver::Outcome;
-use tacker_domain::lcm::plan;
+use tacker_domain::lcm::{OperationParams, plan};
 
 use super::{Work, stored, wait_vdus};
 use crate::error::{Error, Result};
@@ -31,8 +31,10 @@ pub async fn apply(w: &Work<'_>, ns: &str, targets: &[(VduResource, i64)]) -> Re
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
     let flavour = w.flavour()?;
-    let step =
-        plan::scale_step(flavour, &s.info, &w.octx.op.operation_params).map_err(Error::Invalid)?;
+    let OperationParams::Scale(req) = &w.octx.op.request else {
+        return Err(Error::Invalid("not a scale request".into()));
+    };
+    let step = plan::scale_step(flavour, &s.info, req).map_err(Error::Invalid)?;
     let mut targets = Vec::new();
     for (vdu, delta) in &step.deltas {
         let v = s

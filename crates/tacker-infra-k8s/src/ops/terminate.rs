@@ -2,6 +2,7 @@
 //! grace period) or FORCEFUL (no grace period), and wait until everything is gone.
 
 use serde_json::{Map, Value};
+use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::Outcome;
 
 use super::{Claims, Work, counts_of, delete_all, stored};
@@ -9,19 +10,15 @@ use crate::cluster::Deletion;
 use crate::error::Result;
 use crate::vnfc;
 
-/// The deletion a terminate request asks for.
-pub fn deletion(params: &Value) -> Deletion {
-    let forceful = params.get("terminationType").and_then(Value::as_str) == Some("FORCEFUL");
-    let grace = if forceful {
-        Some(0)
-    } else {
-        params
-            .get("gracefulTerminationTimeout")
-            .and_then(Value::as_u64)
-            .map(|s| s.min(u64::from(u32::MAX)) as u32)
+/// The deletion a terminate request asks for (GRACEFUL without a timeout: the
+/// objects' own grace periods).
+pub fn deletion(params: &OperationParams) -> Deletion {
+    let grace = match params {
+        OperationParams::Terminate(t) => t.grace_seconds(),
+        _ => Some(0),
     };
     Deletion {
-        grace,
+        grace: grace.map(|s| s.min(u64::from(u32::MAX)) as u32),
         foreground: true,
     }
 }
@@ -29,13 +26,7 @@ pub fn deletion(params: &Value) -> Deletion {
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
     let plan = super::plan(w, &s.files, Some(&s.namespace), &counts_of(&s.info)).await?;
-    delete_all(
-        w,
-        &plan,
-        deletion(&w.octx.op.operation_params),
-        Claims::Remove,
-    )
-    .await?;
+    delete_all(w, &plan, deletion(&w.octx.op.request), Claims::Remove).await?;
     let removed: Vec<Value> = s
         .info
         .vnfc_resource_info

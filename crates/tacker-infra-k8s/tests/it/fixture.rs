@@ -4,7 +4,9 @@ use std::io::Cursor;
 
 use serde_json::{Map, Value, json};
 use tacker_domain::lcm::driver::{OpContext, Outcome, VimConnection};
-use tacker_domain::lcm::{InstantiationState, LcmOperation, OpOcc, OperationState, VnfInstance};
+use tacker_domain::lcm::{
+    InstantiationState, LcmOperation, OpOcc, OperationParams, OperationState, VnfInstance,
+};
 use tacker_domain::vnfd::PackageModel;
 use tacker_testkit::cnf::cnf;
 use uuid::Uuid;
@@ -58,21 +60,13 @@ impl Fixture {
 
     pub fn ctx(&self, operation: LcmOperation, params: Value) -> OpContext {
         OpContext {
-            op: OpOcc {
-                id: Uuid::new_v4(),
-                vnf_instance_id: self.instance.id,
-                operation,
-                state: OperationState::Processing,
-                state_entered_time: chrono::Utc::now(),
-                start_time: chrono::Utc::now(),
-                operation_params: params,
-                error: None,
-                resource_changes: None,
-                changed_info: None,
-                changed_ext_connectivity: None,
-                grant_id: None,
-                conductor_id: None,
-            },
+            op: OpOcc::new(
+                Uuid::new_v4(),
+                self.instance.id,
+                OperationState::Processing,
+                OperationParams::parse(operation, &params).unwrap(),
+                params,
+            ),
             instance: self.instance.clone(),
             vnfd: self.model.vnfd.clone(),
             flavour_id: "simple".into(),

@@ -1,18 +1,16 @@
 //! `/admin/v1/conductors`: who is in the cluster, and who is live.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde_json::json;
 use tacker_db::conductors;
 
-use crate::http::negotiate;
+use crate::extract::AcceptsJson;
 use crate::{ApiError, ServerState};
 
-pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &["application/json"])?;
+pub async fn list(_: AcceptsJson, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
     let all = st.db.run(conductors::list).await?;
-    let dead_after = chrono::Duration::from_std(st.settings.dead_after)
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let dead_after = st.settings.dead_after;
     let now = Utc::now();
     let body: Vec<_> = all
         .into_iter()

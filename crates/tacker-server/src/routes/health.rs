@@ -32,7 +32,7 @@ pub async fn readyz(st: web::Data<ServerState>) -> Result<HttpResponse, ApiError
 }
 
 pub async fn metrics(st: web::Data<ServerState>) -> HttpResponse {
-    st.metrics.observe_bus(st.bus.counts());
+    st.metrics.observe_bus(&st.bus);
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(st.metrics.render())

@@ -25,13 +25,20 @@ fn resource(path: &str) -> actix_web::Resource {
     web::resource(path).default_service(web::to(method_not_allowed))
 }
 
-/// A list answer: selectors applied, `Link: rel="next"` when there is more.
+/// A list answer from `(sort key, document)` pairs in order: the SOL013 filter, one
+/// page after the marker, selectors applied, `Link: rel="next"` when there is more.
 pub fn paged(
     q: &crate::query::ListQuery,
-    page: tacker_domain::sol013::Page<(tacker_domain::sol013::Marker, serde_json::Value)>,
+    docs: impl IntoIterator<Item = (tacker_domain::sol013::Marker, serde_json::Value)>,
+    page_size: usize,
     collection_url: &str,
     default_excluded: &[&str],
 ) -> Result<HttpResponse, ApiError> {
+    let kept = docs
+        .into_iter()
+        .filter(|(_, doc)| q.filter.as_ref().is_none_or(|f| f.matches(doc)));
+    let page =
+        tacker_domain::sol013::paginate(kept, |(m, _)| m.clone(), q.marker.as_ref(), page_size);
     let items: Vec<serde_json::Value> = page
         .items
         .into_iter()

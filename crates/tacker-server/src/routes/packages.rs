@@ -1,6 +1,5 @@
 //! SOL005 VNF package resources: create, list, show, modify, delete.
 
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -9,14 +8,13 @@ use tacker_domain::package::{
     OnboardingState, OperationalState, VNF_PKG_INFO_ATTRIBUTES, VNF_PKG_INFO_DEFAULT_EXCLUDED,
     VnfPackage, merge_patch,
 };
-use tacker_domain::sol013::{Marker, paginate};
+use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
-use crate::http::{base_url, json_body, negotiate, parse_id, require_content_type};
+use crate::extract::{AcceptsJson, JsonBody, PatchBody};
+use crate::http::{base_url, created, parse_id};
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
-
-const JSON: &str = "application/json";
 
 fn api_base(req: &HttpRequest, st: &ServerState) -> String {
     format!("{}/vnfpkgm/v1", base_url(req, st))
@@ -25,19 +23,16 @@ fn api_base(req: &HttpRequest, st: &ServerState) -> String {
 /// `CreateVnfPkgInfoRequest`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct CreateRequest {
+pub struct CreateRequest {
     #[serde(default)]
     user_defined_data: Option<Map<String, Value>>,
 }
 
 pub async fn create(
     req: HttpRequest,
-    body: web::Payload,
+    JsonBody(body): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    require_content_type(&req, &[JSON])?;
-    let body: CreateRequest = json_body(body, st.settings.max_json_body).await?;
     let pkg = VnfPackage::new(
         Uuid::new_v4(),
         body.user_defined_data.unwrap_or_default(),
@@ -45,55 +40,40 @@ pub async fn create(
     );
     let stored = pkg.clone();
     st.db.run(move |c| packages::insert(c, &stored)).await?;
-    let info = pkg.to_info(&api_base(&req, &st));
-    let location = info["_links"]["self"]["href"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
     tracing::info!(package_id = %pkg.id, "VNF package created");
-    Ok(HttpResponse::Created()
-        .insert_header((header::LOCATION, location))
-        .json(info))
+    Ok(created(pkg.to_info(&api_base(&req, &st))))
 }
 
-pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
+pub async fn list(
+    req: HttpRequest,
+    _: AcceptsJson,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), VNF_PKG_INFO_ATTRIBUTES)?;
     let all = st.db.run(packages::list).await?;
     let base = api_base(&req, &st);
-    let docs = all.iter().filter_map(|p| {
-        let doc = p.to_info(&base);
-        let keep = q.filter.as_ref().is_none_or(|f| f.matches(&doc));
-        keep.then(|| (Marker::of(p.created_at, p.id.to_string()), doc))
-    });
-    let page = paginate(
-        docs,
-        |(m, _)| m.clone(),
-        q.marker.as_ref(),
-        st.settings.page_size,
-    );
+    let docs = all
+        .iter()
+        .map(|p| (Marker::of(p.created_at, p.id.to_string()), p.to_info(&base)));
     super::paged(
         &q,
-        page,
+        docs,
+        st.settings.page_size,
         &format!("{base}/vnf_packages"),
         VNF_PKG_INFO_DEFAULT_EXCLUDED,
     )
 }
 
 async fn load(st: &ServerState, raw_id: &str) -> Result<packages::Stored, ApiError> {
-    let id = parse_id(raw_id, "VNF package")?;
-    st.db
-        .run(move |c| packages::get(c, id))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("VNF package {id} not found")))
+    crate::http::load(st, raw_id, "VNF package", packages::get).await
 }
 
 pub async fn show(
     req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
     let stored = load(&st, &path).await?;
     Ok(HttpResponse::Ok().json(stored.package.to_info(&api_base(&req, &st))))
 }
@@ -101,7 +81,7 @@ pub async fn show(
 /// `VnfPkgInfoModifications`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Modifications {
+pub struct Modifications {
     #[serde(default)]
     operational_state: Option<String>,
     #[serde(default)]
@@ -112,15 +92,11 @@ struct Modifications {
 const MODIFY_ATTEMPTS: usize = 8;
 
 pub async fn modify(
-    req: HttpRequest,
     path: web::Path<String>,
-    body: web::Payload,
+    PatchBody(m): PatchBody<Modifications>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    require_content_type(&req, &["application/merge-patch+json", JSON])?;
     let id = parse_id(&path, "VNF package")?;
-    let m: Modifications = json_body(body, st.settings.max_json_body).await?;
     if m.operational_state.is_none() && m.user_defined_data.is_none() {
         return Err(ApiError::BadRequest(
             "give operationalState and/or userDefinedData to modify".into(),
@@ -181,11 +157,10 @@ pub async fn modify(
 }
 
 pub async fn delete(
-    req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
     let stored = load(&st, &path).await?;
     let id = stored.package.id;
     if let Some(reason) = stored.package.delete_conflict() {

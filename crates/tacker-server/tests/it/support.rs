@@ -33,19 +33,29 @@ pub fn sim() -> Arc<tacker_conductor::lcm::sim::SimDriver> {
     SIM.get_or_init(Default::default).clone()
 }
 
-fn lcm_settings(opts: &Options, base: &str) -> tacker_conductor::lcm::LcmSettings {
-    use tacker_conductor::lcm::{Drivers, LcmSettings, sim::SIM_VIM};
-    let mut drivers = Drivers::default();
-    drivers.infra.insert(SIM_VIM.to_owned(), sim());
-    drivers.mgmt.insert("Scripts/mgmt.py".to_owned(), sim());
-    LcmSettings {
-        base: format!("{base}/vnflcm/v2"),
-        nfvo_grant_url: opts.nfvo_grant_url.clone(),
-        grant_timeout: Duration::from_secs(5),
-        notification_max_backoff: Duration::from_millis(500),
-        drivers,
-        ..LcmSettings::default()
-    }
+/// The configuration these tests run with: the defaults, with short timeouts.
+fn config(opts: &Options, base: &str) -> tacker_config::Config {
+    let mut cfg = tacker_config::Config::defaults().unwrap();
+    cfg.server.public_url = base.to_owned();
+    cfg.conductor.heartbeat_interval = Duration::from_millis(200);
+    cfg.conductor.dead_after = Duration::from_secs(2);
+    cfg.conductor.shutdown_timeout = Duration::from_secs(10);
+    let o = &mut cfg.onboarding;
+    o.max_package_size = opts.max_package_size;
+    o.download_timeout = opts.download_timeout;
+    o.allowed_uri_networks = opts
+        .allowed_uri_networks
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    o.stall_timeout = Duration::from_secs(3);
+    o.recovery_interval = Duration::from_millis(300);
+    let l = &mut cfg.lcm;
+    l.nfvo_grant_url = opts.nfvo_grant_url.clone().unwrap_or_default();
+    l.grant_timeout = Duration::from_secs(5);
+    l.notification_max_backoff = Duration::from_millis(500);
+    l.sync_interval = Duration::ZERO;
+    cfg
 }
 
 async fn start_conductor(
@@ -57,30 +67,17 @@ async fn start_conductor(
     opts: &Options,
     base: &str,
 ) -> tacker_conductor::Conductor {
+    use tacker_conductor::lcm::{Drivers, LcmSettings, sim::SIM_VIM};
     let id = format!("c{n}");
-    let settings = tacker_conductor::Settings {
-        cache_dir: dir.join("cache").join(&id),
-        id: id.clone(),
-        host: "test".into(),
-        heartbeat_interval: Duration::from_millis(200),
-        dead_after: Duration::from_secs(2),
-        prefetch: 8,
-        shutdown_timeout: Duration::from_secs(10),
-        health_listener: None,
-        onboarding: tacker_conductor::OnboardingSettings {
-            max_package_size: opts.max_package_size,
-            download_timeout: opts.download_timeout,
-            allowed_uri_networks: opts
-                .allowed_uri_networks
-                .iter()
-                .map(|n| n.parse().unwrap())
-                .collect(),
-            stall_timeout: Duration::from_secs(3),
-            recovery_interval: Duration::from_millis(300),
-            ..Default::default()
-        },
-        lcm: lcm_settings(opts, base),
-    };
+    let mut cfg = config(opts, base);
+    cfg.conductor.cache_dir = dir.join("cache").join(&id).display().to_string();
+    let mut drivers = Drivers::default();
+    drivers.infra.insert(SIM_VIM.to_owned(), sim());
+    drivers.mgmt.insert("Scripts/mgmt.py".to_owned(), sim());
+    let lcm = LcmSettings::from_config(&cfg, drivers).unwrap();
+    let mut settings =
+        tacker_conductor::Settings::from_config(&cfg, id.clone(), None, lcm).unwrap();
+    settings.host = "test".into();
     let cbus = Bus::connect(&BusOptions::new("memory://", prefix.to_owned()), id)
         .await
         .unwrap();
@@ -185,7 +182,6 @@ impl TestApp {
                 dead_after: Duration::from_secs(2),
                 max_package_size: opts.max_package_size,
                 progress_interval: Duration::from_millis(500),
-                lcm_base: format!("{base}/vnflcm/v2"),
             },
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),

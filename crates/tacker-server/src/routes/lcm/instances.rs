@@ -4,24 +4,24 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tacker_db::instances;
+use tacker_domain::lcm::request::ModifyRequest;
 use tacker_domain::lcm::{
-    InstantiationState, LcmOperation, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED,
+    InstantiationState, OperationParams, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED,
     VnfInstance,
 };
-use tacker_domain::sol013::{Marker, paginate};
+use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::{api_base, start};
-use crate::http::{json_body, negotiate, parse_id, require_content_type};
+use crate::extract::{AcceptsJson, JsonBody, PatchBody};
+use crate::http::{created, parse_id};
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
-
-const JSON: &str = "application/json";
 
 /// `CreateVnfRequest`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct CreateRequest {
+pub struct CreateRequest {
     vnfd_id: String,
     #[serde(default)]
     vnf_instance_name: Option<String>,
@@ -33,12 +33,9 @@ struct CreateRequest {
 
 pub async fn create(
     req: HttpRequest,
-    body: web::Payload,
+    JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    require_content_type(&req, &[JSON])?;
-    let b: CreateRequest = json_body(body, st.settings.max_json_body).await?;
     let vnfd_id = b.vnfd_id.clone();
     let package = st
         .db
@@ -70,12 +67,7 @@ pub async fn create(
         created_at: chrono::Utc::now(),
     };
     let stored = instance.clone();
-    let base = st.settings.lcm_base.clone();
-    match st
-        .db
-        .run(move |c| instances::create(c, &stored, &base))
-        .await?
-    {
+    match st.db.run(move |c| instances::create(c, &stored)).await? {
         instances::CreateOutcome::Created => {}
         instances::CreateOutcome::NoUsablePackage => {
             return Err(ApiError::Unprocessable(format!(
@@ -84,133 +76,71 @@ pub async fn create(
             )));
         }
     }
-    let body = instance.to_json(&api_base(&req, &st));
     tracing::info!(vnf_instance_id = %instance.id, "VNF instance created");
-    Ok(HttpResponse::Created()
-        .insert_header((
-            "Location",
-            body["_links"]["self"]["href"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-        ))
-        .json(body))
+    Ok(created(instance.to_json(&api_base(&req, &st))))
 }
 
-pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
+pub async fn list(
+    req: HttpRequest,
+    _: AcceptsJson,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), VNF_INSTANCE_ATTRIBUTES)?;
     let all = st.db.run(instances::list).await?;
     let base = api_base(&req, &st);
-    let docs = all.iter().filter_map(|i| {
-        let doc = i.to_json(&base);
-        q.filter
-            .as_ref()
-            .is_none_or(|f| f.matches(&doc))
-            .then(|| (Marker::of(i.created_at, i.id.to_string()), doc))
-    });
-    let page = paginate(
-        docs,
-        |(m, _)| m.clone(),
-        q.marker.as_ref(),
-        st.settings.page_size,
-    );
+    let docs = all
+        .iter()
+        .map(|i| (Marker::of(i.created_at, i.id.to_string()), i.to_json(&base)));
     crate::routes::paged(
         &q,
-        page,
+        docs,
+        st.settings.page_size,
         &format!("{base}/vnf_instances"),
         VNF_INSTANCE_DEFAULT_EXCLUDED,
     )
 }
 
 pub async fn load(st: &ServerState, raw: &str) -> Result<VnfInstance, ApiError> {
-    let id = parse_id(raw, "VNF instance")?;
-    st.db
-        .run(move |c| instances::get(c, id))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("VNF instance {id} not found")))
+    crate::http::load(st, raw, "VNF instance", instances::get).await
 }
 
 pub async fn show(
     req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
     let i = load(&st, &path).await?;
     Ok(HttpResponse::Ok().json(i.to_json(&api_base(&req, &st))))
 }
 
-/// `VnfInfoModificationRequest` (Tacker's v2 form with `vnfdId`; SOL003's `vnfPkgId` too).
-/// Parsed to validate the body; the conductor applies it as given.
-#[allow(dead_code)]
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Modifications {
-    #[serde(default)]
-    vnf_instance_name: Option<String>,
-    #[serde(default)]
-    vnf_instance_description: Option<String>,
-    #[serde(default)]
-    vnfd_id: Option<String>,
-    #[serde(default)]
-    vnf_pkg_id: Option<String>,
-    #[serde(default)]
-    vnf_configurable_properties: Option<Map<String, Value>>,
-    #[serde(default)]
-    metadata: Option<Map<String, Value>>,
-    #[serde(default)]
-    extensions: Option<Map<String, Value>>,
-    #[serde(default)]
-    vim_connection_info: Option<Map<String, Value>>,
-    #[serde(default)]
-    vnfc_info_modifications: Option<Vec<Value>>,
-}
-
+/// `PATCH`: a MODIFY_INFO operation, applied by a conductor.
 pub async fn modify(
     req: HttpRequest,
     path: web::Path<String>,
-    body: web::Payload,
+    PatchBody(raw): PatchBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    require_content_type(&req, &["application/merge-patch+json", JSON])?;
     let instance = load(&st, &path).await?;
-    let raw: Value = json_body(body, st.settings.max_json_body).await?;
-    let m: Modifications = serde_json::from_value(raw.clone())
-        .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))?;
-    if let Some(v) = &m.vim_connection_info {
-        super::tasks::check_vims(v)?;
-    }
-    let other_vnfd = m.vnfd_id.as_ref().is_some_and(|v| *v != instance.vnfd_id);
-    let other_pkg = m
-        .vnf_pkg_id
-        .as_ref()
-        .is_some_and(|p| *p != instance.vnf_pkg_id.to_string());
-    if other_vnfd || other_pkg {
-        return Err(ApiError::Unprocessable(
-            "changing the VNF package of an instance through PATCH is not supported".into(),
-        ));
-    }
+    let m = ModifyRequest::parse(&raw)?;
+    m.check(&instance)?;
     start(
         &st,
         &api_base(&req, &st),
         instance.id,
-        LcmOperation::ModifyInfo,
+        OperationParams::ModifyInfo(m),
         raw,
     )
     .await
 }
 
 pub async fn delete(
-    req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
     let id = parse_id(&path, "VNF instance")?;
-    let base = st.settings.lcm_base.clone();
-    match st.db.run(move |c| instances::delete(c, id, &base)).await? {
+    match st.db.run(move |c| instances::delete(c, id)).await? {
         instances::DeleteOutcome::Deleted => {
             tracing::info!(vnf_instance_id = %id, "VNF instance deleted");
             Ok(HttpResponse::NoContent().finish())

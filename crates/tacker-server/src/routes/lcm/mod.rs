@@ -12,7 +12,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 use tacker_db::op_occs as ops;
-use tacker_domain::lcm::{LcmOperation, OpOcc, OperationState};
+use tacker_domain::lcm::{OpOcc, OperationParams, OperationState};
 use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
 
@@ -68,28 +68,19 @@ pub async fn start(
     st: &ServerState,
     api_base: &str,
     instance: Uuid,
-    operation: LcmOperation,
-    params: serde_json::Value,
+    params: OperationParams,
+    body: serde_json::Value,
 ) -> Result<HttpResponse, ApiError> {
-    let now = chrono::Utc::now();
-    let op = OpOcc {
-        id: Uuid::new_v4(),
-        vnf_instance_id: instance,
-        operation,
-        state: OperationState::Starting,
-        state_entered_time: now,
-        start_time: now,
-        operation_params: params,
-        error: None,
-        resource_changes: None,
-        changed_info: None,
-        changed_ext_connectivity: None,
-        grant_id: None,
-        conductor_id: None,
-    };
+    let op = OpOcc::new(
+        Uuid::new_v4(),
+        instance,
+        OperationState::Starting,
+        params,
+        body,
+    );
+    let operation = op.operation;
     let stored = op.clone();
-    let base = st.settings.lcm_base.clone();
-    let created = st.db.run(move |c| ops::create(c, &stored, &base)).await?;
+    let created = st.db.run(move |c| ops::create(c, &stored)).await?;
     if created == ops::CreateOutcome::Busy {
         return Err(ApiError::Conflict(format!(
             "VNF instance {instance} has an operation in progress or FAILED_TEMP; finish it first"
@@ -107,9 +98,8 @@ pub async fn start(
             release: true,
             ..Default::default()
         };
-        let base = st.settings.lcm_base.clone();
         let id = op.id;
-        let _ = st.db.run(move |c| ops::transition(c, id, &t, &base)).await;
+        let _ = st.db.run(move |c| ops::transition(c, id, &t)).await;
         return Err(e);
     }
     tracing::info!(vnf_instance_id = %instance, op_occ_id = %op.id, %operation, "operation started");

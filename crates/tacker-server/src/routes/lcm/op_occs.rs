@@ -5,55 +5,43 @@ use tacker_db::op_occs::{self as ops, Runner, Transition};
 use tacker_domain::lcm::{
     LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
 };
-use tacker_domain::sol013::{Marker, paginate};
+use tacker_domain::sol013::Marker;
 
 use super::{api_base, cast};
-use crate::http::{negotiate, parse_id};
+use crate::extract::AcceptsJson;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
-const JSON: &str = "application/json";
-
-pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
+pub async fn list(
+    req: HttpRequest,
+    _: AcceptsJson,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), OP_OCC_ATTRIBUTES)?;
     let all = st.db.run(ops::list).await?;
     let base = api_base(&req, &st);
-    let docs = all.iter().filter_map(|o| {
-        let doc = o.to_json(&base);
-        q.filter
-            .as_ref()
-            .is_none_or(|f| f.matches(&doc))
-            .then(|| (Marker::of(o.start_time, o.id.to_string()), doc))
-    });
-    let page = paginate(
-        docs,
-        |(m, _)| m.clone(),
-        q.marker.as_ref(),
-        st.settings.page_size,
-    );
+    let docs = all
+        .iter()
+        .map(|o| (Marker::of(o.start_time, o.id.to_string()), o.to_json(&base)));
     crate::routes::paged(
         &q,
-        page,
+        docs,
+        st.settings.page_size,
         &format!("{base}/vnf_lcm_op_occs"),
         OP_OCC_DEFAULT_EXCLUDED,
     )
 }
 
 async fn load(st: &ServerState, raw: &str) -> Result<OpOcc, ApiError> {
-    let id = parse_id(raw, "VNF LCM operation occurrence")?;
-    st.db
-        .run(move |c| ops::get(c, id))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("VNF LCM operation occurrence {id} not found")))
+    crate::http::load(st, raw, "VNF LCM operation occurrence", ops::get).await
 }
 
 pub async fn show(
     req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
     let op = load(&st, &path).await?;
     Ok(HttpResponse::Ok().json(op.to_json(&api_base(&req, &st))))
 }
@@ -65,6 +53,15 @@ fn not_failed_temp(op: &OpOcc, what: &str) -> ApiError {
     ))
 }
 
+/// The occurrence at `raw`, which `what` (retry, rollback, fail) needs FAILED_TEMP.
+async fn load_failed_temp(st: &ServerState, raw: &str, what: &str) -> Result<OpOcc, ApiError> {
+    let op = load(st, raw).await?;
+    if op.state != OperationState::FailedTemp {
+        return Err(not_failed_temp(&op, what));
+    }
+    Ok(op)
+}
+
 /// Moves a FAILED_TEMP occurrence to `to`; 409 when it is not FAILED_TEMP (any more).
 async fn from_failed_temp(
     st: &ServerState,
@@ -73,23 +70,18 @@ async fn from_failed_temp(
     what: &str,
 ) -> Result<OpOcc, ApiError> {
     let id = op.id;
-    let base = st.settings.lcm_base.clone();
     st.db
-        .run(move |c| ops::transition(c, id, &t, &base))
+        .run(move |c| ops::transition(c, id, &t))
         .await?
         .ok_or_else(|| not_failed_temp(op, what))
 }
 
 pub async fn retry(
-    req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    let op = load(&st, &path).await?;
-    if op.state != OperationState::FailedTemp {
-        return Err(not_failed_temp(&op, "retry"));
-    }
+    let op = load_failed_temp(&st, &path, "retry").await?;
     let t = Transition {
         from: vec![OperationState::FailedTemp],
         to: Some(OperationState::Processing),
@@ -104,19 +96,14 @@ pub async fn retry(
 }
 
 pub async fn rollback(
-    req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    let op = load(&st, &path).await?;
-    if op.state != OperationState::FailedTemp {
-        return Err(not_failed_temp(&op, "rollback"));
-    }
-    let scale_out = op.operation_params.get("type").and_then(|t| t.as_str()) == Some("SCALE_OUT");
+    let op = load_failed_temp(&st, &path, "rollback").await?;
     let supported = match op.operation {
         LcmOperation::Instantiate | LcmOperation::ChangeExtConn | LcmOperation::ModifyInfo => true,
-        LcmOperation::Scale => scale_out,
+        LcmOperation::Scale => op.request.is_scale_out(),
         _ => false,
     };
     if !supported {
@@ -143,14 +130,11 @@ pub async fn rollback(
 
 pub async fn fail(
     req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    let op = load(&st, &path).await?;
-    if op.state != OperationState::FailedTemp {
-        return Err(not_failed_temp(&op, "fail"));
-    }
+    let op = load_failed_temp(&st, &path, "fail").await?;
     let t = Transition {
         from: vec![OperationState::FailedTemp],
         to: Some(OperationState::Failed),

@@ -2,23 +2,21 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde_json::Value;
 use tacker_db::subscriptions;
 use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
-use tacker_domain::sol013::{Marker, Selector, paginate};
+use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
 use super::api_base;
-use crate::http::{json_body, negotiate, parse_id, require_content_type};
+use crate::extract::{AcceptsJson, JsonBody};
+use crate::http::{created, parse_id};
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
-
-const JSON: &str = "application/json";
 
 /// `LccnSubscriptionRequest`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct CreateRequest {
+pub struct CreateRequest {
     callback_uri: String,
     #[serde(default)]
     filter: Option<SubscriptionFilter>,
@@ -86,12 +84,9 @@ fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError>
 
 pub async fn create(
     req: HttpRequest,
-    body: web::Payload,
+    JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    require_content_type(&req, &[JSON])?;
-    let b: CreateRequest = json_body(body, st.settings.max_json_body).await?;
     let uri = url::Url::parse(&b.callback_uri)
         .map_err(|e| ApiError::BadRequest(format!("callbackUri is not a URL: {e}")))?;
     if !matches!(uri.scheme(), "http" | "https") {
@@ -126,64 +121,48 @@ pub async fn create(
     st.db
         .run(move |c| subscriptions::insert(c, &stored))
         .await?;
-    let body = s.to_json(&api_base(&req, &st));
     tracing::info!(subscription_id = %s.id, "subscription created");
-    Ok(HttpResponse::Created()
-        .insert_header((
-            "Location",
-            body["_links"]["self"]["href"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-        ))
-        .json(body))
+    Ok(created(s.to_json(&api_base(&req, &st))))
 }
 
 const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "verbosity", "_links"];
 
-pub async fn list(req: HttpRequest, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
+pub async fn list(
+    req: HttpRequest,
+    _: AcceptsJson,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let mut q = ListQuery::parse(req.query_string(), SUB_ATTRIBUTES)?;
     q.selector = Selector::All;
     let all = st.db.run(subscriptions::list).await?;
     let base = api_base(&req, &st);
-    let docs = all.iter().filter_map(|(s, created)| {
-        let doc: Value = s.to_json(&base);
-        q.filter
-            .as_ref()
-            .is_none_or(|f| f.matches(&doc))
-            .then(|| (Marker::of(*created, s.id.to_string()), doc))
-    });
-    let page = paginate(
+    let docs = all
+        .iter()
+        .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
+    crate::routes::paged(
+        &q,
         docs,
-        |(m, _)| m.clone(),
-        q.marker.as_ref(),
         st.settings.page_size,
-    );
-    crate::routes::paged(&q, page, &format!("{base}/subscriptions"), &[])
+        &format!("{base}/subscriptions"),
+        &[],
+    )
 }
 
 pub async fn show(
     req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
-    let id = parse_id(&path, "subscription")?;
-    let s = st
-        .db
-        .run(move |c| subscriptions::get(c, id))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("subscription {id} not found")))?;
+    let s = crate::http::load(&st, &path, "subscription", subscriptions::get).await?;
     Ok(HttpResponse::Ok().json(s.to_json(&api_base(&req, &st))))
 }
 
 pub async fn delete(
-    req: HttpRequest,
+    _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    negotiate(&req, &[JSON])?;
     let id = parse_id(&path, "subscription")?;
     if st.db.run(move |c| subscriptions::delete(c, id)).await? {
         Ok(HttpResponse::NoContent().finish())

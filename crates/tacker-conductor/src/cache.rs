@@ -1,0 +1,98 @@
+//! This conductor's CSAR cache filled from package storage: one fill per package at a
+//! time, shared by everyone who needs it (onboarding, start-up sync, LCM operations).
+
+use std::path::Path;
+
+use futures::FutureExt;
+use tacker_domain::Failure;
+use tacker_storage::PackageStore;
+use uuid::Uuid;
+
+use crate::Ctx;
+
+/// Files larger than this stay inside the cached `package.zip` (software images are
+/// read in place there, by their entry location) instead of being extracted too.
+pub const EXTRACT_MAX: u64 = 32 * 1024 * 1024;
+
+/// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks);
+/// files over [`EXTRACT_MAX`] stay in the zip.
+pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
+    // (`CsarCache::fill` takes this as a plain function: its errors are text there.)
+    let file = std::fs::File::open(zip).map_err(|e| e.to_string())?;
+    let limits = tacker_csar::Limits::default();
+    let mut archive =
+        tacker_csar::Archive::open(std::io::BufReader::new(file), &limits).map_err(|problems| {
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+    archive
+        .extract_up_to(dest, EXTRACT_MAX)
+        .map(|_| ())
+        .map_err(|p| p.to_string())
+}
+
+/// A cache fill in flight, awaited by everyone who needs the package.
+pub type Fill = futures::future::Shared<futures::future::BoxFuture<'static, Result<(), Failure>>>;
+
+/// Makes sure this conductor's cache holds package `id` with this content digest; joins
+/// a fill already in flight for it instead of starting a second one.
+pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Failure> {
+    let id_text = id.to_string();
+    if ctx.cache.holds(&id_text, digest) {
+        return Ok(());
+    }
+    let fill = {
+        let mut fills = ctx
+            .fills
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        fills
+            .entry(id_text.clone())
+            .or_insert_with(|| {
+                let (cache, store, digest, id) = (
+                    ctx.cache.clone(),
+                    ctx.store.clone(),
+                    digest.to_owned(),
+                    id_text.clone(),
+                );
+                async move {
+                    let key = PackageStore::package_key(&id);
+                    cache
+                        .fill(&id, &store, &key, &digest, extract)
+                        .await
+                        .map_err(|e| Failure::internal(e.to_string()))
+                }
+                .boxed()
+                .shared()
+            })
+            .clone()
+    };
+    let result = fill.await;
+    ctx.fills
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .remove(&id_text);
+    match result {
+        Ok(()) if ctx.cache.holds(&id_text, digest) => Ok(()),
+        Ok(()) => Err(Failure::internal(
+            "the cached copy does not have the expected digest",
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// Waits for a fill of package `id` in flight, if any, so a removal that follows wins.
+pub async fn settle_fill(ctx: &Ctx, id: &str) {
+    let fill = ctx
+        .fills
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .cloned();
+    if let Some(f) = fill {
+        let _ = f.await;
+    }
+}

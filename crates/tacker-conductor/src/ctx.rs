@@ -1,0 +1,160 @@
+//! What a conductor works with (its context, shared by its handlers and background
+//! passes) and its settings, read from the configuration.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tacker_config::Config;
+use tacker_db::Db;
+use tacker_rpc::Bus;
+use tacker_storage::{CsarCache, PackageStore};
+
+use crate::cache::Fill;
+use crate::lcm::LcmSettings;
+use crate::{Error, Metrics, Result};
+
+/// How a conductor runs.
+#[derive(Debug)]
+pub struct Settings {
+    /// Its id (stable per StatefulSet replica).
+    pub id: String,
+    /// The host it runs on.
+    pub host: String,
+    /// Its CSAR cache.
+    pub cache_dir: std::path::PathBuf,
+    /// Heartbeat period.
+    pub heartbeat_interval: Duration,
+    /// Heartbeat age after which a conductor is not live.
+    pub dead_after: Duration,
+    /// Requests handled at once.
+    pub prefetch: u16,
+    /// Grace period for in-flight work on shutdown.
+    pub shutdown_timeout: Duration,
+    /// Where `/healthz`, `/readyz`, `/metrics` listen; `None` for in-process conductors.
+    pub health_listener: Option<std::net::TcpListener>,
+    /// Onboarding settings.
+    pub onboarding: OnboardingSettings,
+    /// Lifecycle management settings and drivers.
+    pub lcm: LcmSettings,
+}
+
+impl Settings {
+    /// Conductor `id` as `cfg` says, with `lcm` (its drivers wired by the caller).
+    pub fn from_config(
+        cfg: &Config,
+        id: String,
+        health_listener: Option<std::net::TcpListener>,
+        lcm: LcmSettings,
+    ) -> Result<Self> {
+        let c = &cfg.conductor;
+        Ok(Self {
+            cache_dir: cfg.cache_dir(&id),
+            id,
+            host: tacker_config::hostname(),
+            heartbeat_interval: c.heartbeat_interval,
+            dead_after: c.dead_after,
+            prefetch: cfg.bus.prefetch,
+            shutdown_timeout: c.shutdown_timeout,
+            health_listener,
+            onboarding: OnboardingSettings::try_from(&cfg.onboarding)?,
+            lcm,
+        })
+    }
+}
+
+/// How packages are onboarded (the `[onboarding]` section).
+#[derive(Debug, Clone)]
+pub struct OnboardingSettings {
+    /// Largest package in bytes.
+    pub max_package_size: u64,
+    /// Deadline for every conductor to cache a package.
+    pub download_timeout: Duration,
+    /// upload_from_uri connect timeout.
+    pub uri_connect_timeout: Duration,
+    /// upload_from_uri whole-transfer timeout.
+    pub uri_timeout: Duration,
+    /// Internal networks upload_from_uri may reach.
+    pub allowed_uri_networks: Vec<ipnet::IpNet>,
+    /// No-progress time after which an UPLOADING package fails.
+    pub stall_timeout: Duration,
+    /// Period of the recovery sweep.
+    pub recovery_interval: Duration,
+}
+
+impl TryFrom<&tacker_config::OnboardingConfig> for OnboardingSettings {
+    type Error = Error;
+
+    fn try_from(o: &tacker_config::OnboardingConfig) -> Result<Self> {
+        Ok(Self {
+            max_package_size: o.max_package_size,
+            download_timeout: o.download_timeout,
+            uri_connect_timeout: o.uri_connect_timeout,
+            uri_timeout: o.uri_timeout,
+            allowed_uri_networks: tacker_domain::uri_guard::parse_networks(&o.allowed_uri_networks)
+                .map_err(Error::Config)?,
+            stall_timeout: o.stall_timeout,
+            recovery_interval: o.recovery_interval,
+        })
+    }
+}
+
+/// What a conductor works with; shared by its handlers.
+#[derive(Debug)]
+pub struct Ctx {
+    /// Its id.
+    pub id: String,
+    /// The database.
+    pub db: Db,
+    /// The bus, as this conductor.
+    pub bus: Bus,
+    /// Package storage.
+    pub store: PackageStore,
+    /// Its CSAR cache.
+    pub cache: CsarCache,
+    /// Heartbeat age after which a conductor is not live.
+    pub dead_after: Duration,
+    /// Onboarding settings.
+    pub onboarding: OnboardingSettings,
+    /// Lifecycle management settings and drivers.
+    pub lcm: LcmSettings,
+    /// Outbound HTTP towards subscribers and the NFVO.
+    pub notify: tacker_notify::Client,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    ready: AtomicBool,
+    /// Cache fills in flight, by package id (shared by everyone who needs that package).
+    pub(crate) fills: std::sync::Mutex<std::collections::HashMap<String, Fill>>,
+}
+
+impl Ctx {
+    /// The context of a conductor about to start (not READY).
+    pub(crate) fn new(settings: &Settings, db: Db, bus: Bus, store: PackageStore) -> Result<Self> {
+        Ok(Self {
+            id: settings.id.clone(),
+            db,
+            bus,
+            store,
+            cache: CsarCache::open(&settings.cache_dir)?,
+            dead_after: settings.dead_after,
+            onboarding: settings.onboarding.clone(),
+            notify: tacker_notify::Client::new(settings.lcm.http_timeout)
+                .map_err(|e| Error::Config(format!("http client: {e}")))?,
+            lcm: settings.lcm.clone(),
+            metrics: Arc::new(Metrics::new()?),
+            ready: AtomicBool::new(false),
+            fills: Default::default(),
+        })
+    }
+
+    /// Whether the conductor is READY.
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::SeqCst)
+    }
+
+    /// Records whether the conductor is READY.
+    pub(crate) fn set_ready(&self, ready: bool) {
+        self.ready.store(ready, Ordering::SeqCst);
+        self.metrics.set_ready(ready);
+    }
+}

@@ -1,0 +1,719 @@
+//! Typed LCM requests (SOL003 v3.3.1 bodies, the `/vnflcm/v2` form), parsed once at the
+//! API and read by the engine, the grant, `plan` and the drivers. Other API versions map
+//! their bodies onto these types. Checks that need no I/O live here and answer the texts
+//! the API has always answered (400 for a malformed request, 422 where noted).
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use super::instance::VnfInstance;
+use super::op::LcmOperation;
+use crate::failure::Failure;
+use crate::vnfd::{Flavour, PackageModel};
+
+type Object = Map<String, Value>;
+
+fn bad(m: impl Into<String>) -> Failure {
+    Failure::bad_request(m)
+}
+
+/// Reads `body` into `T` once the hand-written checks passed (they give the precise
+/// texts; this catches what they do not look at, e.g. unknown fields).
+fn typed<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, Failure> {
+    serde_json::from_value(body.clone()).map_err(|e| bad(format!("invalid request body: {e}")))
+}
+
+fn object(body: &Value) -> Result<&Object, Failure> {
+    body.as_object()
+        .ok_or_else(|| bad("the request body must be a JSON object"))
+}
+
+fn optional_objects(body: &Object, keys: &[&str]) -> Result<(), Failure> {
+    for k in keys {
+        if body.get(*k).is_some_and(|v| !v.is_object()) {
+            return Err(bad(format!("{k} must be an object")));
+        }
+    }
+    Ok(())
+}
+
+/// Checks each `vimConnectionInfo` entry names its `vimType`.
+pub fn check_vim_connection_info(v: &Object) -> Result<(), Failure> {
+    for (id, vim) in v {
+        if vim
+            .get("vimType")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            return Err(bad(format!("vimConnectionInfo.{id}.vimType is required")));
+        }
+    }
+    Ok(())
+}
+
+fn vim_connection_info(body: &Object) -> Result<(), Failure> {
+    if let Some(v) = body.get("vimConnectionInfo") {
+        check_vim_connection_info(
+            v.as_object()
+                .ok_or_else(|| bad("vimConnectionInfo must be an object"))?,
+        )?;
+    }
+    Ok(())
+}
+
+/// `null` and absent both read as "not given" (a merge patch's `null` is handled by
+/// the fields that need it).
+fn nullable_map<'de, D: Deserializer<'de>>(d: D) -> Result<Object, D::Error> {
+    Ok(Option::<Object>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A merge-patch field: absent (`None`), `null` (`Some(None)`) or a value.
+fn patch_field<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Ok(Some(Option::<T>::deserialize(d)?))
+}
+
+/// `InstantiateVnfRequest`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InstantiateRequest {
+    /// The deployment flavour.
+    pub flavour_id: String,
+    /// The instantiation level (else the flavour's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instantiation_level_id: Option<String>,
+    /// Target scale levels instead of a level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_scale_level_info: Option<Vec<Value>>,
+    /// External virtual links.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ext_virtual_links: Vec<Value>,
+    /// Externally managed internal virtual links.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ext_managed_virtual_links: Vec<Value>,
+    /// VIM connections by id (credentials included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vim_connection_info: Option<Object>,
+    /// Localization language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localization_language: Option<String>,
+    /// `additionalParams` (driver parameters such as `lcm-kubernetes-def-files`).
+    #[serde(
+        default,
+        deserialize_with = "nullable_map",
+        skip_serializing_if = "Map::is_empty"
+    )]
+    pub additional_params: Object,
+    /// `extensions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Object>,
+    /// `vnfConfigurableProperties`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_configurable_properties: Option<Object>,
+}
+
+impl InstantiateRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let b = object(body)?;
+        match b.get("flavourId") {
+            Some(Value::String(_)) => {}
+            Some(_) => return Err(bad("flavourId must be a string")),
+            None => return Err(bad("flavourId is required")),
+        }
+        if b.get("instantiationLevelId")
+            .is_some_and(|l| !l.is_string())
+        {
+            return Err(bad("instantiationLevelId must be a string"));
+        }
+        vim_connection_info(b)?;
+        optional_objects(
+            b,
+            &[
+                "additionalParams",
+                "extensions",
+                "vnfConfigurableProperties",
+            ],
+        )?;
+        let r: Self = typed(body)?;
+        r.check_cnf_params()?;
+        Ok(r)
+    }
+
+    /// Checks the request against the package: the flavour, the level, and that
+    /// `lcm-kubernetes-def-files` are artifacts of the package.
+    pub fn check(&self, model: &PackageModel) -> Result<(), Failure> {
+        let f = flavour(model, &self.flavour_id)?;
+        if let Some(level) = &self.instantiation_level_id
+            && !f.instantiation_levels.iter().any(|l| l.id == *level)
+        {
+            return Err(bad(format!(
+                "instantiationLevelId {level:?} is not in flavour {:?}",
+                self.flavour_id
+            )));
+        }
+        for file in self.kubernetes_def_files().unwrap_or_default() {
+            if !model.artifacts.iter().any(|a| a.path == file) {
+                return Err(bad(format!(
+                    "{DEF_FILES}: {file:?} is not an artifact of the VNF package"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `additionalParams.lcm-kubernetes-def-files`, when given.
+    pub fn kubernetes_def_files(&self) -> Option<Vec<String>> {
+        kubernetes_def_files(&self.additional_params)
+    }
+
+    /// The CNF parameters: `lcm-kubernetes-def-files` a non-empty list of paths,
+    /// `namespace` a Kubernetes namespace name.
+    fn check_cnf_params(&self) -> Result<(), Failure> {
+        if let Some(files) = self.additional_params.get("lcm-kubernetes-def-files") {
+            let files = files
+                .as_array()
+                .filter(|a| !a.is_empty())
+                .ok_or_else(|| bad(format!("{DEF_FILES} must be a non-empty array of paths")))?;
+            if files.iter().any(|f| !f.is_string()) {
+                return Err(bad(format!("{DEF_FILES} must hold paths")));
+            }
+        }
+        if let Some(ns) = self.additional_params.get("namespace") {
+            let ok = ns.as_str().is_some_and(is_rfc1123_label);
+            if !ok {
+                return Err(bad(
+                    "additionalParams.namespace must be a Kubernetes namespace name (RFC 1123 label)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+const DEF_FILES: &str = "additionalParams.lcm-kubernetes-def-files";
+
+/// `lcm-kubernetes-def-files` of an `additionalParams` map (or of what an instance
+/// recorded), when it is a list of paths.
+pub fn kubernetes_def_files(params: &Object) -> Option<Vec<String>> {
+    params
+        .get("lcm-kubernetes-def-files")?
+        .as_array()?
+        .iter()
+        .map(|f| f.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn is_rfc1123_label(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 63
+        && n.bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && !n.starts_with('-')
+        && !n.ends_with('-')
+}
+
+/// The flavour `id` of the package's VNFD.
+pub fn flavour<'a>(m: &'a PackageModel, id: &str) -> Result<&'a Flavour, Failure> {
+    m.vnfd.flavour(id).ok_or_else(|| {
+        let known: Vec<&str> = m.vnfd.flavours.iter().map(|f| f.id.as_str()).collect();
+        bad(format!(
+            "flavourId {id:?} is not in the VNFD (it has {known:?})"
+        ))
+    })
+}
+
+/// `terminationType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TerminationType {
+    /// Delete at once.
+    #[serde(rename = "FORCEFUL")]
+    Forceful,
+    /// Give the VNF `gracefulTerminationTimeout` to stop.
+    #[serde(rename = "GRACEFUL")]
+    Graceful,
+}
+
+/// `TerminateVnfRequest`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TerminateRequest {
+    /// FORCEFUL or GRACEFUL.
+    pub termination_type: TerminationType,
+    /// Seconds a GRACEFUL termination waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graceful_termination_timeout: Option<u64>,
+    /// `additionalParams`.
+    #[serde(
+        default,
+        deserialize_with = "nullable_map",
+        skip_serializing_if = "Map::is_empty"
+    )]
+    pub additional_params: Object,
+}
+
+impl TerminateRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let b = object(body)?;
+        match b.get("terminationType").and_then(Value::as_str) {
+            Some("FORCEFUL" | "GRACEFUL") => {}
+            Some(other) => {
+                return Err(bad(format!(
+                    "terminationType {other:?} must be FORCEFUL or GRACEFUL"
+                )));
+            }
+            None => return Err(bad("terminationType is required")),
+        }
+        if b.get("gracefulTerminationTimeout")
+            .is_some_and(|v| !v.is_u64())
+        {
+            return Err(bad(
+                "gracefulTerminationTimeout must be a number of seconds",
+            ));
+        }
+        optional_objects(b, &["additionalParams"])?;
+        typed(body)
+    }
+
+    /// The grace period in seconds: none for FORCEFUL, the timeout (if any) for GRACEFUL.
+    pub fn grace_seconds(&self) -> Option<u64> {
+        match self.termination_type {
+            TerminationType::Forceful => Some(0),
+            TerminationType::Graceful => self.graceful_termination_timeout,
+        }
+    }
+}
+
+/// `type` of a scale request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScaleType {
+    /// Add instances.
+    #[serde(rename = "SCALE_OUT")]
+    ScaleOut,
+    /// Remove instances.
+    #[serde(rename = "SCALE_IN")]
+    ScaleIn,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// `ScaleVnfRequest`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ScaleRequest {
+    /// SCALE_OUT or SCALE_IN.
+    #[serde(rename = "type")]
+    pub kind: ScaleType,
+    /// The aspect.
+    pub aspect_id: String,
+    /// Steps (1 when not given).
+    #[serde(default = "one")]
+    pub number_of_steps: u32,
+    /// `additionalParams`.
+    #[serde(
+        default,
+        deserialize_with = "nullable_map",
+        skip_serializing_if = "Map::is_empty"
+    )]
+    pub additional_params: Object,
+}
+
+impl ScaleRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let b = object(body)?;
+        match b.get("type").and_then(Value::as_str) {
+            Some("SCALE_OUT" | "SCALE_IN") => {}
+            Some(other) => {
+                return Err(bad(format!("type {other:?} must be SCALE_OUT or SCALE_IN")));
+            }
+            None => return Err(bad("type is required")),
+        }
+        if !b.get("aspectId").is_some_and(Value::is_string) {
+            return Err(bad("aspectId is required"));
+        }
+        if let Some(n) = b.get("numberOfSteps")
+            && n.as_u64().is_none_or(|n| n == 0 || n > u64::from(u32::MAX))
+        {
+            return Err(bad("numberOfSteps must be a positive integer"));
+        }
+        optional_objects(b, &["additionalParams"])?;
+        typed(body)
+    }
+
+    /// Whether it adds instances.
+    pub fn is_out(&self) -> bool {
+        self.kind == ScaleType::ScaleOut
+    }
+
+    /// Checks the aspect exists in the flavour.
+    pub fn check(&self, flavour: &Flavour) -> Result<(), Failure> {
+        if !flavour
+            .scaling_aspects
+            .iter()
+            .any(|a| a.id == self.aspect_id)
+        {
+            return Err(bad(format!(
+                "aspectId {:?} is not a scaling aspect of flavour {:?}",
+                self.aspect_id, flavour.id
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `HealVnfRequest` (SOL002 with `vnfcInstanceId`, SOL003 without).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HealRequest {
+    /// The VNFCs to heal (`vnfcInfo` ids); empty: the whole VNF.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnfc_instance_id: Vec<String>,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// `additionalParams` (`all`: also heal storage).
+    #[serde(
+        default,
+        deserialize_with = "nullable_map",
+        skip_serializing_if = "Map::is_empty"
+    )]
+    pub additional_params: Object,
+    /// `healScript`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heal_script: Option<String>,
+}
+
+impl HealRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let b = object(body)?;
+        if let Some(ids) = b.get("vnfcInstanceId") {
+            let ids = ids
+                .as_array()
+                .ok_or_else(|| bad("vnfcInstanceId must be an array"))?;
+            if ids.iter().any(|i| !i.is_string()) {
+                return Err(bad("vnfcInstanceId must hold strings"));
+            }
+        }
+        optional_objects(b, &["additionalParams"])?;
+        if let Some(all) = body.pointer("/additionalParams/all")
+            && !all.is_boolean()
+        {
+            return Err(bad("additionalParams.all must be a boolean"));
+        }
+        if b.get("cause").is_some_and(|c| !c.is_string()) {
+            return Err(bad("cause must be a string"));
+        }
+        typed(body)
+    }
+
+    /// Checks every named VNFC is one of the instance's.
+    pub fn check(&self, instance: &VnfInstance) -> Result<(), Failure> {
+        for id in &self.vnfc_instance_id {
+            if instance.vnfc(id).is_none() {
+                return Err(bad(format!(
+                    "vnfcInstanceId {id:?} is not a VNFC of instance {}",
+                    instance.id
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the whole VNF is healed (SOL003) rather than named VNFCs (SOL002).
+    pub fn is_whole_vnf(&self) -> bool {
+        self.vnfc_instance_id.is_empty()
+    }
+
+    /// `additionalParams.all`: heal storage too.
+    pub fn all(&self) -> bool {
+        self.additional_params
+            .get("all")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+}
+
+/// `ChangeExtVnfConnectivityRequest`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChangeExtConnRequest {
+    /// The external virtual links after the change.
+    pub ext_virtual_links: Vec<Value>,
+    /// VIM connections to add or change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vim_connection_info: Option<Object>,
+    /// `additionalParams`.
+    #[serde(
+        default,
+        deserialize_with = "nullable_map",
+        skip_serializing_if = "Map::is_empty"
+    )]
+    pub additional_params: Object,
+}
+
+impl ChangeExtConnRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let b = object(body)?;
+        if !b.get("extVirtualLinks").is_some_and(Value::is_array) {
+            return Err(bad("extVirtualLinks (an array) is required"));
+        }
+        vim_connection_info(b)?;
+        optional_objects(b, &["additionalParams"])?;
+        typed(body)
+    }
+}
+
+/// `VnfInfoModificationRequest` (a JSON merge patch; Tacker's v2 form with `vnfdId`, and
+/// SOL003's `vnfPkgId`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ModifyRequest {
+    /// New name (`null` removes it).
+    #[serde(
+        default,
+        deserialize_with = "patch_field",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vnf_instance_name: Option<Option<String>>,
+    /// New description (`null` removes it).
+    #[serde(
+        default,
+        deserialize_with = "patch_field",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vnf_instance_description: Option<Option<String>>,
+    /// Another VNFD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnfd_id: Option<String>,
+    /// Another package.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_pkg_id: Option<String>,
+    /// Merged into `vnfConfigurableProperties`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_configurable_properties: Option<Object>,
+    /// Merged into `metadata`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Object>,
+    /// Merged into `extensions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Object>,
+    /// Merged into `vimConnectionInfo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vim_connection_info: Option<Object>,
+    /// Changes to `vnfcInfo[].vnfcConfigurableProperties`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnfc_info_modifications: Option<Vec<Value>>,
+}
+
+impl ModifyRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let r: Self = typed(body)?;
+        if let Some(v) = &r.vim_connection_info {
+            check_vim_connection_info(v)?;
+        }
+        Ok(r)
+    }
+
+    /// Refuses a change of package (422): not supported through PATCH.
+    pub fn check(&self, instance: &VnfInstance) -> Result<(), Failure> {
+        let other_vnfd = self
+            .vnfd_id
+            .as_ref()
+            .is_some_and(|v| *v != instance.vnfd_id);
+        let other_pkg = self
+            .vnf_pkg_id
+            .as_ref()
+            .is_some_and(|p| *p != instance.vnf_pkg_id.to_string());
+        if other_vnfd || other_pkg {
+            return Err(Failure::unprocessable(
+                "changing the VNF package of an instance through PATCH is not supported",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A typed request, one variant per operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "operation",
+    content = "request",
+    rename_all = "SCREAMING_SNAKE_CASE"
+)]
+pub enum OperationParams {
+    /// INSTANTIATE.
+    Instantiate(InstantiateRequest),
+    /// TERMINATE.
+    Terminate(TerminateRequest),
+    /// SCALE.
+    Scale(ScaleRequest),
+    /// HEAL.
+    Heal(HealRequest),
+    /// CHANGE_EXT_CONN.
+    ChangeExtConn(ChangeExtConnRequest),
+    /// MODIFY_INFO.
+    ModifyInfo(ModifyRequest),
+}
+
+impl OperationParams {
+    /// Reads the body of an `operation` request.
+    pub fn parse(operation: LcmOperation, body: &Value) -> Result<Self, Failure> {
+        Ok(match operation {
+            LcmOperation::Instantiate => Self::Instantiate(InstantiateRequest::parse(body)?),
+            LcmOperation::Terminate => Self::Terminate(TerminateRequest::parse(body)?),
+            LcmOperation::Scale => Self::Scale(ScaleRequest::parse(body)?),
+            LcmOperation::Heal => Self::Heal(HealRequest::parse(body)?),
+            LcmOperation::ChangeExtConn => Self::ChangeExtConn(ChangeExtConnRequest::parse(body)?),
+            LcmOperation::ModifyInfo => Self::ModifyInfo(ModifyRequest::parse(body)?),
+            other => {
+                return Err(Failure::unprocessable(format!("{other} is not supported")));
+            }
+        })
+    }
+
+    /// The operation it requests.
+    pub fn operation(&self) -> LcmOperation {
+        match self {
+            Self::Instantiate(_) => LcmOperation::Instantiate,
+            Self::Terminate(_) => LcmOperation::Terminate,
+            Self::Scale(_) => LcmOperation::Scale,
+            Self::Heal(_) => LcmOperation::Heal,
+            Self::ChangeExtConn(_) => LcmOperation::ChangeExtConn,
+            Self::ModifyInfo(_) => LcmOperation::ModifyInfo,
+        }
+    }
+
+    /// The VIM connections the request itself brings (instantiate, change_ext_conn,
+    /// modify).
+    pub fn vim_connection_info(&self) -> Option<&Object> {
+        match self {
+            Self::Instantiate(r) => r.vim_connection_info.as_ref(),
+            Self::ChangeExtConn(r) => r.vim_connection_info.as_ref(),
+            Self::ModifyInfo(r) => r.vim_connection_info.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// `additionalParams` (empty for MODIFY_INFO).
+    pub fn additional_params(&self) -> &Object {
+        static EMPTY: std::sync::OnceLock<Object> = std::sync::OnceLock::new();
+        match self {
+            Self::Instantiate(r) => &r.additional_params,
+            Self::Terminate(r) => &r.additional_params,
+            Self::Scale(r) => &r.additional_params,
+            Self::Heal(r) => &r.additional_params,
+            Self::ChangeExtConn(r) => &r.additional_params,
+            Self::ModifyInfo(_) => EMPTY.get_or_init(Object::new),
+        }
+    }
+
+    /// Whether it is a SCALE_OUT.
+    pub fn is_scale_out(&self) -> bool {
+        matches!(self, Self::Scale(s) if s.is_out())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn err(r: Result<OperationParams, Failure>) -> String {
+        r.expect_err("refused").detail
+    }
+
+    #[test]
+    fn requests_parse_into_their_types() {
+        let p = OperationParams::parse(
+            LcmOperation::Scale,
+            &json!({"type": "SCALE_IN", "aspectId": "a"}),
+        )
+        .unwrap();
+        let OperationParams::Scale(s) = &p else {
+            panic!("{p:?}")
+        };
+        assert_eq!((s.kind, s.number_of_steps), (ScaleType::ScaleIn, 1));
+        assert!(!p.is_scale_out());
+        let t = TerminateRequest::parse(
+            &json!({"terminationType": "GRACEFUL", "gracefulTerminationTimeout": 7}),
+        )
+        .unwrap();
+        assert_eq!(t.grace_seconds(), Some(7));
+        let i = InstantiateRequest::parse(&json!({"flavourId": "simple",
+            "additionalParams": {"lcm-kubernetes-def-files": ["a.yaml"], "namespace": "ns-1"}}))
+        .unwrap();
+        assert_eq!(i.kubernetes_def_files(), Some(vec!["a.yaml".to_owned()]));
+        let m = ModifyRequest::parse(&json!({"vnfInstanceName": null})).unwrap();
+        assert_eq!(m.vnf_instance_name, Some(None));
+        assert_eq!(
+            ModifyRequest::parse(&json!({})).unwrap().vnf_instance_name,
+            None
+        );
+        // The typed form round-trips (it is what the engine reads back).
+        let text = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<OperationParams>(&text).unwrap(), p);
+    }
+
+    #[test]
+    fn bad_requests_get_the_texts_the_api_answers() {
+        use LcmOperation::*;
+        assert_eq!(
+            err(OperationParams::parse(Instantiate, &json!({}))),
+            "flavourId is required"
+        );
+        assert!(
+            err(OperationParams::parse(
+                Instantiate,
+                &json!({"flavourId": "f", "vimConnectionInfo": {"v": {}}})
+            ))
+            .contains("vimConnectionInfo.v.vimType is required")
+        );
+        assert!(
+            err(OperationParams::parse(
+                Instantiate,
+                &json!({"flavourId": "f", "additionalParams": {"namespace": "Bad_NS"}})
+            ))
+            .contains("RFC 1123")
+        );
+        assert_eq!(
+            err(OperationParams::parse(Terminate, &json!({}))),
+            "terminationType is required"
+        );
+        assert!(
+            err(OperationParams::parse(
+                Scale,
+                &json!({"type": "SCALE_UP", "aspectId": "a"})
+            ))
+            .contains("SCALE_OUT or SCALE_IN")
+        );
+        assert!(
+            err(OperationParams::parse(
+                Scale,
+                &json!({"type": "SCALE_OUT", "aspectId": "a", "numberOfSteps": 0})
+            ))
+            .contains("positive integer")
+        );
+        assert_eq!(
+            err(OperationParams::parse(
+                Heal,
+                &json!({"additionalParams": {"all": "yes"}})
+            )),
+            "additionalParams.all must be a boolean"
+        );
+        assert!(err(OperationParams::parse(ChangeExtConn, &json!({}))).contains("extVirtualLinks"));
+        assert!(err(OperationParams::parse(Heal, &json!({"bogus": 1}))).contains("unknown field"));
+        assert_eq!(
+            err(OperationParams::parse(Operate, &json!({}))),
+            "OPERATE is not supported"
+        );
+    }
+}
