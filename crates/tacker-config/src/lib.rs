@@ -42,6 +42,8 @@ pub struct Config {
     pub lcm: LcmConfig,
     /// The Kubernetes infra driver.
     pub kubernetes: KubernetesConfig,
+    /// The OpenStack infra driver.
+    pub openstack: OpenStackConfig,
     /// Conductor.
     pub conductor: ConductorConfig,
     /// `tacker all-in-one`.
@@ -203,6 +205,21 @@ pub struct KubernetesConfig {
     /// Timeout of one Kubernetes API request.
     #[serde(with = "duration")]
     pub request_timeout: Duration,
+}
+
+/// `[openstack]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenStackConfig {
+    /// Timeout of one Keystone or Heat request.
+    #[serde(with = "duration")]
+    pub request_timeout: Duration,
+    /// Longest a stack create, update or delete may take.
+    #[serde(with = "duration")]
+    pub stack_timeout: Duration,
+    /// Longest pause between two polls of a stack.
+    #[serde(with = "duration")]
+    pub poll_interval: Duration,
 }
 
 /// `[all_in_one]`

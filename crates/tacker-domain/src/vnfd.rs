@@ -137,6 +137,24 @@ pub struct Vdu {
     pub instantiation_levels: BTreeMap<String, u32>,
 }
 
+impl Vdu {
+    /// The compute flavour the VDU asks for
+    /// (`requested_additional_capability_name` under its `virtual_compute` capability).
+    pub fn requested_flavour(&self) -> Option<&str> {
+        fn find(v: &Value) -> Option<&str> {
+            match v {
+                Value::Object(m) => m
+                    .get("requested_additional_capability_name")
+                    .and_then(Value::as_str)
+                    .or_else(|| m.values().find_map(find)),
+                Value::Array(a) => a.iter().find_map(find),
+                _ => None,
+            }
+        }
+        find(self.capabilities.get("virtual_compute")?)
+    }
+}
+
 /// `sw_image_data`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -17,6 +17,7 @@ pub fn resource(p: &VnfcPod, ns: &str, vim_id: Option<&str>) -> VnfcResourceInfo
             resource_id: p.name.clone(),
             vim_level_resource_type: Some(p.kind.clone()),
         },
+        vnfc_cp_info: Vec::new(),
         metadata: Map::from_iter([("namespace".to_owned(), Value::String(ns.to_owned()))]),
     }
 }

@@ -6,6 +6,7 @@ pub mod csar;
 pub mod moto;
 pub mod peers;
 pub mod samples;
+pub mod vm;
 
 use std::path::PathBuf;
 

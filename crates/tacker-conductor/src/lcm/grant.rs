@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tacker_domain::Failure;
 use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::OpContext;
-use tacker_domain::lcm::plan::initial_counts_of;
+use tacker_domain::lcm::plan::{self, initial_counts_of};
 use uuid::Uuid;
 
 use super::vim;
@@ -38,24 +38,23 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
             }
         }
         OperationParams::Scale(s) => {
-            let steps = s.number_of_steps;
-            let out = s.is_out();
-            if let Some(f) = octx.vnfd.flavour(&octx.flavour_id) {
-                for v in &f.vdus {
-                    let Some(deltas) = v.scaling_deltas.get(&s.aspect_id) else {
-                        continue;
-                    };
-                    let per_step = deltas.values().next().copied().unwrap_or(1);
-                    let n = per_step * steps;
-                    if out {
-                        add.extend((0..n).map(|_| compute(&v.id)));
-                    } else {
-                        let mine: Vec<&(String, String)> =
-                            vnfcs.iter().filter(|(_, vdu)| *vdu == v.id).collect();
-                        for (id, vdu) in mine.iter().rev().take(n as usize) {
-                            remove.push(json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}}));
-                        }
+            let flavour = octx.vnfd.flavour(&octx.flavour_id);
+            let info = octx.instance.instantiated_vnf_info.as_ref();
+            if let (Some(f), Some(info)) = (flavour, info)
+                && let Ok(step) = plan::scale_step(f, info, s)
+            {
+                for (vdu, delta) in &step.deltas {
+                    if *delta > 0 {
+                        add.extend((0..*delta).map(|_| compute(vdu)));
                     }
+                }
+                for id in plan::scale_in_targets(info, &step) {
+                    let vdu = vnfcs
+                        .iter()
+                        .find(|(r, _)| *r == id)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default();
+                    remove.push(json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}}));
                 }
             }
         }
@@ -134,7 +133,35 @@ fn builtin(octx: &OpContext, req: &Value) -> Value {
     if let Some(v) = &octx.vim {
         g["vimConnectionInfo"] = json!({ v.id.clone(): vim::to_json(v) });
     }
+    g["vimAssets"] = vim_assets(octx);
     g
+}
+
+/// Flavours and images for the flavour's VDUs: what the VNFD asks for, by name.
+fn vim_assets(octx: &OpContext) -> Value {
+    let vim = octx.vim.as_ref().map(|v| v.id.clone());
+    let vdus = octx
+        .vnfd
+        .flavour(&octx.flavour_id)
+        .map(|f| f.vdus.as_slice())
+        .unwrap_or_default();
+    let flavours: Vec<Value> = vdus
+        .iter()
+        .filter_map(|v| {
+            v.requested_flavour().map(|f| {
+                json!({"id": Uuid::new_v4(), "vimConnectionId": vim, "vnfdVirtualComputeDescId": v.id, "vimFlavourId": f})
+            })
+        })
+        .collect();
+    let images: Vec<Value> = vdus
+        .iter()
+        .filter_map(|v| {
+            v.sw_image.as_ref().map(|i| {
+                json!({"id": Uuid::new_v4(), "vimConnectionId": vim, "vnfdSoftwareImageId": v.id, "vimSoftwareImageId": i.name})
+            })
+        })
+        .collect();
+    json!({"computeResourceFlavours": flavours, "softwareImages": images})
 }
 
 /// The NFVO's answer: the grant (200, 201), undecided (202: `None`), or a refusal.

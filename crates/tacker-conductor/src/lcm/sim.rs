@@ -83,6 +83,7 @@ fn vnfc(vdu: &str, name: &str) -> (VnfcResourceInfo, VnfcInfo) {
             resource_id: resource.clone(),
             vim_level_resource_type: Some("sim.Compute".into()),
         },
+        vnfc_cp_info: Vec::new(),
         metadata: Map::new(),
     };
     let c = VnfcInfo {

@@ -39,9 +39,93 @@ pub struct VnfcResourceInfo {
     pub vdu_id: String,
     /// The compute resource.
     pub compute_resource: ResourceHandle,
+    /// Its connection points and their addresses (VM-based VNFCs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnfc_cp_info: Vec<VnfcCpInfo>,
     /// Driver data.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
+}
+
+/// A VNFC's connection point (SOL003 `VnfcResourceInfo.vnfcCpInfo`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VnfcCpInfo {
+    /// Its id.
+    pub id: String,
+    /// The CPD (the VNFD's `VduCp`).
+    pub cpd_id: String,
+    /// The external CP it is exposed as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_ext_cp_id: Option<String>,
+    /// The link port in the VIM (e.g. a Neutron port id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_link_port_id: Option<String>,
+    /// Protocols and addresses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cp_protocol_info: Vec<CpProtocolInfo>,
+}
+
+/// A connection point's protocol data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CpProtocolInfo {
+    /// `IP_OVER_ETHERNET`.
+    pub layer_protocol: String,
+    /// MAC and IP addresses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ip_over_ethernet: Option<IpOverEthernet>,
+}
+
+/// MAC and IP addresses of a connection point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IpOverEthernet {
+    /// The MAC address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac_address: Option<String>,
+    /// Addresses, by type.
+    #[serde(default)]
+    pub ip_addresses: Vec<IpAddresses>,
+}
+
+/// Addresses of one type on a connection point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IpAddresses {
+    /// `IPV4` or `IPV6`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The addresses (a floating address first, when there is one).
+    #[serde(default)]
+    pub addresses: Vec<String>,
+    /// Whether they were assigned dynamically.
+    #[serde(default)]
+    pub is_dynamic: bool,
+    /// The subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subnet_id: Option<String>,
+}
+
+/// The address management drivers reach VNFC `vnfc` (a `vnfcResourceInfo` id) at on
+/// its connection point `cp` (the VNFD's CP name): its first address there.
+pub fn address_of(instance: &VnfInstance, vnfc: &str, cp: &str) -> Option<String> {
+    instance
+        .instantiated_vnf_info
+        .as_ref()?
+        .vnfc_resource_info
+        .iter()
+        .find(|r| r.id == vnfc)?
+        .vnfc_cp_info
+        .iter()
+        .find(|c| c.cpd_id == cp)?
+        .cp_protocol_info
+        .iter()
+        .filter_map(|p| p.ip_over_ethernet.as_ref())
+        .flat_map(|e| e.ip_addresses.iter())
+        .flat_map(|a| a.addresses.iter())
+        .next()
+        .cloned()
 }
 
 /// One VNFC (SOL002 `vnfcInfo`): what `vnfcInstanceId` in heal refers to.

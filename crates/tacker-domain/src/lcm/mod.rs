@@ -11,9 +11,9 @@ pub mod request;
 mod subscription;
 
 pub use instance::{
-    InstantiatedVnfInfo, InstantiationState, ResourceHandle, ScaleInfo, VNF_INSTANCE_ATTRIBUTES,
-    VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance, VnfcInfo, VnfcResourceInfo,
-    redact_vim_connection_info,
+    CpProtocolInfo, InstantiatedVnfInfo, InstantiationState, IpAddresses, IpOverEthernet,
+    ResourceHandle, ScaleInfo, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance,
+    VnfcCpInfo, VnfcInfo, VnfcResourceInfo, address_of, redact_vim_connection_info,
 };
 pub use notification::{Notification, NotificationKind, OpFacts};
 pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};

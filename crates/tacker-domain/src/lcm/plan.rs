@@ -156,6 +156,27 @@ pub fn checked_scale_step(
     Ok(step)
 }
 
+/// The VNFCs a scale-in step removes: of each VDU, the newest (the last in the stored
+/// list), as many as the step takes away.
+pub fn scale_in_targets(info: &InstantiatedVnfInfo, step: &ScaleStep) -> Vec<String> {
+    let mut out = Vec::new();
+    for (vdu, delta) in &step.deltas {
+        if *delta >= 0 {
+            continue;
+        }
+        let n = usize::try_from(delta.unsigned_abs()).unwrap_or(usize::MAX);
+        out.extend(
+            info.vnfc_resource_info
+                .iter()
+                .rev()
+                .filter(|r| r.vdu_id == *vdu)
+                .take(n)
+                .map(|r| r.id.clone()),
+        );
+    }
+    out
+}
+
 /// Checks a VDU's new instance count against its `vdu_profile`.
 pub fn check_count(flavour: &Flavour, vdu: &str, count: i64) -> Result<(), String> {
     let Some(v) = flavour.vdu(vdu) else {

@@ -1,0 +1,53 @@
+//! Change external connectivity: the CPs of the new external virtual links get their
+//! networks and fixed addresses; the stack is updated (Heat replaces the ports that
+//! change, and the servers on them).
+
+use serde_json::{Value, json};
+use tacker_domain::lcm::OperationParams;
+use tacker_domain::lcm::driver::Outcome;
+
+use super::{Work, apply, changes, metadata, stored};
+use crate::error::{Error, Result};
+use crate::nfv;
+
+pub async fn run(w: &Work<'_>) -> Result<Outcome> {
+    let s = stored(w.octx)?;
+    let OperationParams::ChangeExtConn(req) = &w.octx.op.request else {
+        return Err(Error::Invalid("not a change_ext_conn request".into()));
+    };
+    let flavour = w.flavour()?;
+    let fresh = nfv::build(&nfv::Inputs {
+        flavour,
+        template: &Value::Null,
+        counts: &Default::default(),
+        grant: &w.octx.grant,
+        ext_virtual_links: &req.ext_virtual_links,
+        extra: None,
+    });
+    let mut nfv = s.nfv.clone();
+    if let (Some(cps), Some(new)) = (
+        nfv.as_object_mut()
+            .map(|n| n.entry("CP").or_insert_with(|| json!({}))),
+        fresh.get("CP").and_then(Value::as_object),
+    ) && let Some(cps) = cps.as_object_mut()
+    {
+        for (k, v) in new {
+            cps.insert(k.clone(), v.clone());
+        }
+    }
+    apply(w, &s.stack, &nfv).await?;
+    let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
+    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
+    let mut info = s.info;
+    info.vnfc_resource_info = read.resources;
+    info.vnfc_info = read.infos;
+    info.other.extend(metadata(&s.stack, &nfv));
+    info.other.insert(
+        "extVirtualLinkInfo".into(),
+        Value::Array(req.ext_virtual_links.clone()),
+    );
+    Ok(Outcome {
+        instantiated_vnf_info: Some(info),
+        resource_changes,
+    })
+}

@@ -1,0 +1,89 @@
+//! Instantiate: the base HOT with the `nfv` parameter as stack `vnf-<instance id>`; a
+//! stack already there (a retry) is updated, never created twice. Then the VNFCs are
+//! read back with their addresses.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use tacker_domain::lcm::driver::Outcome;
+use tacker_domain::lcm::request::InstantiateRequest;
+use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
+
+use super::{Work, changes, metadata, parameters, stack_name};
+use crate::error::{Error, Result};
+use crate::heat::StackRef;
+use crate::{nfv, template};
+
+/// The instantiate request of the operation.
+pub fn request<'a>(w: &'a Work<'_>) -> Result<&'a InstantiateRequest> {
+    match &w.octx.op.request {
+        OperationParams::Instantiate(r) => Ok(r),
+        other => Err(Error::Invalid(format!(
+            "{} is not an instantiation",
+            other.operation()
+        ))),
+    }
+}
+
+/// Creates the stack (or updates the one a previous attempt left) and waits for it.
+pub async fn ensure_stack(w: &Work<'_>, hot: &template::BaseHot, nfv: &Value) -> Result<StackRef> {
+    let name = stack_name(w.octx);
+    match w.heat.find(&name).await? {
+        Some(existing) => {
+            // Let an action of an earlier attempt end before changing the stack again.
+            if let Some(st) = w.heat.state(&existing).await?
+                && st.status.ends_with("_IN_PROGRESS")
+            {
+                let action = st.status.trim_end_matches("_IN_PROGRESS").to_owned();
+                let _ = w.heat.wait(&existing, &action).await;
+            }
+            tracing::info!(stack = %existing.text(), "the stack exists (a retry): updating it");
+            super::apply(w, &existing, nfv).await?;
+            Ok(existing)
+        }
+        None => {
+            let created = w
+                .heat
+                .create(&name, &hot.top, &hot.files, &parameters(nfv))
+                .await?;
+            tracing::info!(stack = %created.text(), "stack created");
+            w.heat.wait(&created, "CREATE").await?;
+            Ok(created)
+        }
+    }
+}
+
+pub async fn run(w: &Work<'_>) -> Result<Outcome> {
+    let req = request(w)?;
+    let flavour = w.flavour()?;
+    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
+    let level = plan::level(flavour, req);
+    let counts: BTreeMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
+        .into_iter()
+        .collect();
+    let nfv = nfv::build(&nfv::Inputs {
+        flavour,
+        template: &hot.parsed,
+        counts: &counts,
+        grant: &w.octx.grant,
+        ext_virtual_links: &req.ext_virtual_links,
+        extra: req.additional_params.get("nfv"),
+    });
+    let stack = ensure_stack(w, &hot, &nfv).await?;
+    let read = w.read(&stack, &[]).await?;
+    let (scale_status, max_scale_levels) =
+        plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level.as_deref());
+    let resource_changes = changes(&[], &read.resources);
+    Ok(Outcome {
+        instantiated_vnf_info: Some(InstantiatedVnfInfo {
+            flavour_id: flavour.id.clone(),
+            vnf_state: "STARTED".into(),
+            scale_status,
+            max_scale_levels,
+            vnfc_resource_info: read.resources,
+            vnfc_info: read.infos,
+            other: metadata(&stack, &nfv),
+        }),
+        resource_changes,
+    })
+}

@@ -1,0 +1,163 @@
+//! One file per operation; what they share: the stack of an instance, the state it
+//! recorded, reading the VNFCs back, the `nfv` parameter.
+
+pub mod change_ext_conn;
+pub mod heal;
+pub mod instantiate;
+pub mod rollback;
+pub mod scale;
+pub mod sync;
+pub mod terminate;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+use tacker_domain::lcm::driver::OpContext;
+use tacker_domain::lcm::{InstantiatedVnfInfo, VnfcResourceInfo};
+use tacker_domain::vnfd::Flavour;
+
+use crate::error::{Error, Result};
+use crate::heat::{Heat, StackRef};
+use crate::vnfc;
+
+/// What an operation works with.
+#[derive(Debug)]
+pub struct Work<'a> {
+    /// The operation.
+    pub octx: &'a OpContext,
+    /// Heat, authenticated for the VIM.
+    pub heat: Heat<'a>,
+}
+
+/// The stack name of an instance (found again on retry, never created twice).
+pub fn stack_name(octx: &OpContext) -> String {
+    format!("vnf-{}", octx.instance.id)
+}
+
+impl Work<'_> {
+    /// The flavour in use.
+    pub fn flavour(&self) -> Result<&Flavour> {
+        self.octx
+            .vnfd
+            .flavour(&self.octx.flavour_id)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "flavour {} is not in the VNFD",
+                    self.octx.flavour_id
+                ))
+            })
+    }
+
+    /// The VIM connection's id (recorded in `computeResource.vimConnectionId`).
+    pub fn vim_id(&self) -> Option<&str> {
+        self.octx.vim.as_ref().map(|v| v.id.as_str())
+    }
+
+    /// The VNFCs the stack runs now, ordered after `before`.
+    pub async fn read(&self, stack: &StackRef, before: &[VnfcResourceInfo]) -> Result<Read> {
+        let resources = self.heat.resources(stack).await?;
+        let tree = vnfc::Tree::new(&resources);
+        let (resources, infos) = vnfc::read(&tree, self.flavour()?, self.vim_id(), before);
+        Ok(Read { resources, infos })
+    }
+}
+
+/// VNFCs read back from the stack.
+#[derive(Debug)]
+pub struct Read {
+    /// `vnfcResourceInfo`.
+    pub resources: Vec<VnfcResourceInfo>,
+    /// `vnfcInfo`.
+    pub infos: Vec<tacker_domain::lcm::VnfcInfo>,
+}
+
+/// What an instance recorded at instantiation.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// Its resources.
+    pub info: InstantiatedVnfInfo,
+    /// Its stack.
+    pub stack: StackRef,
+    /// The `nfv` parameter it runs with.
+    pub nfv: Value,
+}
+
+/// Reads what the instance recorded.
+pub fn stored(octx: &OpContext) -> Result<Stored> {
+    let info = octx
+        .instance
+        .instantiated_vnf_info
+        .clone()
+        .ok_or_else(|| Error::Invalid("the VNF instance is not instantiated".into()))?;
+    let meta = info.other.get("metadata").cloned().unwrap_or(Value::Null);
+    let stack = meta
+        .get("stack_id")
+        .and_then(Value::as_str)
+        .and_then(StackRef::parse)
+        .ok_or_else(|| Error::Invalid("the instance has no Heat stack recorded".into()))?;
+    let nfv = meta.get("nfv").cloned().unwrap_or_else(|| json!({}));
+    Ok(Stored { info, stack, nfv })
+}
+
+/// `instantiatedVnfInfo.metadata` recording the stack and its `nfv`.
+pub fn metadata(stack: &StackRef, nfv: &Value) -> Map<String, Value> {
+    Map::from_iter([(
+        "metadata".to_owned(),
+        json!({"stack_id": stack.text(), "nfv": nfv}),
+    )])
+}
+
+/// The Heat parameters.
+pub fn parameters(nfv: &Value) -> Map<String, Value> {
+    Map::from_iter([("nfv".to_owned(), nfv.clone())])
+}
+
+/// Instances per VDU in a VNFC list.
+pub fn counts_of(list: &[VnfcResourceInfo]) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    for r in list {
+        *out.entry(r.vdu_id.clone()).or_insert(0) += 1;
+    }
+    out
+}
+
+/// `nfv` with every VDU's `desired_capacity` set from `counts` (VDUs the template
+/// sizes with it).
+pub fn with_capacities(nfv: &Value, counts: &BTreeMap<String, u32>) -> Value {
+    let mut n = nfv.clone();
+    if let Some(vdus) = n.get_mut("VDU").and_then(Value::as_object_mut) {
+        for (vdu, e) in vdus.iter_mut() {
+            if let Some(o) = e.as_object_mut()
+                && o.contains_key("desired_capacity")
+            {
+                o.insert(
+                    "desired_capacity".into(),
+                    json!(counts.get(vdu).copied().unwrap_or(0)),
+                );
+            }
+        }
+    }
+    n
+}
+
+/// `affectedVnfcs` of going from `before` to `after`: REMOVED, then ADDED.
+pub fn changes(before: &[VnfcResourceInfo], after: &[VnfcResourceInfo]) -> Map<String, Value> {
+    let mut list: Vec<Value> = before
+        .iter()
+        .filter(|b| !after.iter().any(|a| a.id == b.id))
+        .map(|r| vnfc::affected(r, "REMOVED"))
+        .collect();
+    list.extend(
+        after
+            .iter()
+            .filter(|a| !before.iter().any(|b| b.id == a.id))
+            .map(|r| vnfc::affected(r, "ADDED")),
+    );
+    Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(list))])
+}
+
+/// Updates the stack with `nfv` and waits for it.
+pub async fn apply(w: &Work<'_>, stack: &StackRef, nfv: &Value) -> Result<()> {
+    w.heat.update(stack, &parameters(nfv)).await?;
+    w.heat.wait(stack, "UPDATE").await
+}

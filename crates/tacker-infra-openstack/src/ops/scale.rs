@@ -1,0 +1,77 @@
+//! Scale: each VDU's `desired_capacity` moves by the aspect's delta. Scaling in marks
+//! the autoscaling group members of the leaving VNFCs (the newest) unhealthy first, so
+//! exactly those go.
+
+use serde_json::Value;
+use tacker_domain::lcm::driver::Outcome;
+use tacker_domain::lcm::{OperationParams, plan};
+
+use super::{Work, apply, changes, counts_of, metadata, stored, with_capacities};
+use crate::error::{Error, Result};
+use crate::heat::StackRef;
+use crate::vnfc;
+
+pub async fn run(w: &Work<'_>) -> Result<Outcome> {
+    let s = stored(w.octx)?;
+    let OperationParams::Scale(req) = &w.octx.op.request else {
+        return Err(Error::Invalid("not a scale request".into()));
+    };
+    let flavour = w.flavour()?;
+    let step = plan::checked_scale_step(flavour, &s.info, req).map_err(Error::Invalid)?;
+    let mut counts = counts_of(&s.info.vnfc_resource_info);
+    for (vdu, delta) in &step.deltas {
+        let now = i64::from(counts.get(vdu).copied().unwrap_or(0));
+        counts.insert(
+            vdu.clone(),
+            u32::try_from((now + delta).max(0)).unwrap_or(0),
+        );
+    }
+    let leaving = plan::scale_in_targets(&s.info, &step);
+    for id in &leaving {
+        let r = s
+            .info
+            .vnfc_resource_info
+            .iter()
+            .find(|r| r.id == *id)
+            .ok_or_else(|| Error::Invalid(format!("VNFC {id} is not stored")))?;
+        mark_member(w, r).await?;
+    }
+    let nfv = with_capacities(&s.nfv, &counts);
+    apply(w, &s.stack, &nfv).await?;
+    let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
+    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
+    let mut info = s.info;
+    for st in &mut info.scale_status {
+        if st.aspect_id == step.aspect {
+            st.scale_level = step.to_level;
+        }
+    }
+    info.vnfc_resource_info = read.resources;
+    info.vnfc_info = read.infos;
+    info.other.extend(metadata(&s.stack, &nfv));
+    Ok(Outcome {
+        instantiated_vnf_info: Some(info),
+        resource_changes,
+    })
+}
+
+/// Marks the autoscaling group member holding VNFC `r` unhealthy (it leaves first when
+/// the group shrinks).
+pub async fn mark_member(w: &Work<'_>, r: &tacker_domain::lcm::VnfcResourceInfo) -> Result<()> {
+    let parent = r
+        .metadata
+        .get(vnfc::PARENT_STACK)
+        .and_then(Value::as_str)
+        .and_then(StackRef::parse);
+    let member = r
+        .metadata
+        .get(vnfc::PARENT_RESOURCE)
+        .and_then(Value::as_str);
+    match (parent, member) {
+        (Some(p), Some(m)) => w.heat.mark_unhealthy(&p, m).await,
+        _ => Err(Error::Invalid(format!(
+            "VDU {} is not in an OS::Heat::AutoScalingGroup of the base HOT: it does not scale",
+            r.vdu_id
+        ))),
+    }
+}

@@ -1,0 +1,302 @@
+//! A Keystone v3 session for one VIM connection: password authentication scoped to the
+//! project, the token reused until shortly before it expires and fetched again once on
+//! a 401, Heat's endpoint taken from the catalog (public interface, the region when the
+//! VIM names one).
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::Method;
+use serde_json::{Value, json};
+use tacker_domain::lcm::driver::VimConnection;
+use tokio::sync::Mutex;
+
+use crate::error::{Error, Result};
+
+/// A token is fetched again when it expires within this margin.
+const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+
+/// What a VIM connection says about reaching Keystone.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// Keystone v3 (`.../v3`).
+    pub auth_url: String,
+    /// User name.
+    pub user: String,
+    /// Password.
+    pub password: String,
+    /// Project name.
+    pub project: String,
+    /// The user's domain (name).
+    pub user_domain: String,
+    /// The project's domain (name).
+    pub project_domain: String,
+    /// Region of the endpoints to use.
+    pub region: Option<String>,
+    /// CA certificate to trust (PEM).
+    pub ca_pem: Option<String>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("auth_url", &self.auth_url)
+            .field("user", &self.user)
+            .field("project", &self.project)
+            .finish_non_exhaustive()
+    }
+}
+
+fn text(m: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<String> {
+    keys.iter()
+        .find_map(|k| m.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+impl Credentials {
+    /// Reads `interfaceInfo.endpoint` and `accessInfo` (username, password, project,
+    /// userDomain, projectDomain, region).
+    pub fn from_vim(v: &VimConnection) -> Result<Self> {
+        let need = |m: &serde_json::Map<String, Value>, keys: &[&str], what: &str| {
+            text(m, keys).ok_or_else(|| Error::Vim(format!("{what} is required")))
+        };
+        let endpoint = need(
+            &v.interface_info,
+            &["endpoint", "auth_url"],
+            "interfaceInfo.endpoint",
+        )?;
+        let url = url::Url::parse(&endpoint)
+            .map_err(|e| Error::Vim(format!("interfaceInfo.endpoint is not a URL: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(Error::Vim(
+                "interfaceInfo.endpoint must be http(s)://".into(),
+            ));
+        }
+        let trimmed = endpoint.trim_end_matches('/');
+        let auth_url = if trimmed.ends_with("/v3") {
+            trimmed.to_owned()
+        } else {
+            format!("{trimmed}/v3")
+        };
+        let a = &v.access_info;
+        Ok(Self {
+            auth_url,
+            user: need(a, &["username"], "accessInfo.username")?,
+            password: need(a, &["password"], "accessInfo.password")?,
+            project: need(a, &["project", "project_name"], "accessInfo.project")?,
+            user_domain: text(a, &["userDomain", "user_domain_name"])
+                .unwrap_or_else(|| "Default".into()),
+            project_domain: text(a, &["projectDomain", "project_domain_name"])
+                .unwrap_or_else(|| "Default".into()),
+            region: text(a, &["region"]),
+            ca_pem: text(&v.interface_info, &["ssl_ca_cert", "cacert"]),
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    value: String,
+    expires: DateTime<Utc>,
+    heat: String,
+}
+
+/// An authenticated session.
+#[derive(Debug)]
+pub struct Session {
+    creds: Credentials,
+    http: reqwest::Client,
+    token: Mutex<Option<Token>>,
+}
+
+/// An answer: status, `Location`, body (`Null` when empty or not JSON).
+#[derive(Debug)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// The `Location` header.
+    pub location: Option<String>,
+    /// The body.
+    pub body: Value,
+}
+
+impl Answer {
+    /// Heat's error message (`error.message`), else the body.
+    pub fn message(&self) -> String {
+        self.body
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| self.body.to_string())
+    }
+}
+
+impl Session {
+    /// A session (no request made yet).
+    pub fn new(creds: Credentials, timeout: Duration) -> Result<Self> {
+        let mut b = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .redirect(reqwest::redirect::Policy::none());
+        if let Some(pem) = &creds.ca_pem {
+            let cert = reqwest::Certificate::from_pem(pem.as_bytes())
+                .map_err(|e| Error::Vim(format!("interfaceInfo.ssl_ca_cert: {e}")))?;
+            b = b.add_root_certificate(cert);
+        }
+        let http = b
+            .build()
+            .map_err(|e| Error::Vim(format!("HTTP client: {e}")))?;
+        Ok(Self {
+            creds,
+            http,
+            token: Mutex::new(None),
+        })
+    }
+
+    async fn authenticate(&self) -> Result<Token> {
+        let c = &self.creds;
+        let body = json!({"auth": {
+            "identity": {"methods": ["password"], "password": {"user": {
+                "name": c.user, "password": c.password, "domain": {"name": c.user_domain}}}},
+            "scope": {"project": {"name": c.project, "domain": {"name": c.project_domain}}},
+        }});
+        let resp = self
+            .http
+            .post(format!("{}/auth/tokens", c.auth_url))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| Error::Unreachable(format!("Keystone at {}: {e}", c.auth_url)))?;
+        let status = resp.status().as_u16();
+        if status == 401 || status == 403 {
+            return Err(Error::Auth {
+                user: c.user.clone(),
+                status,
+            });
+        }
+        if status != 201 && status != 200 {
+            return Err(Error::Vim(format!(
+                "Keystone at {} answered HTTP {status}",
+                c.auth_url
+            )));
+        }
+        let value = resp
+            .headers()
+            .get("x-subject-token")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+            .ok_or_else(|| Error::Vim("Keystone answered without X-Subject-Token".into()))?;
+        let doc: Value = resp
+            .json()
+            .await
+            .map_err(|e| Error::Vim(format!("Keystone's token is not JSON: {e}")))?;
+        let expires = doc
+            .pointer("/token/expires_at")
+            .and_then(Value::as_str)
+            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&Utc))
+            .ok_or_else(|| Error::Vim("Keystone's token has no expires_at".into()))?;
+        let heat = self.heat_endpoint(&doc)?;
+        Ok(Token {
+            value,
+            expires,
+            heat,
+        })
+    }
+
+    fn heat_endpoint(&self, doc: &Value) -> Result<String> {
+        let catalog = doc
+            .pointer("/token/catalog")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let service = catalog
+            .iter()
+            .find(|s| s.get("type").and_then(Value::as_str) == Some("orchestration"))
+            .ok_or_else(|| Error::Vim("the catalog has no orchestration (Heat) service".into()))?;
+        let region = self.creds.region.as_deref();
+        service
+            .get("endpoints")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.get("interface").and_then(Value::as_str) == Some("public"))
+            .find(|e| {
+                region.is_none_or(|r| {
+                    e.get("region_id").and_then(Value::as_str) == Some(r)
+                        || e.get("region").and_then(Value::as_str) == Some(r)
+                })
+            })
+            .and_then(|e| e.get("url").and_then(Value::as_str))
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .ok_or_else(|| {
+                Error::Vim(format!(
+                    "the catalog has no public Heat endpoint{}",
+                    region
+                        .map(|r| format!(" in region {r}"))
+                        .unwrap_or_default()
+                ))
+            })
+    }
+
+    async fn token(&self, fresh: bool) -> Result<Token> {
+        let mut t = self.token.lock().await;
+        let margin = chrono::Duration::from_std(REFRESH_MARGIN).unwrap_or_default();
+        match &*t {
+            Some(tok) if !fresh && tok.expires - margin > Utc::now() => Ok(tok.clone()),
+            _ => {
+                let tok = self.authenticate().await?;
+                *t = Some(tok.clone());
+                Ok(tok)
+            }
+        }
+    }
+
+    /// `method` on `path` (relative to Heat's endpoint, e.g. `stacks/x`) with a JSON
+    /// body; a 401 fetches a new token and tries once more.
+    pub async fn heat(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Answer> {
+        let mut fresh = false;
+        loop {
+            let tok = self.token(fresh).await?;
+            let url = if path.starts_with("http://") || path.starts_with("https://") {
+                path.to_owned()
+            } else {
+                format!("{}/{}", tok.heat, path.trim_start_matches('/'))
+            };
+            let mut req = self
+                .http
+                .request(method.clone(), &url)
+                .header("X-Auth-Token", &tok.value)
+                .header("Accept", "application/json");
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| Error::Unreachable(format!("Heat at {url}: {e}")))?;
+            let status = resp.status().as_u16();
+            if status == 401 && !fresh {
+                tracing::info!("Heat refused the token; authenticating again");
+                fresh = true;
+                continue;
+            }
+            let location = resp
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let bytes = resp
+                .bytes()
+                .await
+                .map_err(|e| Error::Unreachable(format!("Heat at {url}: {e}")))?;
+            let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            return Ok(Answer {
+                status,
+                location,
+                body,
+            });
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! The package's base HOT for a flavour: `BaseHOT/<flavour>/<top>.yaml`, with every
+//! other file below that directory (`nested/*.yaml`) passed to Heat as `files`, under
+//! its path and its file name (templates name nested ones by file name).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+
+/// A flavour's templates.
+#[derive(Debug, Clone)]
+pub struct BaseHot {
+    /// The top template as text.
+    pub top: String,
+    /// The top template parsed (to find the `nfv` paths it uses).
+    pub parsed: Value,
+    /// Nested templates and other files.
+    pub files: Map<String, Value>,
+}
+
+fn is_template(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "template")
+    )
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads the base HOT of `flavour` from the unpacked package.
+pub fn load(package_dir: &Path, flavour: &str) -> Result<BaseHot> {
+    let dir = package_dir.join("BaseHOT").join(flavour);
+    if !dir.is_dir() {
+        return Err(Error::Package(format!(
+            "the VNF package has no BaseHOT/{flavour}/ (the base HOT of flavour {flavour})"
+        )));
+    }
+    let mut tops: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::Package(format!("reading BaseHOT/{flavour}: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_template(p))
+        .collect();
+    tops.sort();
+    let top_path = match tops.as_slice() {
+        [one] => one.clone(),
+        [] => {
+            return Err(Error::Package(format!(
+                "BaseHOT/{flavour}/ holds no top template (*.yaml)"
+            )));
+        }
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            return Err(Error::Package(format!(
+                "BaseHOT/{flavour}/ holds several top templates ({}); nested ones belong in nested/",
+                names.join(", ")
+            )));
+        }
+    };
+    let read = |p: &Path| {
+        std::fs::read_to_string(p)
+            .map_err(|e| Error::Package(format!("reading {}: {e}", p.display())))
+    };
+    let top = read(&top_path)?;
+    let parsed: Value = serde_saphyr::from_str(&top).map_err(|e| {
+        Error::Package(format!(
+            "BaseHOT/{flavour}/{} is not valid YAML: {e}",
+            top_path
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
+        ))
+    })?;
+    let mut all = Vec::new();
+    walk(&dir, &mut all).map_err(|e| Error::Package(format!("reading BaseHOT/{flavour}: {e}")))?;
+    let mut files = Map::new();
+    for p in all.iter().filter(|p| **p != top_path) {
+        let content = Value::String(read(p)?);
+        if let Ok(rel) = p.strip_prefix(&dir) {
+            files.insert(rel.to_string_lossy().into_owned(), content.clone());
+        }
+        if let Some(name) = p.file_name() {
+            files
+                .entry(name.to_string_lossy().into_owned())
+                .or_insert(content);
+        }
+    }
+    Ok(BaseHot { top, parsed, files })
+}

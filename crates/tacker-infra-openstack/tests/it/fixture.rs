@@ -1,0 +1,195 @@
+//! The example VM package unpacked, a VNF instance, a heat-sim, and operation contexts.
+
+use std::io::Cursor;
+use std::process::Command;
+
+use serde_json::{Map, Value, json};
+use tacker_domain::lcm::driver::{OpContext, Outcome, VimConnection};
+use tacker_domain::lcm::{
+    InstantiationState, LcmOperation, OpOcc, OperationParams, OperationState, VnfInstance,
+    address_of,
+};
+use tacker_domain::vnfd::PackageModel;
+use tacker_testkit::vm::vm;
+use uuid::Uuid;
+
+/// Fails with a clear message when the tests cannot make network namespaces.
+pub fn need_root() {
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&uid.stdout).trim(),
+        "0",
+        "the VM tests make SSH test hosts in network namespaces: run them as root"
+    );
+}
+
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub model: PackageModel,
+    pub instance: VnfInstance,
+    pub vim: VimConnection,
+    pub sim: heat_sim::Handle,
+}
+
+impl Fixture {
+    pub fn new() -> Self {
+        need_root();
+        let sim = heat_sim::spawn(heat_sim::Settings::default()).unwrap();
+        let csar = vm();
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in &csar.files {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        let model =
+            tacker_csar::validate_reader(Cursor::new(csar.zip()), &tacker_csar::Limits::default())
+                .unwrap()
+                .model;
+        let instance = VnfInstance {
+            id: Uuid::new_v4(),
+            name: Some("vm".into()),
+            description: None,
+            vnfd_id: model.vnfd.vnfd_id.clone(),
+            vnf_pkg_id: Uuid::new_v4(),
+            vnf_provider: model.vnfd.provider.clone(),
+            vnf_product_name: model.vnfd.product_name.clone(),
+            vnf_software_version: model.vnfd.software_version.clone(),
+            vnfd_version: model.vnfd.descriptor_version.clone(),
+            instantiation_state: InstantiationState::NotInstantiated,
+            instantiated_vnf_info: None,
+            vim_connection_info: Map::new(),
+            metadata: Map::new(),
+            extensions: Map::new(),
+            vnf_configurable_properties: Map::new(),
+            current_op: None,
+            created_at: chrono::Utc::now(),
+        };
+        let s = heat_sim::Settings::default();
+        let vim = VimConnection::from_json(
+            "vim1",
+            &json!({"vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
+                "interfaceInfo": {"endpoint": format!("{}/v3", sim.url)},
+                "accessInfo": {"username": s.user, "password": s.password, "project": s.project,
+                    "projectDomain": "Default", "userDomain": "Default", "region": "RegionOne"}}),
+        )
+        .unwrap();
+        Self {
+            dir,
+            model,
+            instance,
+            vim,
+            sim,
+        }
+    }
+
+    pub fn ctx(&self, operation: LcmOperation, params: Value) -> OpContext {
+        OpContext {
+            op: OpOcc::new(
+                Uuid::new_v4(),
+                self.instance.id,
+                OperationState::Processing,
+                OperationParams::parse(operation, &params).unwrap(),
+                params,
+            ),
+            instance: self.instance.clone(),
+            vnfd: self.model.vnfd.clone(),
+            flavour_id: "simple".into(),
+            package_dir: self.dir.path().to_owned(),
+            package_zip: self.dir.path().join("package.zip"),
+            vim: Some(self.vim.clone()),
+            grant: Value::Null,
+        }
+    }
+
+    /// Records what an operation did, as the engine would.
+    pub fn apply(&mut self, o: &Outcome) {
+        self.instance.instantiated_vnf_info = o.instantiated_vnf_info.clone();
+        self.instance.instantiation_state = if o.instantiated_vnf_info.is_some() {
+            InstantiationState::Instantiated
+        } else {
+            InstantiationState::NotInstantiated
+        };
+    }
+
+    /// `(vduId, server id, address of its CP)` of every VNFC, in stored order.
+    pub fn vnfcs(&self) -> Vec<(String, String, String)> {
+        let Some(info) = &self.instance.instantiated_vnf_info else {
+            return Vec::new();
+        };
+        info.vnfc_resource_info
+            .iter()
+            .map(|r| {
+                let cp = format!("{}_CP1", r.vdu_id);
+                (
+                    r.vdu_id.clone(),
+                    r.id.clone(),
+                    address_of(&self.instance, &r.id, &cp).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    /// The simulator's servers: (id, host name in this machine).
+    pub fn servers(&self) -> Vec<(String, Option<String>)> {
+        let st = self.sim.sim.engine.lock();
+        let mut out: Vec<(String, Option<String>)> = st
+            .stacks
+            .values()
+            .filter(|s| !s.deleted)
+            .flat_map(|s| s.resources.iter())
+            .filter(|r| r.kind == "OS::Nova::Server")
+            .map(|r| (r.physical_id.clone(), r.host.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// What `hostname` prints over SSH at `ip` (the image's login, real client).
+pub fn ssh_hostname(ip: &str) -> Result<String, String> {
+    let out = Command::new("sshpass")
+        .args([
+            "-p",
+            "ubuntu",
+            "ssh",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+        ])
+        .args([
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ConnectTimeout=5",
+        ])
+        .arg(format!("ubuntu@{ip}"))
+        .arg("hostname")
+        .output()
+        .map_err(|e| format!("sshpass: {e} (install sshpass)"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+pub fn changes(o: &Outcome) -> Vec<(String, String)> {
+    o.resource_changes["affectedVnfcs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["changeType"].as_str().unwrap().to_owned(),
+                a["id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+pub fn instantiate_params() -> Value {
+    json!({"flavourId": "simple", "extVirtualLinks": [
+        tacker_testkit::vm::ext_virtual_link("net0", "sim-net", &["VDU1_CP1", "VDU2_CP1"])]})
+}

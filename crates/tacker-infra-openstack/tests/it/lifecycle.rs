@@ -1,0 +1,183 @@
+use serde_json::json;
+use tacker_domain::lcm::LcmOperation;
+use tacker_domain::lcm::driver::InfraDriver;
+use tacker_infra_openstack::{OpenStackDriver, OpenStackSettings};
+
+use crate::fixture::{Fixture, changes, instantiate_params, ssh_hostname};
+
+fn driver() -> OpenStackDriver {
+    OpenStackDriver::new(OpenStackSettings {
+        request_timeout: std::time::Duration::from_secs(10),
+        stack_timeout: std::time::Duration::from_secs(60),
+        poll_interval: std::time::Duration::from_millis(200),
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vm_lifecycle_on_heat_with_ssh_hosts() {
+    let mut f = Fixture::new();
+    let d = driver();
+
+    // Instantiate: VDU1 (autoscaling group) and VDU2, each a host answering SSH.
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, instantiate_params()))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let vnfcs = f.vnfcs();
+    assert_eq!(vnfcs.len(), 2, "{vnfcs:?}");
+    for (vdu, _, ip) in &vnfcs {
+        assert!(ip.starts_with("10.250."), "{vdu} has no address: {vnfcs:?}");
+        assert_eq!(ssh_hostname(ip).unwrap(), *vdu);
+    }
+    assert_eq!(changes(&o).len(), 2);
+    let info = f.instance.instantiated_vnf_info.clone().unwrap();
+    assert_eq!(info.vnfc_info.len(), 2);
+    assert!(
+        info.vnfc_info[0]
+            .id
+            .starts_with(&format!("{}-", info.vnfc_info[0].vdu_id))
+    );
+
+    // A token that expires mid-lifecycle is fetched again.
+    f.sim.sim.tokens.expire_all();
+
+    // Scale out: a new VDU1 host appears.
+    let o = d
+        .scale(&f.ctx(
+            LcmOperation::Scale,
+            json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"}),
+        ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let after = f.vnfcs();
+    assert_eq!(after.len(), 3);
+    let added: Vec<_> = after
+        .iter()
+        .filter(|v| !vnfcs.contains(v))
+        .cloned()
+        .collect();
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0].0, "VDU1");
+    assert_eq!(ssh_hostname(&added[0].2).unwrap(), "VDU1");
+    assert_eq!(changes(&o), vec![("ADDED".into(), added[0].1.clone())]);
+
+    // Scale in removes exactly the newest VDU1: its host is gone.
+    let o = d
+        .scale(&f.ctx(
+            LcmOperation::Scale,
+            json!({"type": "SCALE_IN", "aspectId": "VDU1_scale"}),
+        ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    assert_eq!(f.vnfcs(), vnfcs, "the original VNFCs stay");
+    assert_eq!(changes(&o), vec![("REMOVED".into(), added[0].1.clone())]);
+    assert!(
+        ssh_hostname(&added[0].2).is_err(),
+        "the removed host still answers"
+    );
+    assert_eq!(f.servers().len(), 2);
+
+    // SOL002 heal of VDU2: a new host with a new address, VDU1 untouched.
+    let vdu2 = f
+        .instance
+        .instantiated_vnf_info
+        .as_ref()
+        .unwrap()
+        .vnfc_info
+        .iter()
+        .find(|c| c.vdu_id == "VDU2")
+        .unwrap()
+        .id
+        .clone();
+    let o = d
+        .heal(&f.ctx(LcmOperation::Heal, json!({"vnfcInstanceId": [vdu2]})))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let healed = f.vnfcs();
+    let by =
+        |l: &[(String, String, String)], vdu: &str| l.iter().find(|v| v.0 == vdu).cloned().unwrap();
+    assert_eq!(by(&healed, "VDU1"), by(&vnfcs, "VDU1"), "VDU1 untouched");
+    let (old, new) = (by(&vnfcs, "VDU2"), by(&healed, "VDU2"));
+    assert_eq!(
+        healed.iter().position(|v| v.0 == "VDU2"),
+        vnfcs.iter().position(|v| v.0 == "VDU2"),
+        "the replacement takes the place of the VNFC it replaced"
+    );
+    assert_ne!(new.1, old.1, "a new server");
+    assert_ne!(new.2, old.2, "a new address");
+    assert_eq!(ssh_hostname(&new.2).unwrap(), "VDU2");
+    assert!(ssh_hostname(&old.2).is_err(), "the old host is gone");
+
+    // SOL003 heal: every server replaced.
+    let o = d.heal(&f.ctx(LcmOperation::Heal, json!({}))).await.unwrap();
+    f.apply(&o);
+    let all = f.vnfcs();
+    assert_eq!(all.len(), 2);
+    for (i, v) in all.iter().enumerate() {
+        assert_ne!(v.1, healed[i].1);
+        assert_eq!(ssh_hostname(&v.2).unwrap(), v.0);
+    }
+
+    // Sync reads the same.
+    let now = d
+        .sync(&f.ctx(LcmOperation::ModifyInfo, json!({})))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&now, f.instance.instantiated_vnf_info.as_ref().unwrap());
+
+    // Terminate: the stack and every host go.
+    let o = d
+        .terminate(&f.ctx(
+            LcmOperation::Terminate,
+            json!({"terminationType": "FORCEFUL"}),
+        ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    assert!(f.servers().is_empty());
+    assert!(f.sim.sim.engine.hosts.running().is_empty(), "hosts left");
+    for v in &all {
+        assert!(ssh_hostname(&v.2).is_err());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_failure_is_heats_reason_and_a_retry_reuses_the_stack() {
+    let mut f = Fixture::new();
+    let d = driver();
+    *f.sim.sim.engine.faults() = heat_sim::faults::Faults {
+        fail_build: Some("VDU2".into()),
+        fail_reason: Some("No valid host was found".into()),
+        ..Default::default()
+    };
+    let ctx = f.ctx(LcmOperation::Instantiate, instantiate_params());
+    let e = d.instantiate(&ctx).await.unwrap_err();
+    assert_eq!(e.status, 422, "{e:?}");
+    assert_eq!(e.title.as_deref(), Some("Stack create failed"));
+    assert!(e.detail.contains("No valid host was found"), "{e:?}");
+    assert!(e.detail.contains("VDU2"), "{e:?}");
+    // The cause goes; the same operation again completes on the same stack.
+    *f.sim.sim.engine.faults() = Default::default();
+    let o = d.instantiate(&ctx).await.unwrap();
+    f.apply(&o);
+    assert_eq!(f.vnfcs().len(), 2);
+    let stacks: Vec<String> = {
+        let st = f.sim.sim.engine.lock();
+        st.stacks
+            .values()
+            .filter(|s| s.parent.is_none() && !s.deleted)
+            .map(|s| s.name.clone())
+            .collect()
+    };
+    assert_eq!(stacks, vec![format!("vnf-{}", f.instance.id)], "one stack");
+    // Rollback of the instantiation removes everything.
+    let o = d.rollback(&ctx).await.unwrap();
+    f.apply(&o);
+    assert!(f.servers().is_empty());
+    assert!(f.sim.sim.engine.hosts.running().is_empty());
+}
