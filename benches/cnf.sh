@@ -37,7 +37,7 @@ for conductors in 1 3; do
   db=tacker_bench_cnf_${conductors}_$$; dbs+=("$db")
   psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
   port=$(free_port)
-  export TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-cnf-$conductors-$$ \
+  export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-cnf-$conductors-$$ \
     TACKER__STORAGE__URL=file://$work/store-$conductors TACKER__LOG__FILTER=${BENCH_LOG:-warn} \
     TACKER__SERVER__BIND=127.0.0.1:$port TACKER__LCM__SYNC_INTERVAL=0s
   "$BIN" db migrate >/dev/null

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tacker_config::Config;
 use tacker_db::Db;
+use tacker_db::secrets::Keyring;
 use tacker_rpc::Bus;
 use tacker_storage::{CsarCache, PackageStore};
 
@@ -37,15 +38,19 @@ pub struct Settings {
     pub onboarding: OnboardingSettings,
     /// Lifecycle management settings and drivers.
     pub lcm: LcmSettings,
+    /// Keys opening secrets at rest (registered VIMs' credentials).
+    pub keys: Arc<Keyring>,
 }
 
 impl Settings {
-    /// Conductor `id` as `cfg` says, with `lcm` (its drivers wired by the caller).
+    /// Conductor `id` as `cfg` says, with `lcm` (its drivers wired by the caller) and
+    /// the keyring.
     pub fn from_config(
         cfg: &Config,
         id: String,
         health_listener: Option<std::net::TcpListener>,
         lcm: LcmSettings,
+        keys: Arc<Keyring>,
     ) -> Result<Self> {
         let c = &cfg.conductor;
         Ok(Self {
@@ -59,6 +64,7 @@ impl Settings {
             health_listener,
             onboarding: OnboardingSettings::try_from(&cfg.onboarding)?,
             lcm,
+            keys,
         })
     }
 }
@@ -118,6 +124,8 @@ pub struct Ctx {
     pub onboarding: OnboardingSettings,
     /// Lifecycle management settings and drivers.
     pub lcm: LcmSettings,
+    /// Keys opening secrets at rest.
+    pub keys: Arc<Keyring>,
     /// Outbound HTTP towards subscribers and the NFVO.
     pub notify: tacker_notify::Client,
     /// Metrics.
@@ -141,6 +149,7 @@ impl Ctx {
             notify: tacker_notify::Client::new(settings.lcm.http_timeout)
                 .map_err(|e| Error::Config(format!("http client: {e}")))?,
             lcm: settings.lcm.clone(),
+            keys: settings.keys.clone(),
             metrics: Arc::new(Metrics::new()?),
             ready: AtomicBool::new(false),
             fills: Default::default(),

@@ -41,7 +41,7 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                 }
                 let sid = p.subscription_id;
                 let Ok(Some(sub)) = ctx.db.run(move |c| subscriptions::get(c, sid)).await else { return };
-                let body = render(&ctx, &p);
+                let body = render(&ctx, &p, &sub);
                 match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &body).await {
                     Ok(()) => {
                         ctx.metrics.notification(true);
@@ -66,10 +66,17 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
 }
 
 /// The body delivered: rendered from the stored facts, links under the configured API
-/// base (rows of older versions were stored rendered).
-fn render(ctx: &Ctx, p: &outbox::Pending) -> serde_json::Value {
+/// base in the subscription's API version (rows of older versions were stored rendered).
+fn render(
+    ctx: &Ctx,
+    p: &outbox::Pending,
+    sub: &tacker_domain::lcm::Subscription,
+) -> serde_json::Value {
     match &p.payload {
-        outbox::Stored::Facts(n) => n.render(&ctx.lcm.base, p.subscription_id),
+        outbox::Stored::Facts(n) => n.render(
+            &sub.api_version.base(&ctx.lcm.public_url),
+            p.subscription_id,
+        ),
         outbox::Stored::Rendered(body) => body.clone(),
     }
 }

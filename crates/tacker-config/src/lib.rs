@@ -48,8 +48,22 @@ pub struct Config {
     pub conductor: ConductorConfig,
     /// `tacker all-in-one`.
     pub all_in_one: AllInOneConfig,
+    /// Secrets at rest.
+    pub secrets: SecretsConfig,
     /// Logging.
     pub log: LogConfig,
+}
+
+/// `[secrets]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretsConfig {
+    /// Sealing keys `<id>:<base64 of 32 bytes>`; the first seals, all open.
+    pub keys: Vec<String>,
+    /// A file with more keys, one per line.
+    pub key_file: String,
+    /// Store secrets in plaintext when no key is configured (not for production).
+    pub allow_plaintext: bool,
 }
 
 /// `[server]`
@@ -316,6 +330,7 @@ impl Config {
                 .try_parsing(true)
                 .list_separator(",")
                 .with_list_parse_key("onboarding.allowed_uri_networks")
+                .with_list_parse_key("secrets.keys")
                 .source(Some(env)),
         );
         let cfg: Config = b
@@ -494,6 +509,10 @@ impl Config {
         }
         if !c.storage.s3_secret_access_key.is_empty() {
             c.storage.s3_secret_access_key = "***".into();
+        }
+        for k in &mut c.secrets.keys {
+            let id = k.split_once(':').map(|(id, _)| id).unwrap_or_default();
+            *k = format!("{id}:***");
         }
         toml::to_string(&c).map_err(|e| Error::Load(e.to_string()))
     }

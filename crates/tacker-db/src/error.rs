@@ -17,6 +17,9 @@ pub enum Error {
     /// A stored value cannot be read back into the domain (e.g. an unknown state).
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// A secret cannot be sealed or opened (keys missing, wrong or malformed).
+    #[error("secrets: {0}")]
+    Secrets(String),
 }
 
 impl Error {

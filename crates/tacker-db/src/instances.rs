@@ -381,3 +381,19 @@ pub fn claim_sync_due(
     }
     Ok(out)
 }
+
+/// Whether any instance names registered VIM `vim_id` in its `vimConnectionInfo`.
+pub fn using_vim(c: &mut DbConnection, vim_id: &str) -> Result<bool> {
+    let rows: Vec<String> = dsl::vnf_instances
+        .filter(dsl::vim_connection_info.like(format!("%{vim_id}%")))
+        .select(dsl::vim_connection_info)
+        .load(c)?;
+    Ok(rows.iter().any(|t| {
+        map("vim_connection_info", t)
+            .map(|m| {
+                m.values()
+                    .any(|v| v.get("vimId").and_then(Value::as_str) == Some(vim_id))
+            })
+            .unwrap_or(false)
+    }))
+}

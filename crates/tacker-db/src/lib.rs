@@ -8,7 +8,9 @@ pub mod op_occs;
 pub mod outbox;
 pub mod packages;
 pub mod schema;
+pub mod secrets;
 pub mod subscriptions;
+pub mod vims;
 
 use std::time::Duration;
 

@@ -96,6 +96,7 @@ diesel::table! {
         authentication -> Nullable<Text>,
         verbosity -> Text,
         created_at -> Timestamp,
+        api_version -> Text,
     }
 }
 
@@ -112,5 +113,22 @@ diesel::table! {
         last_error -> Nullable<Text>,
         delivered_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    vims (id) {
+        id -> Text,
+        name -> Text,
+        description -> Text,
+        vim_type -> Text,
+        auth_url -> Text,
+        vim_project -> Text,
+        auth_cred -> Text,
+        extra -> Text,
+        is_default -> Bool,
+        tenant_id -> Text,
+        created_at -> Timestamp,
+        updated_at -> Nullable<Timestamp>,
     }
 }

@@ -18,6 +18,7 @@ struct Row {
     authentication: Option<String>,
     verbosity: String,
     created_at: NaiveDateTime,
+    api_version: String,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -37,6 +38,10 @@ impl Row {
                 .transpose()
                 .map_err(|e| corrupt("authentication", e))?,
             verbosity: self.verbosity,
+            api_version: self
+                .api_version
+                .parse()
+                .map_err(|e| corrupt("api_version", e))?,
         })
     }
 }
@@ -50,6 +55,7 @@ pub fn insert(c: &mut DbConnection, s: &Subscription) -> Result<()> {
         authentication: s.authentication.as_ref().map(json_text),
         verbosity: s.verbosity.clone(),
         created_at: now(),
+        api_version: s.api_version.as_str().into(),
     };
     diesel::insert_into(lccn_subscriptions::table)
         .values(row)

@@ -9,6 +9,7 @@ pub mod problem;
 pub mod sol013;
 mod states;
 pub mod uri_guard;
+pub mod vim;
 pub mod vnfd;
 
 pub use error::{Error, Result};

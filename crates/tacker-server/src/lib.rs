@@ -55,6 +55,8 @@ pub struct ServerState {
     pub metrics: Arc<Metrics>,
     /// Outbound HTTP towards subscribers (callback tests).
     pub notify: Arc<tacker_notify::Client>,
+    /// Keys sealing secrets at rest (registered VIMs' credentials).
+    pub keys: Arc<tacker_db::secrets::Keyring>,
 }
 
 /// Registers every route on an actix `App`.

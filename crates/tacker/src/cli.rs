@@ -33,6 +33,11 @@ pub enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
+    /// Secrets at rest.
+    Secrets {
+        #[command(subcommand)]
+        command: SecretsCommand,
+    },
     /// VNF packages (offline, no server needed).
     Csar {
         #[command(subcommand)]
@@ -58,6 +63,18 @@ pub enum CsarCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Print a new sealing key `<id>:<base64>` for `secrets.keys`.
+    GenerateKey {
+        /// The key's id.
+        #[arg(default_value = "k1")]
+        id: String,
+    },
+    /// Re-seal every stored secret with the first configured key.
+    Rotate,
 }
 
 #[derive(Debug, Subcommand)]

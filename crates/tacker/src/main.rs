@@ -3,6 +3,7 @@
 mod cli;
 mod csar;
 mod roles;
+mod secrets;
 mod signals;
 mod telemetry;
 
@@ -17,6 +18,12 @@ fn main() -> anyhow::Result<()> {
         cli::Command::Csar {
             command: cli::CsarCommand::Pack { dir, output },
         } => std::process::exit(csar::pack(dir, output)),
+        cli::Command::Secrets {
+            command: cli::SecretsCommand::GenerateKey { id },
+        } => {
+            println!("{}", tacker_db::secrets::Keyring::generate(id)?);
+            return Ok(());
+        }
         cli::Command::Config {
             command: cli::ConfigCommand::Reference,
         } => {

@@ -8,11 +8,12 @@ use anyhow::{Context, bail};
 use tacker_conductor::Conductor;
 use tacker_config::Config;
 use tacker_db::Db;
+use tacker_db::secrets::Keyring;
 use tacker_rpc::{Bus, BusOptions};
 use tacker_server::{Metrics, ServerState, Settings};
 use tacker_storage::{PackageStore, S3Options};
 
-use crate::cli::{Command, DbCommand};
+use crate::cli::{Command, DbCommand, SecretsCommand};
 use crate::signals::shutdown_token;
 
 pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
@@ -23,7 +24,10 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
         Command::Server => server(cfg).await,
         Command::Conductor => conductor(cfg).await,
         Command::AllInOne => all_in_one(cfg).await,
-        Command::Config { .. } | Command::Csar { .. } => Ok(()),
+        Command::Secrets {
+            command: SecretsCommand::Rotate,
+        } => rotate(&cfg).await,
+        Command::Config { .. } | Command::Csar { .. } | Command::Secrets { .. } => Ok(()),
     }
 }
 
@@ -94,6 +98,7 @@ fn server_state(
     db: Db,
     bus: Bus,
     store: PackageStore,
+    keys: Arc<Keyring>,
 ) -> anyhow::Result<ServerState> {
     Ok(ServerState {
         db,
@@ -109,6 +114,7 @@ fn server_state(
         },
         metrics: Arc::new(Metrics::new()?),
         notify: Arc::new(tacker_notify::Client::new(cfg.lcm.http_timeout)?),
+        keys,
     })
 }
 
@@ -161,11 +167,17 @@ async fn server(cfg: Config) -> anyhow::Result<()> {
     }
     let db = open_db(&cfg)?;
     ensure_schema(&db).await?;
+    let keys = checked_keyring(&cfg, &db, false).await?;
     let sender = format!("server-{}", &uuid_suffix());
     let bus = Bus::connect(&bus_options(&cfg), sender).await?;
     let store = open_store(&cfg)?;
     let listener = bind(&cfg.server.bind, "API server")?;
-    tacker_server::run(listener, server_state(&cfg, db, bus, store)?, shutdown).await?;
+    tacker_server::run(
+        listener,
+        server_state(&cfg, db, bus, store, keys)?,
+        shutdown,
+    )
+    .await?;
     Ok(())
 }
 
@@ -173,13 +185,36 @@ fn conductor_settings(
     cfg: &Config,
     id: String,
     health: Option<TcpListener>,
+    keys: Arc<Keyring>,
 ) -> anyhow::Result<tacker_conductor::Settings> {
     Ok(tacker_conductor::Settings::from_config(
         cfg,
         id,
         health,
         lcm_settings(cfg)?,
+        keys,
     )?)
+}
+
+/// The keyring, checked against what the database holds: a secret sealed with a key
+/// that is not configured stops the start.
+async fn checked_keyring(cfg: &Config, db: &Db, all_in_one: bool) -> anyhow::Result<Arc<Keyring>> {
+    let keys = Arc::new(crate::secrets::keyring(cfg, all_in_one)?);
+    let k = keys.clone();
+    db.run(move |c| tacker_db::vims::list(c, &k).map(|_| ()))
+        .await
+        .context("opening the secrets stored in the database with the configured keys")?;
+    Ok(keys)
+}
+
+async fn rotate(cfg: &Config) -> anyhow::Result<()> {
+    let db = open_db(cfg)?;
+    ensure_schema(&db).await?;
+    let keys = checked_keyring(cfg, &db, false).await?;
+    let current = keys.current().unwrap_or("none").to_owned();
+    let n = db.run(move |c| tacker_db::vims::reseal(c, &keys)).await?;
+    println!("re-sealed {n} VIM credential(s) with key {current}");
+    Ok(())
 }
 
 async fn conductor(cfg: Config) -> anyhow::Result<()> {
@@ -187,10 +222,12 @@ async fn conductor(cfg: Config) -> anyhow::Result<()> {
     let id = cfg.conductor_id();
     let db = open_db(&cfg)?;
     ensure_schema(&db).await?;
+    let keys = checked_keyring(&cfg, &db, false).await?;
     let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
     let store = open_store(&cfg)?;
     let health = bind(&cfg.conductor.health_bind, "conductor health")?;
-    let c = Conductor::start(conductor_settings(&cfg, id, Some(health))?, db, bus, store).await?;
+    let settings = conductor_settings(&cfg, id, Some(health), keys)?;
+    let c = Conductor::start(settings, db, bus, store).await?;
     shutdown.cancelled().await;
     c.shutdown().await;
     Ok(())
@@ -204,6 +241,7 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
         tracing::info!(?applied, "database migrated");
     }
     let store = open_store(&cfg)?;
+    let keys = checked_keyring(&cfg, &db, true).await?;
     let base = if cfg.conductor.id.is_empty() {
         format!("{}-aio", tacker_config::hostname())
     } else {
@@ -213,12 +251,17 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
     for n in 1..=cfg.all_in_one.conductors {
         let id = format!("{base}-{n}");
         let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
-        let settings = conductor_settings(&cfg, id, None)?;
+        let settings = conductor_settings(&cfg, id, None, keys.clone())?;
         conductors.push(Conductor::start(settings, db.clone(), bus, store.clone()).await?);
     }
     let bus = Bus::connect(&bus_options(&cfg), format!("server-{}", uuid_suffix())).await?;
     let listener = bind(&cfg.server.bind, "API server")?;
-    tacker_server::run(listener, server_state(&cfg, db, bus, store)?, shutdown).await?;
+    tacker_server::run(
+        listener,
+        server_state(&cfg, db, bus, store, keys)?,
+        shutdown,
+    )
+    .await?;
     for c in conductors {
         c.shutdown().await;
     }

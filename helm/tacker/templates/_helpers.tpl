@@ -39,6 +39,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: s3-secret-access-key, optional: true } }
 - name: TACKER__LCM__NFVO_PASSWORD
   valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: nfvo-password, optional: true } }
+- name: TACKER__SECRETS__KEYS
+  valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: sealing-keys } }
 {{- end -}}
 
 {{- define "tacker.pod" -}}

@@ -71,7 +71,7 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
         }
         _ => {}
     }
-    let base = &ctx.lcm.base;
+    let base = &tacker_domain::lcm::ApiVersion::V2.base(&ctx.lcm.public_url);
     let mut g = json!({
         "vnfInstanceId": op.vnf_instance_id,
         "vnfLcmOpOccId": op.id,

@@ -59,8 +59,9 @@ impl std::fmt::Debug for Drivers {
 /// The `[lcm]` settings.
 #[derive(Debug, Clone)]
 pub struct LcmSettings {
-    /// Base URL of our `/vnflcm/v2` for notification links.
-    pub base: String,
+    /// The API's public base URL (`server.public_url`, else from `server.bind`): links
+    /// in notifications and grant requests are written under it.
+    pub public_url: String,
     /// External NFVO Grant API base; `None`: the built-in NFVO.
     pub nfvo_grant_url: Option<String>,
     /// NFVO basic credentials.
@@ -92,7 +93,7 @@ impl LcmSettings {
                 })?)
             };
         Ok(Self {
-            base: format!("{}/vnflcm/v2", cfg.public_base_url()),
+            public_url: cfg.public_base_url(),
             nfvo_grant_url: Some(l.nfvo_grant_url.clone()).filter(|u| !u.is_empty()),
             nfvo_auth: Some((l.nfvo_user.clone(), l.nfvo_password.clone()))
                 .filter(|(u, _)| !u.is_empty()),
@@ -242,7 +243,7 @@ async fn context(
             .map(|i| i.flavour_id.clone())
             .unwrap_or_default(),
     };
-    let vim = vim::select(&ctx.lcm, op, &instance);
+    let vim = vim::select(ctx, op, &instance).await?;
     let octx = OpContext {
         op: op.clone(),
         instance: instance.clone(),
@@ -263,7 +264,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
         let grant = grant::obtain(ctx, &octx).await?;
         let grant_id = grant.get("id").and_then(Value::as_str).map(str::to_owned);
         if octx.vim.is_none() {
-            octx.vim = vim::from_grant(&grant);
+            octx.vim = vim::from_grant(ctx, &grant).await?;
         }
         octx.grant = grant;
         let t = Transition {

@@ -36,7 +36,8 @@ async fn start(e: &Env, id: &str, health: Option<std::net::TcpListener>) -> Cond
     cfg.conductor.shutdown_timeout = Duration::from_secs(5);
     cfg.bus.prefetch = 4;
     let lcm = LcmSettings::from_config(&cfg, Drivers::default()).unwrap();
-    let mut settings = Settings::from_config(&cfg, id.into(), health, lcm).unwrap();
+    let keys = std::sync::Arc::new(tacker_db::secrets::Keyring::plaintext());
+    let mut settings = Settings::from_config(&cfg, id.into(), health, lcm, keys).unwrap();
     settings.host = "test-host".into();
     let bus = Bus::connect(&e.bus_opts, id).await.unwrap();
     Conductor::start(settings, e.db.clone(), bus, e.store.clone())

@@ -24,6 +24,9 @@ pub struct VimConnection {
     pub access_info: Map<String, Value>,
     /// `extra`.
     pub extra: Map<String, Value>,
+    /// The registered VIM it was resolved from (`vimId`), if any: the instance then
+    /// records only the reference, never the credentials.
+    pub vim_id: Option<String>,
 }
 
 impl std::fmt::Debug for VimConnection {
@@ -51,6 +54,7 @@ impl VimConnection {
             interface_info: obj("interfaceInfo"),
             access_info: obj("accessInfo"),
             extra: obj("extra"),
+            vim_id: None,
         })
     }
 }

@@ -19,3 +19,20 @@ pub use notification::{Notification, NotificationKind, OpFacts};
 pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};
 pub use request::OperationParams;
 pub use subscription::{InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter};
+
+crate::text_enum! {
+    /// The LCM API version a resource was made through (links and bodies follow it).
+    ApiVersion, "API version" {
+        /// `/vnflcm/v1` (SOL003 v2.6.1 bodies, Tacker's v1).
+        V1 = "v1",
+        /// `/vnflcm/v2` (SOL003 v3.3.1).
+        V2 = "v2",
+    }
+}
+
+impl ApiVersion {
+    /// `<root>/vnflcm/<version>`, under which its links are written.
+    pub fn base(self, root: &str) -> String {
+        format!("{}/vnflcm/{}", root.trim_end_matches('/'), self.as_str())
+    }
+}

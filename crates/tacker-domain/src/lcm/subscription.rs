@@ -165,6 +165,8 @@ pub struct Subscription {
     pub authentication: Option<SubscriptionAuth>,
     /// `FULL` or `SHORT`.
     pub verbosity: String,
+    /// The API it was made through: its notifications link into that version.
+    pub api_version: super::ApiVersion,
 }
 
 impl Subscription {

@@ -35,6 +35,7 @@ fn vim(endpoint: &str, ca: Option<&str>, token: &str) -> VimConnection {
         interface_info: interface,
         access_info: Map::from_iter([("bearer_token".to_owned(), json!(token))]),
         extra: Map::new(),
+        vim_id: None,
     }
 }
 

@@ -7,6 +7,7 @@ pub mod openapi;
 mod package_content;
 mod package_files;
 mod packages;
+mod vims;
 
 use actix_web::{HttpResponse, web};
 
@@ -82,8 +83,13 @@ macro_rules! api {
 }
 
 const SOL003: Option<&str> = Some("SOL003 v3.3.1");
+/// `/vnflcm/v1`: checked against the bundled v2.4.1 definitions (the closest to the
+/// v2.6.1 bodies Tacker's v1 API takes; where they differ, Tacker's v1 behaviour wins).
+const SOL003_V1: Option<&str> = Some("SOL003 v2.4.1");
 const SOL005: Option<&str> = Some("SOL005 v2.4.1");
 const OURS: Option<&str> = None;
+/// Tacker's own APIs (no ETSI definition).
+const TACKER: Option<&str> = None;
 
 api! {
     [] "/healthz", OURS, { get health::healthz => "Liveness" }
@@ -91,6 +97,19 @@ api! {
     [] "/metrics", OURS, { get health::metrics => "Prometheus metrics" }
     [] "/openapi.json", OURS, { get openapi::document => "This OpenAPI document" }
     [] "/admin/v1/conductors", OURS, { get conductors::list => "Conductors, their states and whether they are live" }
+    [] "/v1.0/vims", TACKER, {
+        get vims::list => "List registered VIMs (filters id=, name=)",
+        post vims::create => "Register a VIM",
+    }
+    [] "/v1.0/vims.json", TACKER, {
+        get vims::list => "List registered VIMs (the python-tackerclient path)",
+        post vims::create => "Register a VIM (the python-tackerclient path)",
+    }
+    [] "/v1.0/vims/{id}", TACKER, {
+        get vims::show => "Read a VIM (credentials masked)",
+        put vims::update => "Update a VIM",
+        delete vims::delete => "Delete a VIM not in use",
+    }
     [] "/vnfpkgm/v1/vnf_packages", SOL005, {
         get packages::list => "List VNF packages",
         post packages::create => "Create a VNF package",
@@ -113,7 +132,39 @@ api! {
     [] "/vnfpkgm/v1/vnf_packages/{id}/artifacts/{path:.+}", SOL005, {
         get package_files::artifact => "Read an artifact",
     }
-    [] "/vnflcm/api_versions", Some("SOL013 v3.4.1"), { get lcm::api_versions => "API versions" }
+    [] "/vnflcm/api_versions", Some("SOL013 v3.4.1"), { get lcm::api_versions => "API versions (v1 and v2)" }
+    [] "/vnflcm/v1/api_versions", Some("SOL013 v3.4.1"), { get lcm::api_versions => "API versions of v1" }
+    [] "/vnflcm/v1/vnf_instances", SOL003_V1, {
+        get lcm::instances::list => "List VNF instances (v1)",
+        post lcm::instances::create => "Create a VNF instance (v1)",
+    }
+    [] "/vnflcm/v1/vnf_instances/{id}", SOL003_V1, {
+        get lcm::instances::show => "Read a VNF instance (v1)",
+        patch lcm::instances::modify => "Modify VNF instance information (v1)",
+        delete lcm::instances::delete => "Delete a VNF instance (v1)",
+    }
+    [] "/vnflcm/v1/vnf_instances/{id}/instantiate", SOL003_V1, { post lcm::tasks::instantiate => "Instantiate (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/terminate", SOL003_V1, { post lcm::tasks::terminate => "Terminate (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/scale", SOL003_V1, { post lcm::tasks::scale => "Scale (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/heal", SOL003_V1, {
+        post lcm::tasks::heal => "Heal (v1: vnfcInstanceId names vnfcResourceInfo ids, as Tacker's v1)",
+    }
+    [] "/vnflcm/v1/vnf_instances/{id}/change_ext_conn", SOL003_V1, {
+        post lcm::tasks::change_ext_conn => "Change external connectivity (v1)",
+    }
+    [] "/vnflcm/v1/vnf_lcm_op_occs", SOL003_V1, { get lcm::op_occs::list => "List operation occurrences (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}", SOL003_V1, { get lcm::op_occs::show => "Read an operation occurrence (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/retry", SOL003_V1, { post lcm::op_occs::retry => "Retry (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/rollback", SOL003_V1, { post lcm::op_occs::rollback => "Roll back (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/fail", SOL003_V1, { post lcm::op_occs::fail => "Mark FAILED (v1)" }
+    [] "/vnflcm/v1/subscriptions", SOL003_V1, {
+        get lcm::subscriptions::list => "List subscriptions (v1)",
+        post lcm::subscriptions::create => "Subscribe (v1: notifications link into /vnflcm/v1)",
+    }
+    [] "/vnflcm/v1/subscriptions/{id}", SOL003_V1, {
+        get lcm::subscriptions::show => "Read a subscription (v1)",
+        delete lcm::subscriptions::delete => "Unsubscribe (v1)",
+    }
     [lcm] "/vnflcm/v2/api_versions", SOL003, { get lcm::api_versions => "API versions" }
     [lcm] "/vnflcm/v2/vnf_instances", SOL003, {
         get lcm::instances::list => "List VNF instances",

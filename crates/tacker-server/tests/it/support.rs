@@ -3,6 +3,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tacker_db::Db;
+use tacker_db::secrets::Keyring;
 use tacker_domain::package::{OnboardingState, OperationalState, UsageState, VnfPackage};
 use tacker_rpc::{Bus, BusOptions};
 use tacker_server::{Metrics, ServerState, Settings};
@@ -24,6 +25,7 @@ pub struct TestApp {
     _moto: Option<tacker_testkit::moto::Moto>,
     prefix: String,
     opts: Options,
+    pub keys: Arc<Keyring>,
 }
 
 /// The simulated VIM for infra, and for the test package's `Scripts/mgmt.py` hooks.
@@ -58,15 +60,27 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     cfg
 }
 
-async fn start_conductor(
-    db: &Db,
-    prefix: &str,
-    store: &tacker_storage::PackageStore,
-    dir: &std::path::Path,
-    n: usize,
-    opts: &Options,
-    base: &str,
-) -> tacker_conductor::Conductor {
+/// What every conductor of a test cluster shares.
+struct Shared<'a> {
+    db: &'a Db,
+    prefix: &'a str,
+    store: &'a tacker_storage::PackageStore,
+    dir: &'a std::path::Path,
+    opts: &'a Options,
+    base: &'a str,
+    keys: &'a Arc<Keyring>,
+}
+
+async fn start_conductor(sh: &Shared<'_>, n: usize) -> tacker_conductor::Conductor {
+    let Shared {
+        db,
+        prefix,
+        store,
+        dir,
+        opts,
+        base,
+        keys,
+    } = *sh;
     use tacker_conductor::lcm::{Drivers, LcmSettings, sim::SIM_VIM};
     let id = format!("c{n}");
     let mut cfg = config(opts, base);
@@ -76,7 +90,7 @@ async fn start_conductor(
     drivers.mgmt.insert("Scripts/mgmt.py".to_owned(), sim());
     let lcm = LcmSettings::from_config(&cfg, drivers).unwrap();
     let mut settings =
-        tacker_conductor::Settings::from_config(&cfg, id.clone(), None, lcm).unwrap();
+        tacker_conductor::Settings::from_config(&cfg, id.clone(), None, lcm, keys.clone()).unwrap();
     settings.host = "test".into();
     let cbus = Bus::connect(&BusOptions::new("memory://", prefix.to_owned()), id)
         .await
@@ -165,9 +179,19 @@ impl TestApp {
         };
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
+        let keys = Arc::new(Keyring::parse(&[Keyring::generate("t1").unwrap()]).unwrap());
         let mut conductors = Vec::new();
         for n in 1..=opts.conductors {
-            let c = start_conductor(&db, &prefix, &store, dir.path(), n, &opts, &base).await;
+            let sh = Shared {
+                db: &db,
+                prefix: &prefix,
+                store: &store,
+                dir: dir.path(),
+                opts: &opts,
+                base: &base,
+                keys: &keys,
+            };
+            let c = start_conductor(&sh, n).await;
             assert!(c.wait_ready(Duration::from_secs(10)).await);
             conductors.push(c);
         }
@@ -185,6 +209,7 @@ impl TestApp {
             },
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),
+            keys: keys.clone(),
         };
         let stop = CancellationToken::new();
         tokio::spawn(tacker_server::run(listener, state, stop.clone()));
@@ -200,21 +225,22 @@ impl TestApp {
             _moto: moto,
             prefix,
             opts,
+            keys,
         }
     }
 
     /// Starts conductor `n` now (it syncs, then turns READY in the background).
     pub async fn add_conductor(&mut self, n: usize) -> usize {
-        let c = start_conductor(
-            &self.db,
-            &self.prefix,
-            &self.store,
-            self.dir.path(),
-            n,
-            &self.opts,
-            &self.base,
-        )
-        .await;
+        let sh = Shared {
+            db: &self.db,
+            prefix: &self.prefix,
+            store: &self.store,
+            dir: self.dir.path(),
+            opts: &self.opts,
+            base: &self.base,
+            keys: &self.keys,
+        };
+        let c = start_conductor(&sh, n).await;
         self.conductors.push(c);
         self.conductors.len() - 1
     }

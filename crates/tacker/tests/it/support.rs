@@ -15,6 +15,9 @@ pub fn tacker() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tacker"))
 }
 
+/// The sealing key of test clusters (`<id>:<base64 of 32 bytes>`).
+pub const TEST_KEY: &str = "t1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+
 /// Environment shared by the processes of one test cluster.
 pub struct ClusterEnv {
     pub dir: tempfile::TempDir,
@@ -37,6 +40,7 @@ impl ClusterEnv {
                 "300ms".into(),
             ),
             ("TACKER__CONDUCTOR__DEAD_AFTER".into(), "2s".into()),
+            ("TACKER__SECRETS__KEYS".into(), TEST_KEY.into()),
             ("RUST_LOG".into(), "info".into()),
         ];
         Self { dir, vars }

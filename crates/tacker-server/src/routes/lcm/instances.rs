@@ -12,7 +12,7 @@ use tacker_domain::lcm::{
 use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
-use super::{api_base, start};
+use super::{Api, check_registered_vims, start};
 use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::{created, parse_id};
 use crate::query::ListQuery;
@@ -33,6 +33,7 @@ pub struct CreateRequest {
 
 pub async fn create(
     req: HttpRequest,
+    api: Api,
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -77,20 +78,24 @@ pub async fn create(
         }
     }
     tracing::info!(vnf_instance_id = %instance.id, "VNF instance created");
-    Ok(created(instance.to_json(&api_base(&req, &st))))
+    Ok(created(api.instance_json(&instance, &api.base(&req, &st))))
 }
 
 pub async fn list(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), VNF_INSTANCE_ATTRIBUTES)?;
     let all = st.db.run(instances::list).await?;
-    let base = api_base(&req, &st);
-    let docs = all
-        .iter()
-        .map(|i| (Marker::of(i.created_at, i.id.to_string()), i.to_json(&base)));
+    let base = api.base(&req, &st);
+    let docs = all.iter().map(|i| {
+        (
+            Marker::of(i.created_at, i.id.to_string()),
+            api.instance_json(i, &base),
+        )
+    });
     crate::routes::paged(
         &q,
         docs,
@@ -106,27 +111,30 @@ pub async fn load(st: &ServerState, raw: &str) -> Result<VnfInstance, ApiError> 
 
 pub async fn show(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let i = load(&st, &path).await?;
-    Ok(HttpResponse::Ok().json(i.to_json(&api_base(&req, &st))))
+    Ok(HttpResponse::Ok().json(api.instance_json(&i, &api.base(&req, &st))))
 }
 
 /// `PATCH`: a MODIFY_INFO operation, applied by a conductor.
 pub async fn modify(
     req: HttpRequest,
+    api: Api,
     path: web::Path<String>,
     PatchBody(raw): PatchBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let instance = load(&st, &path).await?;
-    let m = ModifyRequest::parse(&raw)?;
+    let m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
+    check_registered_vims(&st, m.vim_connection_info.as_ref()).await?;
     start(
         &st,
-        &api_base(&req, &st),
+        &api.base(&req, &st),
         instance.id,
         OperationParams::ModifyInfo(m),
         raw,

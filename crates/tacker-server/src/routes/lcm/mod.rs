@@ -9,10 +9,10 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{HttpResponse, ResponseError};
-use serde_json::json;
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use serde_json::{Value, json};
 use tacker_db::op_occs as ops;
-use tacker_domain::lcm::{OpOcc, OperationParams, OperationState};
+use tacker_domain::lcm::{ApiVersion, OpOcc, OperationParams, OperationState, VnfInstance};
 use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
 
@@ -56,10 +56,147 @@ pub(super) async fn version(
     Ok(res)
 }
 
-pub(super) async fn api_versions() -> HttpResponse {
+/// The v1 API's version (Tacker's, what python-tackerclient sends).
+pub const V1_API_VERSION: &str = "1.3.0";
+
+/// `GET /vnflcm/api_versions` (both), `/vnflcm/v1/api_versions`, `/vnflcm/v2/api_versions`.
+pub(super) async fn api_versions(req: HttpRequest) -> HttpResponse {
+    let v1 = json!({"version": V1_API_VERSION, "isDeprecated": false});
+    let v2 = json!({"version": API_VERSION, "isDeprecated": false});
+    let body = match req.path() {
+        p if p.starts_with("/vnflcm/v1") => json!({"uriPrefix": "/vnflcm/v1", "apiVersions": [v1]}),
+        p if p.starts_with("/vnflcm/v2") => json!({"uriPrefix": "/vnflcm/v2", "apiVersions": [v2]}),
+        _ => json!({"uriPrefix": "/vnflcm", "apiVersions": [v1, v2]}),
+    };
     HttpResponse::Ok()
         .insert_header((VERSION, API_VERSION))
-        .json(json!({"uriPrefix": "/vnflcm/v2", "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
+        .json(body)
+}
+
+/// Which LCM API version a request came through (`/vnflcm/v1/...` or `/vnflcm/v2/...`):
+/// one set of handlers serves both, over the same instances and occurrences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Api(pub ApiVersion);
+
+impl actix_web::FromRequest for Api {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let v = if req.path().starts_with("/vnflcm/v1/") {
+            ApiVersion::V1
+        } else {
+            ApiVersion::V2
+        };
+        std::future::ready(Ok(Api(v)))
+    }
+}
+
+impl Api {
+    /// `<base>/vnflcm/<version>` for links in answers.
+    pub fn base(self, req: &HttpRequest, st: &ServerState) -> String {
+        self.0.base(&crate::http::base_url(req, st))
+    }
+
+    /// An instance as this version answers it (v1: `vimConnectionInfo` as a list with
+    /// ids, and `vnfPkgId`).
+    pub fn instance_json(self, i: &VnfInstance, base: &str) -> Value {
+        let mut v = i.to_json(base);
+        if self.0 == ApiVersion::V1 {
+            if let Some(Value::Object(m)) = v.get("vimConnectionInfo").cloned() {
+                let list: Vec<Value> = m
+                    .into_iter()
+                    .map(|(id, mut e)| {
+                        if let Value::Object(o) = &mut e {
+                            o.insert("id".into(), json!(id));
+                        }
+                        e
+                    })
+                    .collect();
+                v["vimConnectionInfo"] = Value::Array(list);
+            }
+            v["vnfPkgId"] = json!(i.vnf_pkg_id);
+        }
+        v
+    }
+
+    /// A body of this version in the v2 form the typed requests read: v1's
+    /// `vimConnectionInfo` list becomes a map by id; v1 heal names `vnfcResourceInfo` ids
+    /// (Tacker's v1), which become `vnfcInfo` ids.
+    pub fn v2_body(self, mut b: Value, instance: &VnfInstance) -> Result<Value, ApiError> {
+        if self.0 == ApiVersion::V2 {
+            return Ok(b);
+        }
+        if let Some(Value::Array(list)) = b.get("vimConnectionInfo").cloned() {
+            let mut map = serde_json::Map::new();
+            for (n, mut e) in list.into_iter().enumerate() {
+                let id = e
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| format!("vim{n}"));
+                if let Value::Object(o) = &mut e {
+                    o.remove("id");
+                }
+                map.insert(id, e);
+            }
+            b["vimConnectionInfo"] = Value::Object(map);
+        }
+        if let Some(Value::Array(ids)) = b.get("vnfcInstanceId").cloned() {
+            let info = instance.instantiated_vnf_info.as_ref();
+            let mut mapped = Vec::new();
+            for id in ids {
+                let raw = id.as_str().ok_or_else(|| {
+                    ApiError::BadRequest("vnfcInstanceId must hold strings".into())
+                })?;
+                let c = info
+                    .and_then(|i| i.vnfc_info.iter().find(|c| c.vnfc_resource_info_id == raw))
+                    .ok_or_else(|| {
+                        ApiError::BadRequest(format!(
+                            "vnfcInstanceId {raw:?} is not a VNFC resource of instance {}",
+                            instance.id
+                        ))
+                    })?;
+                mapped.push(json!(c.id));
+            }
+            b["vnfcInstanceId"] = Value::Array(mapped);
+        }
+        Ok(b)
+    }
+}
+
+/// Refuses `vimConnectionInfo` entries naming a VIM that is not registered (422).
+pub async fn check_registered_vims(
+    st: &ServerState,
+    vci: Option<&serde_json::Map<String, Value>>,
+) -> Result<(), ApiError> {
+    for (k, e) in vci.into_iter().flatten() {
+        let Some(vim_id) = e.get("vimId").and_then(Value::as_str) else {
+            continue;
+        };
+        if e.get("accessInfo")
+            .and_then(Value::as_object)
+            .is_some_and(|a| !a.is_empty())
+        {
+            continue;
+        }
+        let unknown = || {
+            ApiError::Unprocessable(format!(
+                "vimConnectionInfo.{k}.vimId {vim_id} is not a registered VIM"
+            ))
+        };
+        let id: Uuid = vim_id.parse().map_err(|_| unknown())?;
+        let keys = st.keys.clone();
+        if st
+            .db
+            .run(move |c| tacker_db::vims::get(c, id, &keys))
+            .await?
+            .is_none()
+        {
+            return Err(unknown());
+        }
+    }
+    Ok(())
 }
 
 /// Starts an operation occurrence on an instance: STARTING (409 when another operation
@@ -120,9 +257,4 @@ pub async fn cast(st: &ServerState, op: Uuid) -> Result<(), ApiError> {
         )
         .await?;
     Ok(())
-}
-
-/// `<base>/vnflcm/v2` for links in answers.
-pub fn api_base(req: &actix_web::HttpRequest, st: &ServerState) -> String {
-    format!("{}/vnflcm/v2", crate::http::base_url(req, st))
 }

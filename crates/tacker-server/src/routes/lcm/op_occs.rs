@@ -7,19 +7,20 @@ use tacker_domain::lcm::{
 };
 use tacker_domain::sol013::Marker;
 
-use super::{api_base, cast};
+use super::{Api, cast};
 use crate::extract::AcceptsJson;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
 pub async fn list(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), OP_OCC_ATTRIBUTES)?;
     let all = st.db.run(ops::list).await?;
-    let base = api_base(&req, &st);
+    let base = api.base(&req, &st);
     let docs = all
         .iter()
         .map(|o| (Marker::of(o.start_time, o.id.to_string()), o.to_json(&base)));
@@ -38,12 +39,13 @@ async fn load(st: &ServerState, raw: &str) -> Result<OpOcc, ApiError> {
 
 pub async fn show(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let op = load(&st, &path).await?;
-    Ok(HttpResponse::Ok().json(op.to_json(&api_base(&req, &st))))
+    Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }
 
 fn not_failed_temp(op: &OpOcc, what: &str) -> ApiError {
@@ -130,6 +132,7 @@ pub async fn rollback(
 
 pub async fn fail(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
@@ -144,5 +147,5 @@ pub async fn fail(
     };
     let op = from_failed_temp(&st, &op, t, "fail").await?;
     tracing::info!(op_occ_id = %op.id, "failed for good");
-    Ok(HttpResponse::Ok().json(op.to_json(&api_base(&req, &st))))
+    Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }

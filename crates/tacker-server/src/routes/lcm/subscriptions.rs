@@ -7,7 +7,7 @@ use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
 use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
-use super::api_base;
+use super::Api;
 use crate::extract::{AcceptsJson, JsonBody};
 use crate::http::{created, parse_id};
 use crate::query::ListQuery;
@@ -84,6 +84,7 @@ fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError>
 
 pub async fn create(
     req: HttpRequest,
+    api: Api,
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -116,26 +117,28 @@ pub async fn create(
         filter: b.filter.unwrap_or_default(),
         authentication,
         verbosity,
+        api_version: api.0,
     };
     let stored = s.clone();
     st.db
         .run(move |c| subscriptions::insert(c, &stored))
         .await?;
     tracing::info!(subscription_id = %s.id, "subscription created");
-    Ok(created(s.to_json(&api_base(&req, &st))))
+    Ok(created(s.to_json(&api.base(&req, &st))))
 }
 
 const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "verbosity", "_links"];
 
 pub async fn list(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let mut q = ListQuery::parse(req.query_string(), SUB_ATTRIBUTES)?;
     q.selector = Selector::All;
     let all = st.db.run(subscriptions::list).await?;
-    let base = api_base(&req, &st);
+    let base = api.base(&req, &st);
     let docs = all
         .iter()
         .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
@@ -150,12 +153,13 @@ pub async fn list(
 
 pub async fn show(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let s = crate::http::load(&st, &path, "subscription", subscriptions::get).await?;
-    Ok(HttpResponse::Ok().json(s.to_json(&api_base(&req, &st))))
+    Ok(HttpResponse::Ok().json(s.to_json(&api.base(&req, &st))))
 }
 
 pub async fn delete(

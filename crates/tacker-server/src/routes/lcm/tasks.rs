@@ -16,7 +16,7 @@ use tacker_rpc::Target;
 use tacker_rpc::proto::{SyncInstance, SyncInstanceDone};
 
 use super::instances::load;
-use super::{api_base, start};
+use super::{Api, check_registered_vims, start};
 use crate::extract::{AcceptsJson, JsonBody};
 use crate::{ApiError, ServerState};
 
@@ -43,51 +43,56 @@ async fn model(st: &ServerState, i: &VnfInstance) -> Result<PackageModel, ApiErr
         })
 }
 
-/// Starts `params` (received as `body`) on the instance at `path`.
+/// Starts `params` (received as `body`) on the instance.
 async fn run(
     req: &HttpRequest,
+    api: Api,
     st: &ServerState,
     instance: &VnfInstance,
     params: OperationParams,
     body: Value,
 ) -> Result<HttpResponse, ApiError> {
-    start(st, &api_base(req, st), instance.id, params, body).await
+    start(st, &api.base(req, st), instance.id, params, body).await
 }
 
 pub async fn instantiate(
     req: HttpRequest,
+    api: Api,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::NotInstantiated, "instantiate")?;
-    let r = InstantiateRequest::parse(&b)?;
+    let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     r.check(&model(&st, &i).await?)?;
-    run(&req, &st, &i, OperationParams::Instantiate(r), b).await
+    check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
+    run(&req, api, &st, &i, OperationParams::Instantiate(r), b).await
 }
 
 pub async fn terminate(
     req: HttpRequest,
+    api: Api,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "terminate")?;
-    let r = TerminateRequest::parse(&b)?;
-    run(&req, &st, &i, OperationParams::Terminate(r), b).await
+    let r = TerminateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
+    run(&req, api, &st, &i, OperationParams::Terminate(r), b).await
 }
 
 pub async fn scale(
     req: HttpRequest,
+    api: Api,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "scale")?;
-    let r = ScaleRequest::parse(&b)?;
+    let r = ScaleRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     let m = model(&st, &i).await?;
     let fid = i
         .instantiated_vnf_info
@@ -100,37 +105,41 @@ pub async fn scale(
     if let Some(info) = &i.instantiated_vnf_info {
         plan::checked_scale_step(f, info, &r).map_err(ApiError::BadRequest)?;
     }
-    run(&req, &st, &i, OperationParams::Scale(r), b).await
+    run(&req, api, &st, &i, OperationParams::Scale(r), b).await
 }
 
 pub async fn heal(
     req: HttpRequest,
+    api: Api,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "heal")?;
-    let r = HealRequest::parse(&b)?;
+    let r = HealRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     r.check(&i)?;
-    run(&req, &st, &i, OperationParams::Heal(r), b).await
+    run(&req, api, &st, &i, OperationParams::Heal(r), b).await
 }
 
 pub async fn change_ext_conn(
     req: HttpRequest,
+    api: Api,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
-    let r = ChangeExtConnRequest::parse(&b)?;
-    run(&req, &st, &i, OperationParams::ChangeExtConn(r), b).await
+    let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
+    check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
+    run(&req, api, &st, &i, OperationParams::ChangeExtConn(r), b).await
 }
 
 /// `POST .../sync` (our extension): reconcile the stored VNFC lists with the VIM now.
 pub async fn sync(
     req: HttpRequest,
+    api: Api,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
@@ -161,5 +170,5 @@ pub async fn sync(
         })?;
     let after = load(&st, &path).await?;
     Ok(HttpResponse::Ok()
-        .json(json!({"changed": done.changed, "vnfInstance": after.to_json(&api_base(&req, &st))})))
+        .json(json!({"changed": done.changed, "vnfInstance": api.instance_json(&after, &api.base(&req, &st))})))
 }

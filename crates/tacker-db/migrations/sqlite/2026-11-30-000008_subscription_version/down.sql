@@ -1,0 +1,1 @@
+ALTER TABLE lccn_subscriptions DROP COLUMN api_version;

@@ -1,0 +1,219 @@
+//! `vims`: registered VIMs, their credentials sealed.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use serde_json::{Map, Value};
+use tacker_domain::vim::Vim;
+use uuid::Uuid;
+
+use crate::schema::vims::{self, dsl};
+use crate::secrets::Keyring;
+use crate::{DbConnection, Error, Result, json_text, now};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = vims)]
+#[diesel(treat_none_as_null = true)]
+struct Row {
+    id: String,
+    name: String,
+    description: String,
+    vim_type: String,
+    auth_url: String,
+    vim_project: String,
+    auth_cred: String,
+    extra: String,
+    is_default: bool,
+    tenant_id: String,
+    created_at: NaiveDateTime,
+    updated_at: Option<NaiveDateTime>,
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt(format!("vims.{what}: {e}"))
+}
+
+fn map(what: &str, s: &str) -> Result<Map<String, Value>> {
+    serde_json::from_str(s).map_err(|e| corrupt(what, e))
+}
+
+impl Row {
+    fn from_domain(v: &Vim, keys: &Keyring) -> Result<Self> {
+        Ok(Self {
+            id: v.id.to_string(),
+            name: v.name.clone(),
+            description: v.description.clone(),
+            vim_type: v.vim_type.as_str().into(),
+            auth_url: v.auth_url.clone(),
+            vim_project: json_text(&v.vim_project),
+            auth_cred: keys.seal(&json_text(&v.auth_cred))?,
+            extra: json_text(&v.extra),
+            is_default: v.is_default,
+            tenant_id: v.tenant_id.clone(),
+            created_at: v.created_at.naive_utc(),
+            updated_at: v.updated_at.map(|t| t.naive_utc()),
+        })
+    }
+
+    fn into_domain(self, keys: &Keyring) -> Result<Vim> {
+        Ok(Vim {
+            id: self.id.parse().map_err(|e| corrupt("id", e))?,
+            name: self.name,
+            description: self.description,
+            vim_type: self.vim_type.parse().map_err(|e| corrupt("vim_type", e))?,
+            auth_url: self.auth_url,
+            auth_cred: map("auth_cred", &keys.open(&self.auth_cred)?)?,
+            vim_project: map("vim_project", &self.vim_project)?,
+            is_default: self.is_default,
+            extra: map("extra", &self.extra)?,
+            tenant_id: self.tenant_id,
+            created_at: self.created_at.and_utc(),
+            updated_at: self.updated_at.map(|t| t.and_utc()),
+        })
+    }
+}
+
+/// Why a VIM could not be stored.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// Another VIM has this name.
+    Name,
+    /// Another VIM is the default.
+    Default(String),
+}
+
+fn conflicts(c: &mut DbConnection, v: &Vim) -> Result<Option<Conflict>> {
+    let me = v.id.to_string();
+    let named: i64 = dsl::vims
+        .filter(dsl::name.eq(&v.name))
+        .filter(dsl::id.ne(&me))
+        .count()
+        .get_result(c)?;
+    if named > 0 {
+        return Ok(Some(Conflict::Name));
+    }
+    if v.is_default {
+        let other: Option<String> = dsl::vims
+            .filter(dsl::is_default.eq(true))
+            .filter(dsl::id.ne(&me))
+            .select(dsl::id)
+            .first(c)
+            .optional()?;
+        if let Some(o) = other {
+            return Ok(Some(Conflict::Default(o)));
+        }
+    }
+    Ok(None)
+}
+
+fn unique_violation(e: &diesel::result::Error) -> bool {
+    matches!(
+        e,
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
+    )
+}
+
+/// Registers `v` (credentials sealed with `keys`).
+pub fn create(c: &mut DbConnection, v: &Vim, keys: &Keyring) -> Result<Option<Conflict>> {
+    let row = Row::from_domain(v, keys)?;
+    c.transaction(|c| {
+        if let Some(x) = conflicts(c, v)? {
+            return Ok(Some(x));
+        }
+        match diesel::insert_into(vims::table).values(&row).execute(c) {
+            Ok(_) => Ok(None),
+            Err(e) if unique_violation(&e) => Ok(Some(Conflict::Name)),
+            Err(e) => Err(e.into()),
+        }
+    })
+}
+
+/// Stores the changed `v`.
+pub fn update(c: &mut DbConnection, v: &Vim, keys: &Keyring) -> Result<Option<Conflict>> {
+    let mut row = Row::from_domain(v, keys)?;
+    row.updated_at = Some(now());
+    c.transaction(|c| {
+        if let Some(x) = conflicts(c, v)? {
+            return Ok(Some(x));
+        }
+        match diesel::update(dsl::vims.filter(dsl::id.eq(&row.id)))
+            .set(&row)
+            .execute(c)
+        {
+            Ok(_) => Ok(None),
+            Err(e) if unique_violation(&e) => Ok(Some(Conflict::Name)),
+            Err(e) => Err(e.into()),
+        }
+    })
+}
+
+/// VIM `id`.
+pub fn get(c: &mut DbConnection, id: Uuid, keys: &Keyring) -> Result<Option<Vim>> {
+    dsl::vims
+        .filter(dsl::id.eq(id.to_string()))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(|r| r.into_domain(keys))
+        .transpose()
+}
+
+/// The VIM called `name`.
+pub fn by_name(c: &mut DbConnection, name: &str, keys: &Keyring) -> Result<Option<Vim>> {
+    dsl::vims
+        .filter(dsl::name.eq(name))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(|r| r.into_domain(keys))
+        .transpose()
+}
+
+/// The default VIM, if one is.
+pub fn default_vim(c: &mut DbConnection, keys: &Keyring) -> Result<Option<Vim>> {
+    dsl::vims
+        .filter(dsl::is_default.eq(true))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(|r| r.into_domain(keys))
+        .transpose()
+}
+
+/// Every VIM, oldest first.
+pub fn list(c: &mut DbConnection, keys: &Keyring) -> Result<Vec<Vim>> {
+    dsl::vims
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(|r| r.into_domain(keys))
+        .collect()
+}
+
+/// Removes VIM `id`; false when there was none.
+pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    Ok(diesel::delete(dsl::vims.filter(dsl::id.eq(id.to_string()))).execute(c)? == 1)
+}
+
+/// Re-seals every VIM's credentials with the keyring's current key; how many.
+pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
+    let rows: Vec<(String, String)> = dsl::vims.select((dsl::id, dsl::auth_cred)).load(c)?;
+    let mut n = 0;
+    for (id, sealed) in rows {
+        let again = keys.seal(&keys.open(&sealed)?)?;
+        diesel::update(dsl::vims.filter(dsl::id.eq(&id)))
+            .set(dsl::auth_cred.eq(again))
+            .execute(c)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Raw stored credentials of VIM `id` (tests check they are sealed).
+pub fn stored_credentials(c: &mut DbConnection, id: Uuid) -> Result<Option<String>> {
+    Ok(dsl::vims
+        .filter(dsl::id.eq(id.to_string()))
+        .select(dsl::auth_cred)
+        .first(c)
+        .optional()?)
+}

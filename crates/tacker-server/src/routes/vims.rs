@@ -1,0 +1,120 @@
+//! `/v1.0/vims`: Tacker's VIM registry (what `openstack vim register/list/show/set/delete`
+//! drive; the client adds `.json` to every path). Credentials are sealed at rest and
+//! answered as `***`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::{Value, json};
+use tacker_db::{instances, vims};
+use tacker_domain::vim::{Vim, parse_new};
+use uuid::Uuid;
+
+use crate::extract::{AcceptsJson, JsonBody};
+use crate::{ApiError, ServerState};
+
+fn conflict(c: vims::Conflict, name: &str) -> ApiError {
+    match c {
+        vims::Conflict::Name => ApiError::Conflict(format!("a VIM named {name} exists already")),
+        vims::Conflict::Default(other) => {
+            ApiError::Conflict(format!("Default VIM already exists {other}."))
+        }
+    }
+}
+
+fn id_of(raw: &str) -> Result<Uuid, ApiError> {
+    let raw = raw.strip_suffix(".json").unwrap_or(raw);
+    raw.parse()
+        .map_err(|_| ApiError::NotFound(format!("VIM {raw} could not be found")))
+}
+
+async fn load(st: &ServerState, raw: &str) -> Result<Vim, ApiError> {
+    let id = id_of(raw)?;
+    let keys = st.keys.clone();
+    st.db
+        .run(move |c| vims::get(c, id, &keys))
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("VIM {id} could not be found")))
+}
+
+pub async fn list(
+    req: HttpRequest,
+    _: AcceptsJson,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let q: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
+        .into_owned()
+        .collect();
+    let keys = st.keys.clone();
+    let all = st.db.run(move |c| vims::list(c, &keys)).await?;
+    let wanted = |k: &'static str| -> Vec<&str> {
+        q.iter()
+            .filter(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    };
+    let (ids, names) = (wanted("id"), wanted("name"));
+    let items: Vec<Value> = all
+        .iter()
+        .filter(|v| ids.iter().all(|w| v.id.to_string() == *w))
+        .filter(|v| names.iter().all(|w| v.name == *w))
+        .map(Vim::to_json)
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({"vims": items})))
+}
+
+pub async fn create(
+    _: AcceptsJson,
+    JsonBody(b): JsonBody<Value>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let vim = parse_new(&b, "")?;
+    let (stored, keys) = (vim.clone(), st.keys.clone());
+    if let Some(c) = st.db.run(move |c| vims::create(c, &stored, &keys)).await? {
+        return Err(conflict(c, &vim.name));
+    }
+    tracing::info!(vim_id = %vim.id, name = %vim.name, vim_type = %vim.vim_type, "VIM registered");
+    Ok(HttpResponse::Created().json(json!({"vim": vim.to_json()})))
+}
+
+pub async fn show(
+    _: AcceptsJson,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let vim = load(&st, &path).await?;
+    Ok(HttpResponse::Ok().json(json!({"vim": vim.to_json()})))
+}
+
+pub async fn update(
+    _: AcceptsJson,
+    path: web::Path<String>,
+    JsonBody(b): JsonBody<Value>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let mut vim = load(&st, &path).await?;
+    vim.update(&b)?;
+    let (stored, keys) = (vim.clone(), st.keys.clone());
+    if let Some(c) = st.db.run(move |c| vims::update(c, &stored, &keys)).await? {
+        return Err(conflict(c, &vim.name));
+    }
+    tracing::info!(vim_id = %vim.id, "VIM updated");
+    Ok(HttpResponse::Ok().json(json!({"vim": vim.to_json()})))
+}
+
+pub async fn delete(
+    _: AcceptsJson,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id_of(&path)?;
+    let text = id.to_string();
+    if st.db.run(move |c| instances::using_vim(c, &text)).await? {
+        return Err(ApiError::Conflict(format!(
+            "VIM {id} is used by a VNF instance"
+        )));
+    }
+    if !st.db.run(move |c| vims::delete(c, id)).await? {
+        return Err(ApiError::NotFound(format!("VIM {id} could not be found")));
+    }
+    tracing::info!(vim_id = %id, "VIM deleted");
+    Ok(HttpResponse::NoContent().finish())
+}
