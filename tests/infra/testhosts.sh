@@ -109,7 +109,7 @@ case $cmd in
   bridge-down) ip link del "$1" 2>/dev/null || true ;;
   host-up) host_up "$@" ;;
   host-down) host_down "$1" ;;
-  addr-add) ip -n "ti-$1" addr add "$2" dev eth0 ;;
+  addr-add) ip -n "ti-$1" addr replace "$2" dev eth0 ;;
   list) ip netns list | awk '{print $1}' | sed -n "s/^ti-\($1.*\)/\1/p" ;;
   __init) hostinit "$@" ;;
   *) exit 2 ;;

@@ -305,6 +305,27 @@ fn create_floating_ip(
     Ok(())
 }
 
+/// The floating addresses on `ports`.
+fn floating_of(st: &State, ports: &[String]) -> Vec<Ipv4Addr> {
+    st.stacks
+        .values()
+        .filter(|s| !s.deleted)
+        .flat_map(|s| s.resources.iter())
+        .filter(|r| r.kind == types::FLOATING_IP)
+        .filter(|r| {
+            r.properties
+                .get("port_id")
+                .and_then(Value::as_str)
+                .is_some_and(|p| ports.iter().any(|x| x == p))
+        })
+        .flat_map(|r| r.addresses.iter().copied())
+        .collect()
+}
+
+fn floating_ips(engine: &Engine, ports: &[String]) -> Vec<Ipv4Addr> {
+    floating_of(&engine.lock(), ports)
+}
+
 async fn create_server(
     engine: &Arc<Engine>,
     stack: Uuid,
@@ -320,21 +341,7 @@ async fn create_server(
                 .ok_or_else(|| format!("resources.{name}: port {p} could not be found"))?;
             ips.extend(port.addresses.iter().copied());
         }
-        let floating: Vec<Ipv4Addr> = st
-            .stacks
-            .values()
-            .filter(|s| !s.deleted)
-            .flat_map(|s| s.resources.iter())
-            .filter(|r| r.kind == types::FLOATING_IP)
-            .filter(|r| {
-                r.properties
-                    .get("port_id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|p| ports.iter().any(|x| x == p))
-            })
-            .flat_map(|r| r.addresses.iter().copied())
-            .collect();
-        (ips, floating)
+        (ips, floating_of(&st, &ports))
     };
     let mut own = Vec::new();
     for _ in 0..bare {
@@ -384,6 +391,24 @@ async fn create_server(
         .map_err(|e| {
             format!("ResourceInError: resources.{name}: Went to status ERROR due to \"Message: {e}, Code: 500\"")
         })?;
+    // The host is recorded first, so a floating IP created from now on finds it; those
+    // created while it was building are added here (adding twice is harmless).
+    with_stack(engine, stack, |s| {
+        if let Some(r) = s.resource_mut(name) {
+            r.host = Some(host.clone());
+        }
+    });
+    let late: Vec<Ipv4Addr> = floating_ips(engine, &ports)
+        .into_iter()
+        .filter(|ip| !floating.contains(ip))
+        .collect();
+    for ip in &late {
+        engine
+            .hosts
+            .add_address(&host, *ip)
+            .map_err(|e| format!("resources.{name}: {e}"))?;
+    }
+    let floating: Vec<Ipv4Addr> = floating.into_iter().chain(late).collect();
     let text = |v: &[Ipv4Addr]| v.iter().map(ToString::to_string).collect::<Vec<_>>();
     let a = types::server_attributes(props, &hostname, &text(&ips), &text(&floating));
     let kept = with_stack(engine, stack, |s| match s.resource_mut(name) {

@@ -153,12 +153,50 @@ impl InstantiateRequest {
                 self.flavour_id
             )));
         }
+        self.check_user_data(model)?;
         for file in self.kubernetes_def_files().unwrap_or_default() {
             if !model.artifacts.iter().any(|a| a.path == file) {
                 return Err(bad(format!(
                     "{DEF_FILES}: {file:?} is not an artifact of the VNF package"
                 )));
             }
+        }
+        Ok(())
+    }
+
+    /// Tacker's `lcm-operation-user-data` (a Python file in the package) and
+    /// `-class`: we run no package code, so the file must be in the package and the class
+    /// one whose mapping is built in (422 otherwise).
+    fn check_user_data(&self, model: &PackageModel) -> Result<(), Failure> {
+        const FILE: &str = "lcm-operation-user-data";
+        const CLASS: &str = "lcm-operation-user-data-class";
+        let p = &self.additional_params;
+        let (file, class) = match (p.get(FILE), p.get(CLASS)) {
+            (None, None) => return Ok(()),
+            (Some(Value::String(f)), Some(Value::String(c))) => (f, c),
+            (Some(_), Some(_)) => {
+                return Err(bad(format!(
+                    "additionalParams.{FILE} and {CLASS} must be strings"
+                )));
+            }
+            _ => {
+                return Err(bad(format!(
+                    "additionalParams.{FILE} and {CLASS} go together"
+                )));
+            }
+        };
+        let path = file.trim_start_matches("./");
+        if !model.entries.contains_key(path) {
+            return Err(Failure::unprocessable(format!(
+                "additionalParams.{FILE}: {file:?} is not a file of the VNF package"
+            )));
+        }
+        if !USER_DATA_CLASSES.contains(&class.as_str()) {
+            return Err(Failure::unprocessable(format!(
+                "additionalParams.{CLASS}: {class:?} is not a user-data class with a built-in mapping \
+                 (package code is never run); known: {}",
+                USER_DATA_CLASSES.join(", ")
+            )));
         }
         Ok(())
     }
@@ -193,6 +231,15 @@ impl InstantiateRequest {
 }
 
 const DEF_FILES: &str = "additionalParams.lcm-kubernetes-def-files";
+
+/// Tacker's sample user-data classes whose `nfv` mapping is built in (the OpenStack
+/// driver emits both their keys and the v2 ones).
+pub const USER_DATA_CLASSES: [&str; 4] = [
+    "DefaultUserData",
+    "StandardUserData",
+    "SampleUserData",
+    "KubernetesClusterUserData",
+];
 
 /// `lcm-kubernetes-def-files` of an `additionalParams` map (or of what an instance
 /// recorded), when it is a list of paths.

@@ -33,9 +33,13 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Self {
+        Self::with_package(vm())
+    }
+
+    /// A fixture around another package.
+    pub fn with_package(csar: tacker_testkit::csar::Csar) -> Self {
         need_root();
         let sim = heat_sim::spawn(heat_sim::Settings::default()).unwrap();
-        let csar = vm();
         let dir = tempfile::tempdir().unwrap();
         for (name, content) in &csar.files {
             let p = dir.path().join(name);
@@ -84,6 +88,10 @@ impl Fixture {
     }
 
     pub fn ctx(&self, operation: LcmOperation, params: Value) -> OpContext {
+        let flavour_id = match &params["flavourId"] {
+            Value::String(f) => f.clone(),
+            _ => "simple".into(),
+        };
         OpContext {
             op: OpOcc::new(
                 Uuid::new_v4(),
@@ -94,7 +102,7 @@ impl Fixture {
             ),
             instance: self.instance.clone(),
             vnfd: self.model.vnfd.clone(),
-            flavour_id: "simple".into(),
+            flavour_id,
             package_dir: self.dir.path().to_owned(),
             package_zip: self.dir.path().join("package.zip"),
             vim: Some(self.vim.clone()),

@@ -5,7 +5,7 @@ use tacker_infra_openstack::{OpenStackDriver, OpenStackSettings};
 
 use crate::fixture::{Fixture, changes, instantiate_params, ssh_hostname};
 
-fn driver() -> OpenStackDriver {
+pub fn driver() -> OpenStackDriver {
     OpenStackDriver::new(OpenStackSettings {
         request_timeout: std::time::Duration::from_secs(10),
         stack_timeout: std::time::Duration::from_secs(60),

@@ -4,3 +4,4 @@
 
 mod fixture;
 mod lifecycle;
+mod samples;
