@@ -5,17 +5,23 @@
 CARGO ?= cargo
 SHELL := /bin/bash
 
-.PHONY: kube-sim run build test test-only lint fmt doc bench setup services pytools clean-test-dbs fuzz
+.PHONY: kube-sim heat-sim run build test test-only lint fmt doc bench setup services pytools clean-test-dbs fuzz
 
 run: build
 	./target/debug/tacker all-in-one
 
 # A Kubernetes API simulator on 127.0.0.1:6443 for trying CNFs with `make run`.
-kube-sim:
-	$(CARGO) run -p kube-sim -- --bind 127.0.0.1:6443
+kube-sim: build
+	./target/debug/kube-sim --bind 127.0.0.1:6443
 
+# An OpenStack (Keystone + Heat) simulator on 127.0.0.1:5000 whose servers are SSH test
+# hosts (needs root), for trying VM-based VNFs with `make run`.
+heat-sim: build
+	./target/debug/heat-sim --bind 127.0.0.1:5000 --user tacker --password tacker-password
+
+# One build for everything `make run`, `make kube-sim` and `make heat-sim` start.
 build: setup-deps
-	$(CARGO) build -p tacker -p tackerctl
+	$(CARGO) build -p tacker -p tackerctl -p kube-sim -p heat-sim
 
 setup-deps:
 	@tests/infra/deps.sh

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# deps.sh: system packages the build needs (pkg-config, libpq). Installs only what is
-# missing, with apt, as root (or via sudo). Idempotent.
+# deps.sh: system packages the build and the tests need (pkg-config, libpq; sshd, sudo
+# and sshpass for the SSH test hosts heat-sim makes). Installs only what is missing, with
+# apt, as root (or via sudo). Idempotent.
 set -euo pipefail
 missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
 command -v cc >/dev/null || missing+=(gcc)
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+command -v sudo >/dev/null || missing+=(sudo)
+command -v sshpass >/dev/null || missing+=(sshpass)
+command -v ssh >/dev/null || missing+=(openssh-client)
+command -v jq >/dev/null || missing+=(jq)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
 echo "deps.sh: installing ${missing[*]}" >&2

@@ -9,6 +9,7 @@ mod lcm_procs;
 mod onboarding;
 pub mod openstack_cli;
 mod procs;
+mod readme;
 mod support;
 mod tackerctl;
 mod vm;

@@ -13,7 +13,7 @@ use crate::procs::Cluster;
 
 const T: Duration = Duration::from_secs(90);
 
-fn need_root() {
+pub fn need_root() {
     let uid = Command::new("id").arg("-u").output().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&uid.stdout).trim(),
