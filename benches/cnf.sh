@@ -49,89 +49,26 @@ for conductors in 1 3; do
   done
   for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   sleep 1
-  python3 - "http://127.0.0.1:$port" "http://127.0.0.1:$sim_port" "$work/cnf.zip" "$N" "$C" "$conductors" <<'PY'
-import json, sys, threading, time, urllib.request
-from datetime import datetime
-api, sim, pkg, n, c, conductors = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-def call(method, url, body=None, ctype="application/json", lcm=False):
-    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    r = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        r.add_header("Content-Type", ctype)
-    if lcm:
-        r.add_header("Version", "2.0.0")
-    with urllib.request.urlopen(r, timeout=60) as resp:
-        text = resp.read()
-        return resp.status, dict(resp.headers), (json.loads(text) if text else None)
-_, _, p = call("POST", f"{api}/vnfpkgm/v1/vnf_packages", {})
-call("PUT", f"{api}/vnfpkgm/v1/vnf_packages/{p['id']}/package_content", open(pkg, "rb").read(), "application/zip")
-while call("GET", f"{api}/vnfpkgm/v1/vnf_packages/{p['id']}")[2]["onboardingState"] != "ONBOARDED":
-    time.sleep(0.05)
+  PYTHONPATH=benches python3 - "http://127.0.0.1:$port" "http://127.0.0.1:$sim_port" "$work/cnf.zip" "$N" "$C" "$conductors" <<'PY'
+import sys
+from lcmload import Api
+api, sim, pkg, n, c, conductors = Api(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+api.onboard(pkg)
 files = ["Files/kubernetes/config.yaml", "Files/kubernetes/pod.yaml", "Files/kubernetes/deployment.yaml",
          "Files/kubernetes/replicaset.yaml", "Files/kubernetes/statefulset.yaml", "Files/kubernetes/daemonset.yaml"]
 vim = {"k8s": {"vimType": "ETSINFV.KUBERNETES.V_1", "interfaceInfo": {"endpoint": sim}, "accessInfo": {"bearer_token": "bench"}}}
-lcm = f"{api}/vnflcm/v2"
-durations = {"INSTANTIATE": [], "HEAL": [], "TERMINATE": []}
-failures = []
-lock = threading.Lock()
-def ts(s):
-    return datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
-def task(i, path, body):
-    _, h, _ = call("POST", f"{lcm}/vnf_instances/{i}/{path}", body, lcm=True)
-    op = h["location"].rsplit("/", 1)[1]
-    while True:
-        o = call("GET", f"{lcm}/vnf_lcm_op_occs/{op}", lcm=True)[2]
-        if o["operationState"] in ("COMPLETED", "FAILED_TEMP"):
-            break
-        time.sleep(0.02)
-    with lock:
-        if o["operationState"] == "COMPLETED":
-            durations[o["operation"]].append(ts(o["stateEnteredTime"]) - ts(o["startTime"]))
-        else:
-            failures.append(o.get("error"))
-    return o
 def one(k):
-    _, _, inst = call("POST", f"{lcm}/vnf_instances", {"vnfdId": "c0ffee00-0000-4000-8000-00000000c4f0"}, lcm=True)
-    i = inst["id"]
-    task(i, "instantiate", {"flavourId": "simple", "vimConnectionInfo": vim,
-                            "additionalParams": {"lcm-kubernetes-def-files": files, "namespace": f"bench-{k}"}})
-    v = call("GET", f"{lcm}/vnf_instances/{i}", lcm=True)[2]
+    i = api.create("c0ffee00-0000-4000-8000-00000000c4f0")
+    api.task(i, "instantiate", {"flavourId": "simple", "vimConnectionInfo": vim,
+                                "additionalParams": {"lcm-kubernetes-def-files": files, "namespace": f"bench-{k}"}})
+    v = api.instance(i)
     vnfc = next(x["id"] for x in v["instantiatedVnfInfo"]["vnfcInfo"] if x["vduId"] == "VDU2")
-    task(i, "heal", {"vnfcInstanceId": [vnfc]})
-    task(i, "terminate", {"terminationType": "FORCEFUL"})
-    call("DELETE", f"{lcm}/vnf_instances/{i}", lcm=True)
-def phase(label, count, conc):
-    for v in durations.values():
-        v.clear()
-    failures.clear()
-    todo = list(range(1, count + 1))
-    def worker():
-        while True:
-            with lock:
-                if not todo:
-                    return
-                k = todo.pop(0)
-            try:
-                one(k)
-            except Exception as e:  # counted, the run goes on
-                with lock:
-                    failures.append(str(e))
-    t0 = time.time()
-    threads = [threading.Thread(target=worker) for _ in range(conc)]
-    for t in threads: t.start()
-    for t in threads: t.join()
-    wall = time.time() - t0
-    def pct(v, q):
-        v = sorted(v)
-        return v[min(len(v) - 1, int(round(q * (len(v) - 1))))] * 1000 if v else float("nan")
-    done = sum(len(v) for v in durations.values())
-    print(f"  {conductors} conductor(s), {label}: {done} operations in {wall:.1f} s = {done / wall * 60:.0f} operations/min, {len(failures)} failed")
-    for op, v in durations.items():
-        print(f"    {op:<11} control overhead p50 {pct(v, 0.5):6.0f} ms  p99 {pct(v, 0.99):6.0f} ms  (n={len(v)})")
-    if failures:
-        print("    first failure:", failures[0])
-phase(f"{n} instances, {c} at a time", n, c)
-phase(f"{min(n, 10)} instances one at a time", min(n, 10), 1)
+    api.task(i, "heal", {"vnfcInstanceId": [vnfc]})
+    api.task(i, "terminate", {"terminationType": "FORCEFUL"})
+    api.delete(i)
+who = f"{conductors} conductor(s)"
+api.phase(f"{n} instances, {c} at a time", n, c, one, who)
+api.phase(f"{min(n, 10)} instances one at a time", min(n, 10), 1, one, who)
 PY
   for p in "${pids[0]}" "${run[@]}"; do echo "    CPU seconds: $(awk "{print (\$14+\$15)/100}" /proc/$p/stat) $(tr "\\0" " " < /proc/$p/cmdline | cut -d" " -f1-2 | sed "s|.*/||")"; done
   for p in "${run[@]}"; do kill "$p" 2>/dev/null || true; done

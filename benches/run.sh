@@ -6,8 +6,13 @@ command -v wrk >/dev/null || {
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >&2
 }
-cargo build --release -p tacker -p kube-sim >&2
-export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim
-for b in benches/api.sh benches/csar.sh benches/onboard.sh benches/cnf.sh; do
+command -v bc >/dev/null || {
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq bc >&2
+}
+cargo build --release -p tacker -p kube-sim -p heat-sim >&2
+export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim \
+  HEAT_SIM_BIN=$PWD/target/release/heat-sim
+for b in benches/api.sh benches/csar.sh benches/onboard.sh benches/cnf.sh benches/vm.sh; do
   "$b"
 done

@@ -112,6 +112,37 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
     assert_eq!(ssh_hostname(&new.2).unwrap(), "VDU2");
     assert!(ssh_hostname(&old.2).is_err(), "the old host is gone");
 
+    // A VM that died behind Heat's back (its host gone, the stack unchanged) is healed
+    // back by SOL002 heal of its VNFC.
+    let (dead, dead_ip) = {
+        let v = f.vnfcs();
+        let d = v.iter().find(|x| x.0 == "VDU1").unwrap().clone();
+        (d.1, d.2)
+    };
+    f.sim.sim.engine.kill_server(&dead).unwrap();
+    assert!(ssh_hostname(&dead_ip).is_err(), "the killed VM still answers");
+    let vdu1 = f
+        .instance
+        .instantiated_vnf_info
+        .as_ref()
+        .unwrap()
+        .vnfc_info
+        .iter()
+        .find(|c| c.vdu_id == "VDU1")
+        .unwrap()
+        .id
+        .clone();
+    let o = d
+        .heal(&f.ctx(LcmOperation::Heal, json!({"vnfcInstanceId": [vdu1]})))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let back = f.vnfcs();
+    let revived = back.iter().find(|x| x.0 == "VDU1").unwrap();
+    assert_ne!(revived.1, dead);
+    assert_eq!(ssh_hostname(&revived.2).unwrap(), "VDU1");
+    let healed = back;
+
     // SOL003 heal: every server replaced.
     let o = d.heal(&f.ctx(LcmOperation::Heal, json!({}))).await.unwrap();
     f.apply(&o);
