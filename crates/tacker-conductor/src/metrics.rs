@@ -18,6 +18,7 @@ pub struct Metrics {
     onboarding_seconds: HistogramVec,
     lcm_ops: IntCounterVec,
     lcm_seconds: HistogramVec,
+    hook_seconds: HistogramVec,
     notifications: IntCounterVec,
     redeliveries: IntCounterVec,
     live: IntGauge,
@@ -72,6 +73,14 @@ impl Metrics {
             .buckets(DURATION_BUCKETS.to_vec()),
             &["operation", "state"],
         )?;
+        let hook_seconds = HistogramVec::new(
+            HistogramOpts::new(
+                "mgmt_hook_duration_seconds",
+                "Management driver hooks run here, by driver, hook and outcome",
+            )
+            .buckets(DURATION_BUCKETS.to_vec()),
+            &["driver", "hook", "outcome"],
+        )?;
         let notifications = IntCounterVec::new(
             Opts::new(
                 "notification_deliveries_total",
@@ -88,7 +97,7 @@ impl Metrics {
         )?;
         let live = IntGauge::new("conductors_live", "Live conductors, as this one sees them")?;
         let cached = IntGauge::new("cache_packages", "Packages in this conductor's cache")?;
-        for m in [&onboarding_seconds, &lcm_seconds] {
+        for m in [&onboarding_seconds, &lcm_seconds, &hook_seconds] {
             registry.register(Box::new(m.clone()))?;
         }
         for m in [&lcm_ops, &notifications, &redeliveries] {
@@ -111,6 +120,7 @@ impl Metrics {
             onboarding_seconds,
             lcm_ops,
             lcm_seconds,
+            hook_seconds,
             notifications,
             redeliveries,
             live,
@@ -149,6 +159,19 @@ impl Metrics {
         self.lcm_ops.with_label_values(&[operation, state]).inc();
         self.lcm_seconds
             .with_label_values(&[operation, state])
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records a management driver hook that ran for `took`.
+    pub fn hook_ran(&self, driver: &str, hook: &str, ok: bool, took: Duration) {
+        // Plugin endpoints are labelled as "plugin" (their addresses are no label).
+        let driver = if driver.starts_with("grpc") {
+            "plugin"
+        } else {
+            driver
+        };
+        self.hook_seconds
+            .with_label_values(&[driver, hook, if ok { "ok" } else { "error" }])
             .observe(took.as_secs_f64());
     }
 

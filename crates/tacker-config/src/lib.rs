@@ -44,6 +44,10 @@ pub struct Config {
     pub kubernetes: KubernetesConfig,
     /// The OpenStack infra driver.
     pub openstack: OpenStackConfig,
+    /// Management drivers (`Vnflcm` hooks).
+    pub mgmt: MgmtConfig,
+    /// SSH from management drivers to VNF VMs.
+    pub ssh: SshConfig,
     /// Conductor.
     pub conductor: ConductorConfig,
     /// `tacker all-in-one`.
@@ -236,6 +240,42 @@ pub struct OpenStackConfig {
     pub poll_interval: Duration,
 }
 
+/// `[mgmt]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MgmtConfig {
+    /// `"<artifact>=<driver>"` entries.
+    pub drivers: Vec<String>,
+    /// Longest one hook of a gRPC driver may take.
+    #[serde(with = "duration")]
+    pub plugin_timeout: Duration,
+    /// CA file for `grpcs://` endpoints (empty: system roots).
+    pub plugin_ca_file: String,
+    /// `"<os-release ID>=<command>"` installing Docker.
+    pub docker_install: Vec<String>,
+    /// The registry's data directory on the private-registry VM.
+    pub registry_data_dir: String,
+}
+
+/// `[ssh]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SshConfig {
+    /// One connection attempt.
+    #[serde(with = "duration")]
+    pub connect_timeout: Duration,
+    /// How long an unreachable VM is retried.
+    #[serde(with = "duration")]
+    pub boot_timeout: Duration,
+    /// One remote command.
+    #[serde(with = "duration")]
+    pub command_timeout: Duration,
+    /// Nodes configured at once.
+    pub max_parallel: usize,
+    /// Accept a changed host key of a VNFC that was not just created or healed.
+    pub accept_changed_host_keys: bool,
+}
+
 /// `[all_in_one]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -331,6 +371,8 @@ impl Config {
                 .list_separator(",")
                 .with_list_parse_key("onboarding.allowed_uri_networks")
                 .with_list_parse_key("secrets.keys")
+                .with_list_parse_key("mgmt.drivers")
+                .with_list_parse_key("mgmt.docker_install")
                 .source(Some(env)),
         );
         let cfg: Config = b
@@ -462,6 +504,22 @@ impl Config {
             !self.storage.url.starts_with("s3://") || self.storage.url.len() > "s3://".len(),
             "storage.url s3://<bucket>/<prefix> needs a bucket".into(),
         );
+        check(
+            self.ssh.max_parallel >= 1,
+            "ssh.max_parallel must be at least 1".into(),
+        );
+        for (key, entries) in [
+            ("mgmt.drivers", &self.mgmt.drivers),
+            ("mgmt.docker_install", &self.mgmt.docker_install),
+        ] {
+            for e in entries {
+                check(
+                    e.split_once('=')
+                        .is_some_and(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty()),
+                    format!("{key}: {e:?} is not <name>=<value>"),
+                );
+            }
+        }
         check(
             matches!(self.log.format.as_str(), "text" | "json"),
             format!(

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use crate::schema::vnf_instances::{self, dsl};
 use crate::schema::vnf_packages::dsl as pkg;
+use crate::secrets::Keyring;
 use crate::{DbConnection, Error, Result, json_text, now, outbox};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -254,6 +255,7 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<DeleteOutcome> {
         if n == 0 {
             return Ok(DeleteOutcome::Busy);
         }
+        crate::host_keys::forget(c, id)?;
         let pkg_id = instance.vnf_pkg_id.to_string();
         let others: i64 = dsl::vnf_instances
             .filter(dsl::vnf_pkg_id.eq(&pkg_id))
@@ -396,4 +398,51 @@ pub fn using_vim(c: &mut DbConnection, vim_id: &str) -> Result<bool> {
             })
             .unwrap_or(false)
     }))
+}
+
+/// Records the sealed `additionalParams` of instance `id`'s instantiate request (`None`
+/// forgets them).
+pub fn set_instantiate_params(c: &mut DbConnection, id: Uuid, sealed: Option<&str>) -> Result<()> {
+    diesel::update(dsl::vnf_instances.filter(dsl::id.eq(id.to_string())))
+        .set(dsl::instantiate_params.eq(sealed))
+        .execute(c)?;
+    Ok(())
+}
+
+/// The sealed `additionalParams` of instance `id`'s instantiate request, if recorded.
+pub fn instantiate_params(c: &mut DbConnection, id: Uuid) -> Result<Option<String>> {
+    let t: Option<Option<String>> = dsl::vnf_instances
+        .filter(dsl::id.eq(id.to_string()))
+        .select(dsl::instantiate_params)
+        .first(c)
+        .optional()?;
+    Ok(t.flatten())
+}
+
+/// Opens every instance's sealed parameters (a key missing from `keys` is an error).
+pub fn open_sealed(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
+    let rows: Vec<Option<String>> = dsl::vnf_instances.select(dsl::instantiate_params).load(c)?;
+    let mut n = 0;
+    for sealed in rows.into_iter().flatten() {
+        keys.open(&sealed)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Re-seals every instance's parameters with the keyring's current key; how many.
+pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
+    let rows: Vec<(String, Option<String>)> = dsl::vnf_instances
+        .select((dsl::id, dsl::instantiate_params))
+        .load(c)?;
+    let mut n = 0;
+    for (id, sealed) in rows {
+        let Some(sealed) = sealed else { continue };
+        let again = keys.seal(&keys.open(&sealed)?)?;
+        diesel::update(dsl::vnf_instances.filter(dsl::id.eq(&id)))
+            .set(dsl::instantiate_params.eq(Some(again)))
+            .execute(c)?;
+        n += 1;
+    }
+    Ok(n)
 }

@@ -3,6 +3,7 @@
 pub mod conductors;
 mod connection;
 mod error;
+pub mod host_keys;
 pub mod instances;
 pub mod op_occs;
 pub mod outbox;

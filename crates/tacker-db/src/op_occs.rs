@@ -107,12 +107,20 @@ fn notify(c: &mut DbConnection, op: &OpOcc) -> Result<()> {
     outbox::enqueue_matching(c, &Notification::of_op(op), &instance)
 }
 
-/// Creates `op` (STARTING) if the instance is free: takes its operation lock and queues
-/// the STARTING notification, in one transaction.
-pub fn create(c: &mut DbConnection, op: &OpOcc) -> Result<CreateOutcome> {
+/// Creates `op` (STARTING) if the instance is free: takes its operation lock, records
+/// `instantiate_params` (sealed) with the instance when given, and queues the STARTING
+/// notification, in one transaction.
+pub fn create(
+    c: &mut DbConnection,
+    op: &OpOcc,
+    instantiate_params: Option<&str>,
+) -> Result<CreateOutcome> {
     c.transaction(|c| {
         if !instances::lock(c, op.vnf_instance_id, op.id)? {
             return Ok(CreateOutcome::Busy);
+        }
+        if let Some(p) = instantiate_params {
+            instances::set_instantiate_params(c, op.vnf_instance_id, Some(p))?;
         }
         let t = now();
         let row = Row {
@@ -259,6 +267,13 @@ pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Opti
         let op = get(c, id)?.ok_or_else(|| corrupt("id", "vanished"))?;
         if let Some(i) = &t.instance {
             instances::store(c, i)?;
+            if op.operation == tacker_domain::lcm::LcmOperation::Terminate
+                && to == OperationState::Completed
+            {
+                // Terminated: its VMs and their secrets are gone.
+                instances::set_instantiate_params(c, i.id, None)?;
+                crate::host_keys::forget(c, i.id)?;
+            }
         }
         if t.release {
             instances::unlock(c, op.vnf_instance_id, op.id)?;
@@ -266,6 +281,35 @@ pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Opti
         notify(c, &op)?;
         Ok(Some(op))
     })
+}
+
+/// Records what the infra step of `id` did (`checkpoint`), while `runner` runs it in
+/// PROCESSING; whether it was recorded.
+pub fn set_checkpoint(
+    c: &mut DbConnection,
+    id: Uuid,
+    runner: &str,
+    checkpoint: &Value,
+) -> Result<bool> {
+    let n = diesel::update(
+        dsl::vnf_lcm_op_occs
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::operation_state.eq(OperationState::Processing.as_str()))
+            .filter(dsl::conductor_id.eq(runner)),
+    )
+    .set(dsl::checkpoint.eq(Some(json_text(checkpoint))))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
+/// What the infra step of `id` did, if it was recorded.
+pub fn checkpoint(c: &mut DbConnection, id: Uuid) -> Result<Option<Value>> {
+    let t: Option<Option<String>> = dsl::vnf_lcm_op_occs
+        .filter(dsl::id.eq(id.to_string()))
+        .select(dsl::checkpoint)
+        .first(c)
+        .optional()?;
+    json_opt("checkpoint", t.flatten())
 }
 
 /// Records `conductor` as the one running `id`, while it is in one of `states`.

@@ -62,6 +62,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         synced_at -> Nullable<Timestamp>,
+        instantiate_params -> Nullable<Text>,
     }
 }
 
@@ -85,6 +86,7 @@ diesel::table! {
         revision -> BigInt,
         created_at -> Timestamp,
         request -> Nullable<Text>,
+        checkpoint -> Nullable<Text>,
     }
 }
 
@@ -130,5 +132,15 @@ diesel::table! {
         tenant_id -> Text,
         created_at -> Timestamp,
         updated_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    ssh_host_keys (vnf_instance_id, vnfc_id) {
+        vnf_instance_id -> Text,
+        vnfc_id -> Text,
+        address -> Text,
+        public_key -> Text,
+        pinned_at -> Timestamp,
     }
 }

@@ -4,6 +4,7 @@ pub mod conductor;
 mod error;
 pub mod failure;
 pub mod lcm;
+pub mod mgmt;
 pub mod package;
 pub mod problem;
 pub mod sol013;

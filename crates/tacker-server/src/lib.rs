@@ -38,6 +38,9 @@ pub struct Settings {
     pub max_package_size: u64,
     /// How often an upload in flight records progress (well under the stall timeout).
     pub progress_interval: Duration,
+    /// Which management driver runs which hook artifact (`[mgmt] drivers`): requests
+    /// whose hooks have none, or whose driver parameters are wrong, are refused.
+    pub mgmt: tacker_domain::mgmt::Mapping,
 }
 
 /// Everything a request handler can reach.

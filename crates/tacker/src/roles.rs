@@ -111,6 +111,8 @@ fn server_state(
             dead_after: cfg.conductor.dead_after,
             max_package_size: cfg.onboarding.max_package_size,
             progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
+            mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
+                .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
         },
         metrics: Arc::new(Metrics::new()?),
         notify: Arc::new(tacker_notify::Client::new(cfg.lcm.http_timeout)?),
@@ -144,14 +146,53 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
     drivers
         .infra
         .insert(tacker_infra_openstack::OPENSTACK.to_owned(), openstack);
+    let mapping = tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
+        .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?;
+    drivers.mgmt.extend(tacker_mgmt::drivers(
+        &mapping,
+        mgmt_settings(cfg),
+        &plugin_settings(cfg)?,
+    )?);
     if cfg.lcm.simulated_vim {
         let simulated = Arc::new(sim::SimDriver::default());
         drivers
             .infra
             .insert(sim::SIM_VIM.to_owned(), simulated.clone());
-        drivers.mgmt.insert("sim".to_owned(), simulated);
+        drivers
+            .mgmt
+            .insert(tacker_domain::mgmt::DriverName::Sim, simulated);
     }
     Ok(LcmSettings::from_config(cfg, drivers)?)
+}
+
+fn mgmt_settings(cfg: &Config) -> tacker_mgmt::MgmtSettings {
+    let s = &cfg.ssh;
+    tacker_mgmt::MgmtSettings {
+        ssh: tacker_mgmt::SshSettings {
+            connect_timeout: s.connect_timeout,
+            boot_timeout: s.boot_timeout,
+            command_timeout: s.command_timeout,
+            max_parallel: s.max_parallel,
+            accept_changed_host_keys: s.accept_changed_host_keys,
+        },
+        docker_install: tacker_mgmt::MgmtSettings::docker_commands(&cfg.mgmt.docker_install),
+        registry_data_dir: cfg.mgmt.registry_data_dir.clone(),
+    }
+}
+
+fn plugin_settings(cfg: &Config) -> anyhow::Result<tacker_mgmt::PluginSettings> {
+    let ca_pem = match cfg.mgmt.plugin_ca_file.as_str() {
+        "" => None,
+        f => Some(
+            std::fs::read_to_string(f)
+                .with_context(|| format!("reading mgmt.plugin_ca_file {f}"))?,
+        ),
+    };
+    Ok(tacker_mgmt::PluginSettings {
+        timeout: cfg.mgmt.plugin_timeout,
+        ca_pem,
+        public_url: cfg.public_base_url(),
+    })
 }
 
 fn bind(addr: &str, what: &str) -> anyhow::Result<TcpListener> {

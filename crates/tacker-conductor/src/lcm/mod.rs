@@ -4,6 +4,9 @@
 
 mod apply;
 mod grant;
+pub mod hooks;
+mod noop;
+pub mod services;
 pub mod sim;
 mod vim;
 
@@ -18,6 +21,7 @@ use tacker_domain::Failure;
 use tacker_domain::lcm::driver::{InfraDriver, MgmtDriver, OpContext, Outcome};
 use tacker_domain::lcm::request::ModifyRequest;
 use tacker_domain::lcm::{LcmOperation, OpOcc, OperationParams, OperationState, VnfInstance};
+use tacker_domain::mgmt::{DriverName, Mapping};
 use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
@@ -38,13 +42,16 @@ pub fn vim_type(raw: &str) -> String {
     }
 }
 
-/// Drivers by VIM type, and management drivers by hook artifact.
+/// Drivers by VIM type, management drivers by name, and which driver runs the hooks
+/// naming which artifact.
 #[derive(Clone, Default)]
 pub struct Drivers {
     /// Infra drivers by (normalised) VIM type.
     pub infra: HashMap<String, Arc<dyn InfraDriver>>,
-    /// Management drivers by the artifact path or name a hook names.
-    pub mgmt: HashMap<String, Arc<dyn MgmtDriver>>,
+    /// Management drivers by name (`noop` is always there).
+    pub mgmt: HashMap<DriverName, Arc<dyn MgmtDriver>>,
+    /// Hook artifact to driver (`[mgmt] drivers`).
+    pub mapping: Mapping,
 }
 
 impl std::fmt::Debug for Drivers {
@@ -52,6 +59,7 @@ impl std::fmt::Debug for Drivers {
         f.debug_struct("Drivers")
             .field("infra", &self.infra.keys().collect::<Vec<_>>())
             .field("mgmt", &self.mgmt.keys().collect::<Vec<_>>())
+            .field("mapping", &self.mapping)
             .finish()
     }
 }
@@ -81,8 +89,26 @@ pub struct LcmSettings {
 }
 
 impl LcmSettings {
-    /// The `[lcm]` settings of `cfg`, with `drivers` (wired by the caller).
-    pub fn from_config(cfg: &tacker_config::Config, drivers: Drivers) -> crate::Result<Self> {
+    /// The `[lcm]` settings of `cfg`, with `drivers` (wired by the caller) and the
+    /// hook mapping of `[mgmt]`, every driver it names offered.
+    pub fn from_config(cfg: &tacker_config::Config, mut drivers: Drivers) -> crate::Result<Self> {
+        drivers.mapping = Mapping::parse(&cfg.mgmt.drivers).map_err(crate::Error::Config)?;
+        drivers
+            .mgmt
+            .entry(DriverName::Noop)
+            .or_insert_with(|| Arc::new(noop::Noop));
+        for d in drivers.mapping.drivers() {
+            if !drivers.mgmt.contains_key(d) {
+                let hint = if *d == DriverName::Sim {
+                    " (it needs lcm.simulated_vim = true)"
+                } else {
+                    ""
+                };
+                return Err(crate::Error::Config(format!(
+                    "mgmt.drivers names management driver {d}, which this process does not offer{hint}"
+                )));
+            }
+        }
         let l = &cfg.lcm;
         let default_vim =
             if l.default_vim.is_empty() {
@@ -244,6 +270,10 @@ async fn context(
             .unwrap_or_default(),
     };
     let vim = vim::select(ctx, op, &instance).await?;
+    let instantiate_params = stored_params(ctx, iid).await?;
+    let services: Arc<dyn tacker_domain::lcm::driver::Services> = Arc::new(
+        services::InstanceServices::new(ctx.db.clone(), ctx.keys.clone(), iid),
+    );
     let octx = OpContext {
         op: op.clone(),
         instance: instance.clone(),
@@ -253,14 +283,67 @@ async fn context(
         package_zip: ctx.cache.csar_path(&pkg.to_string()),
         vim,
         grant: Value::Null,
+        resource_changes: Map::new(),
+        instantiate_params,
+        services: Some(services),
     };
     Ok((instance, model, octx))
 }
 
+/// The instantiate request's `additionalParams`, kept sealed with the instance.
+async fn stored_params(ctx: &Ctx, iid: Uuid) -> Result<Map<String, Value>, Failure> {
+    let Some(sealed) = ctx
+        .db
+        .run(move |c| instances::instantiate_params(c, iid))
+        .await
+        .map_err(internal)?
+    else {
+        return Ok(Map::new());
+    };
+    let plain = ctx.keys.open(&sealed).map_err(|e| {
+        Failure::internal(format!(
+            "opening the stored parameters of instance {iid}: {e}"
+        ))
+    })?;
+    serde_json::from_str(&plain).map_err(|e| {
+        Failure::internal(format!(
+            "the stored parameters of instance {iid} are not JSON: {e}"
+        ))
+    })
+}
+
+/// What the infra step did, as recorded before the `*_end` hook.
+fn checkpoint_json(o: &Outcome) -> Value {
+    json!({
+        "instantiatedVnfInfo": o.instantiated_vnf_info,
+        "resourceChanges": o.resource_changes,
+    })
+}
+
+fn from_checkpoint(v: &Value) -> Result<Outcome, Failure> {
+    let info = match v.get("instantiatedVnfInfo") {
+        None | Some(Value::Null) => None,
+        Some(i) => Some(serde_json::from_value(i.clone()).map_err(|e| {
+            Failure::internal(format!("the recorded infra step is unreadable: {e}"))
+        })?),
+    };
+    Ok(Outcome {
+        instantiated_vnf_info: info,
+        resource_changes: v
+            .get("resourceChanges")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+    })
+}
+
 async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
     let id = op.id;
-    let (instance, _model, mut octx) = context(ctx, &op).await?;
+    let (instance, model, mut octx) = context(ctx, &op).await?;
     if op.state == OperationState::Starting {
+        // Hooks without a driver or with wrong parameters stop here, before the grant:
+        // nothing was created (ROLLED_BACK).
+        hooks::check(ctx, &octx, &model).await?;
         let grant = grant::obtain(ctx, &octx).await?;
         let grant_id = grant.get("id").and_then(Value::as_str).map(str::to_owned);
         if octx.vim.is_none() {
@@ -277,27 +360,39 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
         let op = end(ctx, id, t).await.ok_or_else(Failure::superseded)?;
         octx.op = op;
     }
-    hook(ctx, &octx, "start").await?;
-    let outcome = if octx.op.operation == LcmOperation::ModifyInfo {
-        Outcome {
-            instantiated_vnf_info: instance.instantiated_vnf_info.clone(),
-            resource_changes: Map::new(),
+    let recorded = ctx
+        .db
+        .run(move |c| ops::checkpoint(c, id))
+        .await
+        .map_err(internal)?;
+    let outcome = match recorded {
+        // A retry after the end hook failed: the infra step is done; only the hook
+        // runs again.
+        Some(cp) => {
+            tracing::info!(op_occ_id = %id, "infra step recorded earlier; running the end hook again");
+            from_checkpoint(&cp)?
         }
-    } else {
-        let driver = infra(ctx, &octx)?;
-        match octx.op.operation {
-            LcmOperation::Instantiate => driver.instantiate(&octx).await?,
-            LcmOperation::Terminate => driver.terminate(&octx).await?,
-            LcmOperation::Scale => driver.scale(&octx).await?,
-            LcmOperation::Heal => driver.heal(&octx).await?,
-            LcmOperation::ChangeExtConn => driver.change_ext_conn(&octx).await?,
-            other => {
-                return Err(Failure::unprocessable(format!("{other} is not supported")));
+        None => {
+            hooks::run(ctx, &octx, "start").await?;
+            let outcome = infra_step(ctx, &octx, &instance).await?;
+            let cp = checkpoint_json(&outcome);
+            let me = ctx.id.clone();
+            let recorded = ctx
+                .db
+                .run(move |c| ops::set_checkpoint(c, id, &me, &cp))
+                .await
+                .map_err(internal)?;
+            if !recorded {
+                return Err(Failure::superseded());
             }
+            outcome
         }
     };
-    hook(ctx, &octx, "end").await?;
     let (after, changed_info) = apply::result(&instance, &octx, &outcome);
+    // The end hook sees the instance as the operation leaves it.
+    octx.instance = after.clone();
+    octx.resource_changes = outcome.resource_changes.clone();
+    hooks::run(ctx, &octx, "end").await?;
     let t = Transition {
         from: vec![OperationState::Processing],
         to: Some(OperationState::Completed),
@@ -313,6 +408,31 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The infra driver's part of the operation.
+async fn infra_step(
+    ctx: &Ctx,
+    octx: &OpContext,
+    instance: &VnfInstance,
+) -> Result<Outcome, Failure> {
+    if octx.op.operation == LcmOperation::ModifyInfo {
+        return Ok(Outcome {
+            instantiated_vnf_info: instance.instantiated_vnf_info.clone(),
+            resource_changes: Map::new(),
+        });
+    }
+    let driver = infra(ctx, octx)?;
+    Ok(match octx.op.operation {
+        LcmOperation::Instantiate => driver.instantiate(octx).await?,
+        LcmOperation::Terminate => driver.terminate(octx).await?,
+        LcmOperation::Scale => driver.scale(octx).await?,
+        LcmOperation::Heal => driver.heal(octx).await?,
+        LcmOperation::ChangeExtConn => driver.change_ext_conn(octx).await?,
+        other => {
+            return Err(Failure::unprocessable(format!("{other} is not supported")));
+        }
+    })
+}
+
 fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Failure> {
     let vim = octx.vim.as_ref().ok_or_else(|| {
         Failure::unprocessable(
@@ -323,38 +443,6 @@ fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Failure> {
     ctx.lcm.drivers.infra.get(&t).cloned().ok_or_else(|| {
         Failure::unprocessable(format!("no infra driver for VIM type {}", vim.vim_type))
     })
-}
-
-/// Runs the `<operation>_<phase>` hook of the flavour, if the VNFD defines one.
-async fn hook(ctx: &Ctx, octx: &OpContext, phase: &str) -> Result<(), Failure> {
-    let name = format!("{}_{phase}", octx.op.operation.hook_prefix());
-    let Some(flavour) = octx.vnfd.flavour(&octx.flavour_id) else {
-        return Ok(());
-    };
-    let Some(h) = flavour.hook(&name) else {
-        return Ok(());
-    };
-    let key = h
-        .artifact_path
-        .clone()
-        .or_else(|| h.artifact.clone())
-        .unwrap_or_default();
-    let driver = ctx.lcm.drivers.mgmt.get(&key).or_else(|| {
-        h.artifact
-            .as_ref()
-            .and_then(|a| ctx.lcm.drivers.mgmt.get(a))
-    });
-    match driver {
-        Some(d) => {
-            tracing::info!(op_occ_id = %octx.op.id, hook = %name, artifact = %key, "running management driver");
-            d.run_hook(&name, octx).await.map_err(Failure::from)
-        }
-        None => {
-            // Code shipped in a package is never executed here.
-            tracing::warn!(op_occ_id = %octx.op.id, hook = %name, artifact = %key, "no management driver for this hook's artifact; skipped");
-            Ok(())
-        }
-    }
 }
 
 async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {

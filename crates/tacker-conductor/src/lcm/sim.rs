@@ -24,6 +24,7 @@ pub const SIM_VIM: &str = "TACKER.SIM.V_1";
 #[derive(Debug, Default)]
 pub struct SimDriver {
     failures: Mutex<HashMap<(Uuid, String), u32>>,
+    runs: Mutex<HashMap<(Uuid, String), u32>>,
 }
 
 fn sim_params(octx: &OpContext) -> Value {
@@ -37,8 +38,24 @@ fn sim_params(octx: &OpContext) -> Value {
 }
 
 impl SimDriver {
+    /// How often `step` (`instantiate`, `instantiate_end`, ...) ran for occurrence `op`.
+    pub fn runs(&self, op: Uuid, step: &str) -> u32 {
+        self.runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(op, step.to_owned()))
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Applies the injected delay and failure for `step` of this occurrence.
     async fn faults(&self, octx: &OpContext, step: &str) -> Result<(), DriverError> {
+        *self
+            .runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry((octx.op.id, step.to_owned()))
+            .or_insert(0) += 1;
         let p = sim_params(octx);
         if let Some(ms) = p.get("delayMs").and_then(Value::as_u64) {
             tokio::time::sleep(Duration::from_millis(ms)).await;

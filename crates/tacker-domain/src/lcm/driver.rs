@@ -3,6 +3,7 @@
 //! drivers from the VNFD's hooks.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -78,6 +79,29 @@ pub struct OpContext {
     pub vim: Option<VimConnection>,
     /// The grant.
     pub grant: Value,
+    /// What the infra step changed (`affectedVnfcs`, ...): set for `*_end` hooks, which
+    /// also see `instance` as the operation leaves it.
+    pub resource_changes: Map<String, Value>,
+    /// The instantiate request's `additionalParams` (kept with the instance, sealed):
+    /// what scale, heal and terminate hooks work with.
+    pub instantiate_params: Map<String, Value>,
+    /// Services the conductor offers drivers (VIM registry, SSH host keys).
+    pub services: Option<Arc<dyn Services>>,
+}
+
+/// What a management driver can ask of the conductor, for the instance it works on.
+#[async_trait::async_trait]
+pub trait Services: Send + Sync + std::fmt::Debug {
+    /// Registers `vim` (its name unique) as this instance's: a VIM of that name that
+    /// this instance registered earlier is replaced (same id); one registered otherwise
+    /// is a conflict. Returns its id.
+    async fn register_vim(&self, vim: crate::vim::Vim) -> Result<String, DriverError>;
+    /// Removes the VIM called `name` if this instance registered it; whether one was.
+    async fn remove_vim(&self, name: &str) -> Result<bool, DriverError>;
+    /// The SSH host key (OpenSSH format) pinned for VNFC `vnfc`, if any.
+    async fn host_key(&self, vnfc: &str) -> Result<Option<String>, DriverError>;
+    /// Pins `key` for VNFC `vnfc`, seen at `address`.
+    async fn pin_host_key(&self, vnfc: &str, address: &str, key: &str) -> Result<(), DriverError>;
 }
 
 /// What a driver did.
@@ -152,9 +176,16 @@ pub trait InfraDriver: Send + Sync {
     async fn sync(&self, ctx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError>;
 }
 
-/// Runs `Vnflcm` hooks (`instantiate_end`, `heal_end`, ...).
+/// Runs `Vnflcm` hooks (`instantiate_end`, `heal_end`, ...). Every step is idempotent:
+/// a retry runs the hook again.
 #[async_trait::async_trait]
 pub trait MgmtDriver: Send + Sync {
+    /// Checks, before the grant, what needs the VIM or the package (the API already
+    /// checked the parameters).
+    async fn check(&self, hook: &str, ctx: &OpContext) -> Result<(), DriverError> {
+        let _ = (hook, ctx);
+        Ok(())
+    }
     /// Runs hook `hook` of the operation in `ctx`.
     async fn run_hook(&self, hook: &str, ctx: &OpContext) -> Result<(), DriverError>;
 }

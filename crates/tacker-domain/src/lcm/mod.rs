@@ -8,6 +8,7 @@ mod notification;
 mod op;
 pub mod plan;
 pub mod request;
+pub mod secrets;
 mod subscription;
 
 pub use instance::{

@@ -74,6 +74,9 @@ impl Fixture {
             package_zip: self.dir.path().join("package.zip"),
             vim: Some(self.vim.clone()),
             grant: Value::Null,
+            resource_changes: Default::default(),
+            instantiate_params: Default::default(),
+            services: None,
         }
     }
 

@@ -120,7 +120,10 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
         (d.1, d.2)
     };
     f.sim.sim.engine.kill_server(&dead).unwrap();
-    assert!(ssh_hostname(&dead_ip).is_err(), "the killed VM still answers");
+    assert!(
+        ssh_hostname(&dead_ip).is_err(),
+        "the killed VM still answers"
+    );
     let vdu1 = f
         .instance
         .instantiated_vnf_info

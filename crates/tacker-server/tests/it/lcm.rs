@@ -1021,3 +1021,165 @@ async fn api_contract_errors() {
     );
     assert_eq!(app.get_package(&pkg).await["usageState"], "NOT_IN_USE");
 }
+
+#[tokio::test]
+async fn a_retry_after_an_end_hook_failure_runs_only_the_hook_and_passwords_stay_sealed() {
+    let app = cluster(TestDb::postgres()).await;
+    app.onboarded_package().await;
+    let i = app.create_instance().await;
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"fail": ["instantiate_end"], "failTimes": 1},
+            "login": {"username": "ops", "ssh_password": "pw-9f3e1c"}}});
+    let op = app.task(&i, "instantiate", body).await;
+    let failed = app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await;
+    assert_eq!(failed["operationState"], "FAILED_TEMP", "{failed}");
+    assert_eq!(failed["error"]["title"], "Mgmt driver execution failed");
+    let detail = failed["error"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("instantiate_end") && detail.contains("simulated failure"),
+        "{detail}"
+    );
+    assert_eq!(
+        failed["operationParams"]["additionalParams"]["login"]["ssh_password"],
+        "***"
+    );
+    assert_eq!(
+        failed["operationParams"]["additionalParams"]["login"]["username"],
+        "ops"
+    );
+    let r = app
+        .lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let done = app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    let opid: uuid::Uuid = op.parse().unwrap();
+    let sim = crate::support::sim();
+    assert_eq!(sim.runs(opid, "instantiate"), 1, "the VMs were made once");
+    assert_eq!(
+        sim.runs(opid, "instantiate_start"),
+        0,
+        "no start hook in this VNFD"
+    );
+    assert_eq!(sim.runs(opid, "instantiate_end"), 2, "the hook ran again");
+    assert!(
+        done["resourceChanges"]["affectedVnfcs"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    );
+    // The password is in no answer and only sealed in the database.
+    let mut answers = String::new();
+    for path in [
+        format!("/vnf_lcm_op_occs/{op}"),
+        "/vnf_lcm_op_occs?all_fields".to_owned(),
+        format!("/vnf_instances/{i}"),
+        "/vnf_lcm_op_occs?filter=(eq,operationParams/additionalParams/login/ssh_password,pw-9f3e1c)"
+            .to_owned(),
+    ] {
+        answers += &app.lcm(reqwest::Method::GET, &path).send().await.unwrap().text().await.unwrap();
+    }
+    assert!(!answers.contains("pw-9f3e1c"), "{answers}");
+    let iid: uuid::Uuid = i.parse().unwrap();
+    let sealed = app
+        .db
+        .run(move |c| tacker_db::instances::instantiate_params(c, iid))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        sealed.starts_with("enc:v1:") && !sealed.contains("pw-9f3e1c"),
+        "{sealed}"
+    );
+    assert!(app.keys.open(&sealed).unwrap().contains("pw-9f3e1c"));
+    let stored = app
+        .db
+        .run(move |c| tacker_db::op_occs::get(c, opid))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!format!("{:?} {}", stored.request, stored.operation_params).contains("pw-9f3e1c"));
+}
+
+#[tokio::test]
+async fn a_hook_without_a_driver_is_refused_by_the_api_and_by_a_conductor_before_the_grant() {
+    // The API knows no driver for the package's Scripts/mgmt.py: 422, nothing created.
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            conductors: 1,
+            server_mgmt: vec!["Scripts/sample_script.py=noop"],
+            conductor_mgmt: Some(vec!["Scripts/sample_script.py=noop"]),
+            ..Options::default()
+        },
+    )
+    .await;
+    app.onboarded_package().await;
+    let i = app.create_instance().await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    assert_problem(r, 422, "Scripts/mgmt.py").await;
+    let ops: Value = app
+        .lcm(reqwest::Method::GET, "/vnf_lcm_op_occs")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ops, json!([]));
+    assert_eq!(
+        app.instance(&i).await["instantiationState"],
+        "NOT_INSTANTIATED"
+    );
+
+    // A conductor configured otherwise than the API (a rolling upgrade) stops before
+    // the grant: ROLLED_BACK, nothing made.
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            conductors: 1,
+            conductor_mgmt: Some(vec!["Scripts/sample_script.py=noop"]),
+            ..Options::default()
+        },
+    )
+    .await;
+    app.onboarded_package().await;
+    let i = app.create_instance().await;
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    let ended = app
+        .wait_op(&op, &["ROLLED_BACK", "FAILED_TEMP", "COMPLETED"])
+        .await;
+    assert_eq!(ended["operationState"], "ROLLED_BACK", "{ended}");
+    assert_eq!(ended["error"]["status"], 422);
+    assert!(
+        ended["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Scripts/mgmt.py")
+    );
+    assert!(ended.get("grantId").is_none(), "no grant: {ended}");
+    assert_eq!(
+        crate::support::sim().runs(op.parse().unwrap(), "instantiate"),
+        0
+    );
+    assert_eq!(
+        app.instance(&i).await["instantiationState"],
+        "NOT_INSTANTIATED"
+    );
+}

@@ -35,6 +35,9 @@ pub fn sim() -> Arc<tacker_conductor::lcm::sim::SimDriver> {
     SIM.get_or_init(Default::default).clone()
 }
 
+/// The test package's hooks run on the simulated VIM's driver.
+pub const MGMT_DRIVERS: [&str; 2] = ["Scripts/mgmt.py=sim", "Scripts/sample_script.py=noop"];
+
 /// The configuration these tests run with: the defaults, with short timeouts.
 fn config(opts: &Options, base: &str) -> tacker_config::Config {
     let mut cfg = tacker_config::Config::defaults().unwrap();
@@ -57,6 +60,13 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     l.grant_timeout = Duration::from_secs(5);
     l.notification_max_backoff = Duration::from_millis(500);
     l.sync_interval = Duration::ZERO;
+    cfg.mgmt.drivers = opts
+        .conductor_mgmt
+        .clone()
+        .unwrap_or(MGMT_DRIVERS.to_vec())
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
     cfg
 }
 
@@ -87,7 +97,9 @@ async fn start_conductor(sh: &Shared<'_>, n: usize) -> tacker_conductor::Conduct
     cfg.conductor.cache_dir = dir.join("cache").join(&id).display().to_string();
     let mut drivers = Drivers::default();
     drivers.infra.insert(SIM_VIM.to_owned(), sim());
-    drivers.mgmt.insert("Scripts/mgmt.py".to_owned(), sim());
+    drivers
+        .mgmt
+        .insert(tacker_domain::mgmt::DriverName::Sim, sim());
     let lcm = LcmSettings::from_config(&cfg, drivers).unwrap();
     let mut settings =
         tacker_conductor::Settings::from_config(&cfg, id.clone(), None, lcm, keys.clone()).unwrap();
@@ -112,6 +124,10 @@ pub struct Options {
     pub s3: bool,
     /// External NFVO Grant API base (None: built-in NFVO).
     pub nfvo_grant_url: Option<String>,
+    /// `[mgmt] drivers` of the API server.
+    pub server_mgmt: Vec<&'static str>,
+    /// `[mgmt] drivers` of the conductors, when other than the server's.
+    pub conductor_mgmt: Option<Vec<&'static str>>,
 }
 
 impl Default for Options {
@@ -124,6 +140,8 @@ impl Default for Options {
             download_timeout: Duration::from_secs(10),
             s3: false,
             nfvo_grant_url: None,
+            server_mgmt: MGMT_DRIVERS.to_vec(),
+            conductor_mgmt: None,
         }
     }
 }
@@ -206,6 +224,14 @@ impl TestApp {
                 dead_after: Duration::from_secs(2),
                 max_package_size: opts.max_package_size,
                 progress_interval: Duration::from_millis(500),
+                mgmt: tacker_domain::mgmt::Mapping::parse(
+                    &opts
+                        .server_mgmt
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap(),
             },
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),

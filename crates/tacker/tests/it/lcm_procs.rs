@@ -15,7 +15,10 @@ async fn lcm_cluster(servers: usize, conductors: &[&str]) -> Cluster {
     let c = Cluster::start_with(
         servers,
         conductors,
-        &[("TACKER__LCM__SIMULATED_VIM", "true")],
+        &[
+            ("TACKER__LCM__SIMULATED_VIM", "true"),
+            ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS),
+        ],
     )
     .await;
     let pkg = c.upload(valid().zip()).await;

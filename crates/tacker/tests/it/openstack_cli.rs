@@ -175,6 +175,7 @@ async fn openstack_vnflcm_v2_flow_against_all_in_one() {
         env.command(&[
             ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
             ("TACKER__LCM__SIMULATED_VIM", "true".into()),
+            ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS.into()),
         ])
         .arg("all-in-one"),
         &env.log_path("aio"),

@@ -36,12 +36,23 @@ pub struct Cluster {
 /// The onboarding download deadline in these clusters.
 pub const DOWNLOAD_TIMEOUT: &str = "6s";
 
+/// `[mgmt] drivers` of the test clusters: the built-in drivers for Tacker's sample
+/// names, the test packages' hooks (`Scripts/mgmt.py`) doing nothing.
+pub const NOOP_HOOKS: &str = "Scripts/mgmt.py=noop,Scripts/sample_script.py=noop,\
+Scripts/private_registry_mgmt.py=private-registry,Scripts/kubernetes_mgmt.py=kubernetes-cluster";
+
+/// The same with the test packages' hooks on the simulated VIM's driver (fault
+/// injection); needs `lcm.simulated_vim`.
+pub const SIM_HOOKS: &str = "Scripts/mgmt.py=sim,Scripts/sample_script.py=noop,\
+Scripts/private_registry_mgmt.py=private-registry,Scripts/kubernetes_mgmt.py=kubernetes-cluster";
+
 impl Cluster {
     pub async fn start(conductors: &[&str]) -> Self {
         Self::start_with(1, conductors, &[]).await
     }
 
-    /// `servers` API servers and `conductors`, with extra environment for all of them.
+    /// `servers` API servers and `conductors`, with extra environment for all of them
+    /// (later entries win).
     pub async fn start_with(servers: usize, conductors: &[&str], extra: &[(&str, &str)]) -> Self {
         let tdb = TestDb::postgres();
         let prefix = tacker_testkit::unique_prefix();
@@ -52,6 +63,8 @@ impl Cluster {
             ("TACKER__ONBOARDING__STALL_TIMEOUT", "10s"),
             ("TACKER__ONBOARDING__ALLOWED_URI_NETWORKS", "127.0.0.1/32"),
             ("TACKER__LCM__NOTIFICATION_MAX_BACKOFF", "500ms"),
+            // The test packages' hooks (Scripts/mgmt.py) need no work on real VIMs.
+            ("TACKER__MGMT__DRIVERS", NOOP_HOOKS),
         ];
         for (k, v) in defaults.iter().chain(extra) {
             env.vars.push(((*k).into(), (*v).into()));

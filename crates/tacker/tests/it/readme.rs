@@ -63,14 +63,23 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
     let port = free_port();
     let mut cmd = env.command(&[
         ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
-        ("TACKER__CONDUCTOR__HEALTH_BIND", format!("127.0.0.1:{}", free_port())),
+        (
+            "TACKER__CONDUCTOR__HEALTH_BIND",
+            format!("127.0.0.1:{}", free_port()),
+        ),
         ("TACKER__OPENSTACK__POLL_INTERVAL", "200ms".into()),
     ]);
     // As `make run`: all-in-one with its defaults (no key configured: it makes one).
     cmd.env_remove("TACKER__SECRETS__KEYS");
     let _aio = Proc::spawn(cmd.arg("all-in-one"), &env.log_path("aio"));
     let api = format!("http://127.0.0.1:{port}");
-    wait_status(&reqwest::Client::new(), &format!("{api}/readyz"), 200, Duration::from_secs(60)).await;
+    wait_status(
+        &reqwest::Client::new(),
+        &format!("{api}/readyz"),
+        200,
+        Duration::from_secs(60),
+    )
+    .await;
     let script = walkthrough("vm")
         .replace("http://127.0.0.1:9890", &api)
         .replace("http://127.0.0.1:5000", &sim.url);
@@ -85,9 +94,15 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
     // The auth_cred answered masks the password; every VM answered SSH with its name.
     assert!(out.contains("\"***\""), "{out}");
     assert!(!out.contains("tacker-password"), "{out}");
-    let vms: Vec<&str> = out.lines().filter(|l| *l == "VDU1" || *l == "VDU2").collect();
+    let vms: Vec<&str> = out
+        .lines()
+        .filter(|l| *l == "VDU1" || *l == "VDU2")
+        .collect();
     assert_eq!(vms.len(), 2, "{out}");
-    assert!(sim.sim.engine.hosts.running().is_empty(), "terminate left VMs");
+    assert!(
+        sim.sim.engine.hosts.running().is_empty(),
+        "terminate left VMs"
+    );
     assert!(
         env.dir.path().join("data/secrets.key").exists(),
         "all-in-one made its key"

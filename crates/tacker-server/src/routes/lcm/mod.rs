@@ -208,16 +208,31 @@ pub async fn start(
     params: OperationParams,
     body: serde_json::Value,
 ) -> Result<HttpResponse, ApiError> {
+    // The instantiate request's additionalParams are kept sealed with the instance (the
+    // hooks of later operations need them); the occurrence keeps them masked.
+    let sealed = match &params {
+        OperationParams::Instantiate(r) => Some(
+            st.keys.seal(
+                &serde_json::to_string(&r.additional_params)
+                    .map_err(|e| ApiError::Internal(e.to_string()))?,
+            )?,
+        ),
+        _ => None,
+    };
     let op = OpOcc::new(
         Uuid::new_v4(),
         instance,
         OperationState::Starting,
         params,
         body,
-    );
+    )
+    .without_secrets();
     let operation = op.operation;
     let stored = op.clone();
-    let created = st.db.run(move |c| ops::create(c, &stored)).await?;
+    let created = st
+        .db
+        .run(move |c| ops::create(c, &stored, sealed.as_deref()))
+        .await?;
     if created == ops::CreateOutcome::Busy {
         return Err(ApiError::Conflict(format!(
             "VNF instance {instance} has an operation in progress or FAILED_TEMP; finish it first"

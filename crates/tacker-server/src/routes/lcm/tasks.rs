@@ -43,6 +43,58 @@ async fn model(st: &ServerState, i: &VnfInstance) -> Result<PackageModel, ApiErr
         })
 }
 
+/// The stored `additionalParams` of the instance's instantiate request (opened).
+async fn instantiate_params(
+    st: &ServerState,
+    i: &VnfInstance,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let id = i.id;
+    let Some(sealed) = st
+        .db
+        .run(move |c| tacker_db::instances::instantiate_params(c, id))
+        .await?
+    else {
+        return Ok(serde_json::Map::new());
+    };
+    let plain = st.keys.open(&sealed)?;
+    serde_json::from_str(&plain).map_err(|e| {
+        ApiError::Internal(format!(
+            "the stored parameters of instance {id} are not JSON: {e}"
+        ))
+    })
+}
+
+/// Refuses a request whose hooks have no management driver, or whose drivers'
+/// parameters are missing or wrong (422, naming the parameter).
+async fn check_hooks(
+    st: &ServerState,
+    i: &VnfInstance,
+    m: &PackageModel,
+    flavour_id: &str,
+    request: &OperationParams,
+) -> Result<(), ApiError> {
+    let Some(f) = m.vnfd.flavour(flavour_id) else {
+        return Ok(());
+    };
+    let stored;
+    let params = match request {
+        OperationParams::Instantiate(r) => &r.additional_params,
+        _ => {
+            stored = instantiate_params(st, i).await?;
+            &stored
+        }
+    };
+    st.settings.mgmt.check_request(m, f, request, params)?;
+    Ok(())
+}
+
+fn flavour_of(i: &VnfInstance) -> String {
+    i.instantiated_vnf_info
+        .as_ref()
+        .map(|x| x.flavour_id.clone())
+        .unwrap_or_default()
+}
+
 /// Starts `params` (received as `body`) on the instance.
 async fn run(
     req: &HttpRequest,
@@ -65,9 +117,13 @@ pub async fn instantiate(
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::NotInstantiated, "instantiate")?;
     let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
-    r.check(&model(&st, &i).await?)?;
+    let m = model(&st, &i).await?;
+    r.check(&m)?;
     check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
-    run(&req, api, &st, &i, OperationParams::Instantiate(r), b).await
+    let fid = r.flavour_id.clone();
+    let p = OperationParams::Instantiate(r);
+    check_hooks(&st, &i, &m, &fid, &p).await?;
+    run(&req, api, &st, &i, p, b).await
 }
 
 pub async fn terminate(
@@ -80,7 +136,9 @@ pub async fn terminate(
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "terminate")?;
     let r = TerminateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
-    run(&req, api, &st, &i, OperationParams::Terminate(r), b).await
+    let p = OperationParams::Terminate(r);
+    check_hooks(&st, &i, &model(&st, &i).await?, &flavour_of(&i), &p).await?;
+    run(&req, api, &st, &i, p, b).await
 }
 
 pub async fn scale(
@@ -94,18 +152,16 @@ pub async fn scale(
     need_state(&i, InstantiationState::Instantiated, "scale")?;
     let r = ScaleRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     let m = model(&st, &i).await?;
-    let fid = i
-        .instantiated_vnf_info
-        .as_ref()
-        .map(|x| x.flavour_id.clone())
-        .unwrap_or_default();
+    let fid = flavour_of(&i);
     let f = flavour(&m, &fid)?;
     r.check(f)?;
     // Limits the stored state already shows are refused now (drivers check again).
     if let Some(info) = &i.instantiated_vnf_info {
         plan::checked_scale_step(f, info, &r).map_err(ApiError::BadRequest)?;
     }
-    run(&req, api, &st, &i, OperationParams::Scale(r), b).await
+    let p = OperationParams::Scale(r);
+    check_hooks(&st, &i, &m, &fid, &p).await?;
+    run(&req, api, &st, &i, p, b).await
 }
 
 pub async fn heal(
@@ -119,7 +175,9 @@ pub async fn heal(
     need_state(&i, InstantiationState::Instantiated, "heal")?;
     let r = HealRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     r.check(&i)?;
-    run(&req, api, &st, &i, OperationParams::Heal(r), b).await
+    let p = OperationParams::Heal(r);
+    check_hooks(&st, &i, &model(&st, &i).await?, &flavour_of(&i), &p).await?;
+    run(&req, api, &st, &i, p, b).await
 }
 
 pub async fn change_ext_conn(
@@ -133,7 +191,9 @@ pub async fn change_ext_conn(
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
     let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
-    run(&req, api, &st, &i, OperationParams::ChangeExtConn(r), b).await
+    let p = OperationParams::ChangeExtConn(r);
+    check_hooks(&st, &i, &model(&st, &i).await?, &flavour_of(&i), &p).await?;
+    run(&req, api, &st, &i, p, b).await
 }
 
 /// `POST .../sync` (our extension): reconcile the stored VNFC lists with the VIM now.

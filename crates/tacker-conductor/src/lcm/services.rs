@@ -1,0 +1,116 @@
+//! What the conductor offers management drivers for one instance: the VIM registry
+//! (a Kubernetes cluster VNF registers itself) and SSH host keys pinned per VNFC.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tacker_db::secrets::Keyring;
+use tacker_db::{Db, host_keys, vims};
+use tacker_domain::lcm::driver::{DriverError, Services};
+use tacker_domain::vim::Vim;
+use uuid::Uuid;
+
+/// The key in a VIM's `extra` naming the instance that registered it.
+const OWNER: &str = "registered_by_vnf_instance";
+
+/// [`Services`] over the database, for instance `instance`.
+#[derive(Debug, Clone)]
+pub struct InstanceServices {
+    db: Db,
+    keys: Arc<Keyring>,
+    instance: Uuid,
+}
+
+impl InstanceServices {
+    /// The services for `instance`.
+    pub fn new(db: Db, keys: Arc<Keyring>, instance: Uuid) -> Self {
+        Self { db, keys, instance }
+    }
+}
+
+fn db_error(e: tacker_db::Error) -> DriverError {
+    DriverError::new(500, format!("database: {e}"))
+}
+
+#[async_trait::async_trait]
+impl Services for InstanceServices {
+    async fn register_vim(&self, mut vim: Vim) -> Result<String, DriverError> {
+        let owner = self.instance.to_string();
+        vim.extra.insert(OWNER.into(), json!(owner));
+        let keys = self.keys.clone();
+        self.db
+            .run(move |c| {
+                let existing = vims::by_name(c, &vim.name, &keys)?;
+                match existing {
+                    Some(old)
+                        if old.extra.get(OWNER).and_then(|v| v.as_str())
+                            == Some(owner.as_str()) =>
+                    {
+                        vim.id = old.id;
+                        vim.created_at = old.created_at;
+                        vim.is_default = old.is_default;
+                        vim.updated_at = Some(chrono::Utc::now());
+                        vims::update(c, &vim, &keys)?;
+                        Ok(Ok(vim.id.to_string()))
+                    }
+                    Some(_) => Ok(Err(DriverError::new(
+                        409,
+                        format!(
+                            "a VIM named {} is registered already, not by this VNF instance",
+                            vim.name
+                        ),
+                    ))),
+                    None => match vims::create(c, &vim, &keys)? {
+                        None => Ok(Ok(vim.id.to_string())),
+                        Some(conflict) => Ok(Err(DriverError::new(
+                            409,
+                            format!("registering VIM {}: {conflict:?}", vim.name),
+                        ))),
+                    },
+                }
+            })
+            .await
+            .map_err(db_error)?
+    }
+
+    async fn remove_vim(&self, name: &str) -> Result<bool, DriverError> {
+        let owner = self.instance.to_string();
+        let keys = self.keys.clone();
+        let name = name.to_owned();
+        self.db
+            .run(move |c| {
+                let Some(v) = vims::by_name(c, &name, &keys)? else {
+                    return Ok(false);
+                };
+                if v.extra.get(OWNER).and_then(|o| o.as_str()) != Some(owner.as_str()) {
+                    tracing::warn!(vim = %name, "not removing a VIM this VNF instance did not register");
+                    return Ok(false);
+                }
+                if tacker_db::instances::using_vim(c, &v.id.to_string())? {
+                    tracing::warn!(vim = %name, "removing a VIM that VNF instances still use");
+                }
+                vims::delete(c, v.id)
+            })
+            .await
+            .map_err(db_error)
+    }
+
+    async fn host_key(&self, vnfc: &str) -> Result<Option<String>, DriverError> {
+        let (instance, vnfc) = (self.instance, vnfc.to_owned());
+        let pinned = self
+            .db
+            .run(move |c| host_keys::get(c, instance, &vnfc))
+            .await
+            .map_err(db_error)?;
+        Ok(pinned.map(|p| p.public_key))
+    }
+
+    async fn pin_host_key(&self, vnfc: &str, address: &str, key: &str) -> Result<(), DriverError> {
+        let instance = self.instance;
+        let (vnfc, address, key) = (vnfc.to_owned(), address.to_owned(), key.to_owned());
+        self.db
+            .run(move |c| host_keys::pin(c, instance, &vnfc, &address, &key))
+            .await
+            .map_err(db_error)
+    }
+}

@@ -1,0 +1,129 @@
+//! Secrets in requests: passwords in `additionalParams` (a management driver's SSH and
+//! registry passwords) are kept only sealed with the instance; what is stored and
+//! answered as `operationParams` carries `***` in their place.
+
+use serde_json::{Map, Value};
+
+use super::op::OpOcc;
+use super::redact_vim_connection_info;
+use super::request::OperationParams;
+
+/// What a secret is answered as.
+pub const MASK: &str = "***";
+
+/// Whether a key names a secret (`password`, `ssh_password`, `client_secret`, ...).
+pub fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.contains("password") || k.contains("secret")
+}
+
+/// Replaces, at any depth, the value of every secret key with [`MASK`].
+pub fn mask(v: &mut Value) {
+    match v {
+        Value::Object(m) => mask_map(m),
+        Value::Array(items) => items.iter_mut().for_each(mask),
+        _ => {}
+    }
+}
+
+fn mask_map(m: &mut Map<String, Value>) {
+    for (k, v) in m.iter_mut() {
+        if is_secret_key(k) && !v.is_null() && !v.is_object() && !v.is_array() {
+            *v = Value::String(MASK.into());
+        } else {
+            mask(v);
+        }
+    }
+}
+
+/// Whether `v` holds any secret (a value under a secret key, other than the mask).
+pub fn has_secrets(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, v)| {
+            (is_secret_key(k) && !v.is_null() && !v.is_object() && !v.is_array() && v != MASK)
+                || has_secrets(v)
+        }),
+        Value::Array(items) => items.iter().any(has_secrets),
+        _ => false,
+    }
+}
+
+impl OperationParams {
+    /// `additionalParams`, mutable (none for MODIFY_INFO).
+    fn additional_params_mut(&mut self) -> Option<&mut Map<String, Value>> {
+        match self {
+            Self::Instantiate(r) => Some(&mut r.additional_params),
+            Self::Terminate(r) => Some(&mut r.additional_params),
+            Self::Scale(r) => Some(&mut r.additional_params),
+            Self::Heal(r) => Some(&mut r.additional_params),
+            Self::ChangeExtConn(r) => Some(&mut r.additional_params),
+            Self::ModifyInfo(_) => None,
+        }
+    }
+}
+
+impl OpOcc {
+    /// The occurrence as stored and answered: secrets in `additionalParams` masked in
+    /// the typed request, and every secret of the received body masked (VIM
+    /// credentials of `vimConnectionInfo` removed, as in instance answers).
+    pub fn without_secrets(mut self) -> Self {
+        if let Some(p) = self.request.additional_params_mut() {
+            mask_map(p);
+        }
+        if let Some(body) = self.operation_params.as_object_mut() {
+            if let Some(Value::Object(vci)) = body.get("vimConnectionInfo") {
+                let shown = redact_vim_connection_info(vci);
+                body.insert("vimConnectionInfo".into(), Value::Object(shown));
+            }
+            if let Some(Value::Array(list)) = body.get_mut("vimConnectionInfo") {
+                for e in list.iter_mut() {
+                    if let Some(a) = e.get_mut("accessInfo").and_then(Value::as_object_mut) {
+                        a.retain(|k, _| !is_secret_key(k) && k != "token" && k != "bearer_token");
+                    }
+                }
+            }
+        }
+        mask(&mut self.operation_params);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::lcm::{LcmOperation, OperationState};
+
+    #[test]
+    fn passwords_are_masked_in_the_body_and_the_typed_request() {
+        let body = json!({"flavourId": "simple", "additionalParams": {
+            "private_registry_installation_param": {"ssh_cp_name": "CP1", "ssh_username": "u", "ssh_password": "s3cret"},
+            "k8s_cluster_installation_param": {"private_registry_connection_info": [{"server": "r", "username": "a", "password": "b"}]}}});
+        let request = OperationParams::parse(LcmOperation::Instantiate, &body).unwrap();
+        assert!(has_secrets(&body));
+        let op = OpOcc::new(
+            Uuid::nil(),
+            Uuid::nil(),
+            OperationState::Starting,
+            request,
+            body,
+        )
+        .without_secrets();
+        let text = format!("{} {:?}", op.operation_params, op.request);
+        assert!(
+            !text.contains("s3cret") && !text.contains("\"b\""),
+            "{text}"
+        );
+        assert_eq!(
+            op.operation_params["additionalParams"]["private_registry_installation_param"]["ssh_password"],
+            MASK
+        );
+        assert_eq!(
+            op.request.additional_params()["private_registry_installation_param"]["ssh_username"],
+            "u"
+        );
+        assert!(!has_secrets(&op.operation_params));
+    }
+}

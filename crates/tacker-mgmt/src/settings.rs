@@ -1,0 +1,63 @@
+//! The `[ssh]` and `[mgmt]` settings the drivers work with.
+
+use std::time::Duration;
+
+/// How the drivers reach VMs.
+#[derive(Debug, Clone)]
+pub struct SshSettings {
+    /// One connection attempt.
+    pub connect_timeout: Duration,
+    /// How long an unreachable VM is retried (it may still be booting).
+    pub boot_timeout: Duration,
+    /// Longest one remote command may take.
+    pub command_timeout: Duration,
+    /// Nodes configured at once.
+    pub max_parallel: usize,
+    /// Accept a changed host key of a VNFC that was not just created or healed.
+    pub accept_changed_host_keys: bool,
+}
+
+impl Default for SshSettings {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            boot_timeout: Duration::from_secs(180),
+            command_timeout: Duration::from_secs(1200),
+            max_parallel: 8,
+            accept_changed_host_keys: false,
+        }
+    }
+}
+
+/// What the built-in drivers are configured with.
+#[derive(Debug, Clone)]
+pub struct MgmtSettings {
+    /// SSH.
+    pub ssh: SshSettings,
+    /// Commands installing Docker, by `/etc/os-release` ID (`ubuntu` is the fallback).
+    pub docker_install: Vec<(String, String)>,
+    /// The registry's data directory on the private-registry VM.
+    pub registry_data_dir: String,
+}
+
+impl MgmtSettings {
+    /// Reads `"<id>=<command>"` entries.
+    pub fn docker_commands(entries: &[String]) -> Vec<(String, String)> {
+        entries
+            .iter()
+            .filter_map(|e| e.split_once('='))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect()
+    }
+
+    /// The command installing Docker on distribution `id`.
+    pub fn docker_install_for(&self, id: &str) -> Option<&str> {
+        let find = |k: &str| {
+            self.docker_install
+                .iter()
+                .find(|(d, _)| d == k)
+                .map(|(_, c)| c.as_str())
+        };
+        find(id).or_else(|| find("ubuntu"))
+    }
+}
