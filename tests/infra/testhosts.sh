@@ -6,6 +6,7 @@
 #   testhosts.sh host-up NAME HOSTNAME BRIDGE IP/PREFIX [IP/PREFIX ...]
 #   testhosts.sh host-down NAME
 #   testhosts.sh addr-add NAME IP/PREFIX             a second address (floating IP)
+#   testhosts.sh link NAME up|down                   the host's link (down: unreachable)
 #   testhosts.sh list PREFIX                         hosts whose NAME starts with PREFIX
 #
 # A host: its own network namespace ti-NAME (veth tv-NAME on BRIDGE, no default route),
@@ -103,13 +104,14 @@ host_down() {
   rmdir "$D/$n" 2>/dev/null || true
 }
 
-cmd=${1:?bridge-up|bridge-down|host-up|host-down|addr-add|list}; shift
+cmd=${1:?bridge-up|bridge-down|host-up|host-down|addr-add|link|list}; shift
 case $cmd in
   bridge-up) bridge_up "$@" ;;
   bridge-down) ip link del "$1" 2>/dev/null || true ;;
   host-up) host_up "$@" ;;
   host-down) host_down "$1" ;;
   addr-add) ip -n "ti-$1" addr replace "$2" dev eth0 ;;
+  link) ip link set "tv-$1" "$2" ;;
   list) ip netns list | awk '{print $1}' | sed -n "s/^ti-\($1.*\)/\1/p" ;;
   __init) hostinit "$@" ;;
   *) exit 2 ;;

@@ -44,6 +44,15 @@ impl SimError {
         }
     }
 
+    /// 500: the simulator could not do it.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self {
+            status: 500,
+            kind: "InternalError",
+            message: message.into(),
+        }
+    }
+
     /// 401: no valid token.
     pub fn unauthorized(message: impl Into<String>) -> Self {
         Self {

@@ -1,4 +1,5 @@
-//! Faults injected through `/sim/faults`: servers that fail to build, slow builds.
+//! Faults injected through `/sim/faults`: servers that fail to build, slow builds,
+//! servers that come up unreachable.
 //! (A server gone behind the client's back: `POST /sim/servers/{id}/kill`.)
 
 use serde::{Deserialize, Serialize};
@@ -15,9 +16,19 @@ pub struct Faults {
     pub fail_reason: Option<String>,
     /// Extra milliseconds every server takes to build.
     pub build_delay_ms: u64,
+    /// Servers whose image or name contains this text come up unreachable (their link
+    /// down, as a VM stuck booting) until `POST /sim/servers/{id}/link/up`.
+    pub unreachable: Option<String>,
 }
 
 impl Faults {
+    /// Whether a server with this image and name comes up unreachable.
+    pub fn unreachable(&self, image: &str, name: &str) -> bool {
+        self.unreachable
+            .as_deref()
+            .is_some_and(|p| image.contains(p) || name.contains(p))
+    }
+
     /// Whether building a server with this image and name fails now (counts it).
     pub fn build_fails(&mut self, image: &str, name: &str) -> Option<String> {
         let pattern = self.fail_build.as_deref()?;

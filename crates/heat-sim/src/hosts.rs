@@ -276,6 +276,15 @@ impl Hosts {
             .map(|_| ())
     }
 
+    /// Brings a host's link up or down (down: unreachable, as a VM stuck booting).
+    pub fn set_link(&self, name: &str, up: bool) -> Result<(), String> {
+        if self.settings.mode == HostsMode::None {
+            return Ok(());
+        }
+        self.cmd(&["link", name, if up { "up" } else { "down" }])
+            .map(|_| ())
+    }
+
     /// Removes a host.
     pub fn down(&self, name: &str) {
         self.lock().hosts.remove(name);

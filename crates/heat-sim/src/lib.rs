@@ -123,6 +123,7 @@ fn routes(cfg: &mut web::ServiceConfig) {
         .route("/sim/network", web::get().to(admin::network))
         .route("/sim/servers", web::get().to(admin::servers))
         .route("/sim/servers/{id}/kill", web::post().to(admin::kill))
+        .route("/sim/servers/{id}/link/{state}", web::post().to(admin::link))
         .route("/sim/faults", web::get().to(admin::get_faults))
         .route("/sim/faults", web::put().to(admin::put_faults))
         .route("/sim/faults", web::delete().to(admin::clear_faults))

@@ -159,7 +159,7 @@ fn seed(store: &mut Store, nodes: usize) {
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
         add("/namespaces", json!({"metadata": {"name": ns}}));
     }
-    for n in 1..=nodes.max(1) {
+    for n in 1..=nodes {
         add(
             "/nodes",
             json!({

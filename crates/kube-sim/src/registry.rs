@@ -135,16 +135,7 @@ pub static KINDS: &[Kind] = &[
         ["status", "finalize"],
         ["ns"]
     ),
-    kind!(
-        "",
-        ["v1"],
-        "Node",
-        "nodes",
-        false,
-        READ_ONLY,
-        ["status"],
-        ["no"]
-    ),
+    kind!("", ["v1"], "Node", "nodes", false, FULL, ["status"], ["no"]),
     kind!(
         "",
         ["v1"],

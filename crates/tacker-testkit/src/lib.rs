@@ -3,6 +3,7 @@
 
 pub mod cnf;
 pub mod csar;
+pub mod mgmt;
 pub mod moto;
 pub mod peers;
 pub mod samples;

@@ -50,6 +50,21 @@ pub async fn kill(sim: web::Data<Sim>, id: web::Path<String>) -> Result<HttpResp
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// `POST /sim/servers/{id}/link/{up|down}`: the server's network link.
+pub async fn link(
+    sim: web::Data<Sim>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, SimError> {
+    let (id, state) = path.into_inner();
+    let up = match state.as_str() {
+        "up" => true,
+        "down" => false,
+        other => return Err(SimError::bad(format!("link state {other:?} is up or down"))),
+    };
+    sim.engine.set_server_link(&id, up)?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
 /// `GET /sim/faults`.
 pub async fn get_faults(sim: web::Data<Sim>) -> HttpResponse {
     HttpResponse::Ok().json(sim.engine.faults().clone())

@@ -370,9 +370,13 @@ async fn create_server(
         .and_then(Value::as_str)
         .unwrap_or(name)
         .to_owned();
-    let (fault, delay) = {
+    let (fault, delay, unreachable) = {
         let mut f = engine.faults();
-        (f.build_fails(&image, &hostname), f.build_delay_ms)
+        (
+            f.build_fails(&image, &hostname),
+            f.build_delay_ms,
+            f.unreachable(&image, &hostname),
+        )
     };
     if delay > 0 {
         tokio::time::sleep(Duration::from_millis(delay)).await;
@@ -391,6 +395,12 @@ async fn create_server(
         .map_err(|e| {
             format!("ResourceInError: resources.{name}: Went to status ERROR due to \"Message: {e}, Code: 500\"")
         })?;
+    if unreachable {
+        engine
+            .hosts
+            .set_link(&host, false)
+            .map_err(|e| format!("resources.{name}: {e}"))?;
+    }
     // The host is recorded first, so a floating IP created from now on finds it; those
     // created while it was building are added here (adding twice is harmless).
     with_stack(engine, stack, |s| {

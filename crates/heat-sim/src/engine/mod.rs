@@ -275,6 +275,15 @@ impl Engine {
         })
     }
 
+    /// Makes server `id` reachable again, or unreachable.
+    pub fn set_server_link(&self, id: &str, up: bool) -> Result<(), SimError> {
+        let (_, _, host) = self
+            .server(id)
+            .ok_or_else(|| SimError::not_found(format!("no server {id}")))?;
+        let h = host.ok_or_else(|| SimError::not_found(format!("server {id} has no host")))?;
+        self.hosts.set_link(&h, up).map_err(SimError::internal)
+    }
+
     /// Removes the host behind server `id` as if it died; Heat still lists it (as a
     /// real Heat would until someone checks).
     pub fn kill_server(&self, id: &str) -> Result<(), SimError> {

@@ -17,11 +17,30 @@ pub fn is_secret_key(key: &str) -> bool {
     k.contains("password") || k.contains("secret")
 }
 
-/// Replaces, at any depth, the value of every secret key with [`MASK`].
+/// The password of a URL's userinfo (`http://user:password@host`) masked; `None`
+/// when `s` carries none.
+pub fn mask_url_password(s: &str) -> Option<String> {
+    let start = s.find("://")? + 3;
+    let authority_end = s[start..].find('/').map_or(s.len(), |i| start + i);
+    let at = s[start..authority_end].rfind('@').map(|i| start + i)?;
+    let colon = s[start..at].find(':').map(|i| start + i)?;
+    if colon + 1 == at || &s[colon + 1..at] == MASK {
+        return None;
+    }
+    Some(format!("{}{MASK}{}", &s[..=colon], &s[at..]))
+}
+
+/// Replaces, at any depth, the value of every secret key with [`MASK`], and passwords
+/// in URLs (`http://user:password@proxy`).
 pub fn mask(v: &mut Value) {
     match v {
         Value::Object(m) => mask_map(m),
         Value::Array(items) => items.iter_mut().for_each(mask),
+        Value::String(s) => {
+            if let Some(m) = mask_url_password(s) {
+                *s = m;
+            }
+        }
         _ => {}
     }
 }
@@ -44,6 +63,7 @@ pub fn has_secrets(v: &Value) -> bool {
                 || has_secrets(v)
         }),
         Value::Array(items) => items.iter().any(has_secrets),
+        Value::String(s) => mask_url_password(s).is_some(),
         _ => false,
     }
 }
@@ -125,5 +145,19 @@ mod tests {
             "u"
         );
         assert!(!has_secrets(&op.operation_params));
+    }
+
+    #[test]
+    fn passwords_in_urls_are_masked() {
+        assert_eq!(
+            mask_url_password("http://user1:password1@host1:3128").as_deref(),
+            Some("http://user1:***@host1:3128")
+        );
+        assert_eq!(mask_url_password("http://host1:3128/a@b"), None);
+        assert_eq!(mask_url_password("http://user@host"), None);
+        assert_eq!(mask_url_password("http://user1:***@host1"), None);
+        let mut v = json!({"proxy": {"http_proxy": "http://u:p4ss@h:1", "no_proxy": "a,b"}});
+        mask(&mut v);
+        assert_eq!(v["proxy"]["http_proxy"], "http://u:***@h:1");
     }
 }

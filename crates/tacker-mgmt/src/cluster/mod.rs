@@ -196,8 +196,6 @@ impl KubernetesCluster {
             if first_is_new {
                 let args = self.args(ctx, c, &first, Role::FirstMaster, &first);
                 install::run(&s, &script, &args, &c.params.proxy, None).await?;
-                let ch = registries::configure(&s, &regs).await?;
-                log_changes(&first, &ch);
             }
             s.read_root_file(install::JOIN_ENV)
                 .await?
@@ -211,25 +209,23 @@ impl KubernetesCluster {
         .await;
         s.close().await;
         let join = join?;
-        let rest: Vec<Node> = targets
-            .iter()
-            .filter(|n| n.vnfc != first.vnfc)
-            .cloned()
-            .collect();
-        reach::on_all(&rest, self.settings.ssh.max_parallel, |n| {
+        // Then every node at once: the others join, each is connected to the registries.
+        reach::on_all(targets, self.settings.ssh.max_parallel, |n| {
             let (script, regs, join, first) =
                 (script.clone(), regs.clone(), join.clone(), first.clone());
             async move {
-                let role = if c.is_master(&n) {
-                    Role::Master
-                } else {
-                    Role::Worker
-                };
                 let s = self.open(ctx, c, &n).await?;
                 let r = async {
-                    let args = self.args(ctx, c, &n, role, &first);
-                    install::run(&s, &script, &args, &c.params.proxy, Some(join.as_bytes()))
-                        .await?;
+                    if n.vnfc != first.vnfc {
+                        let role = if c.is_master(&n) {
+                            Role::Master
+                        } else {
+                            Role::Worker
+                        };
+                        let args = self.args(ctx, c, &n, role, &first);
+                        install::run(&s, &script, &args, &c.params.proxy, Some(join.as_bytes()))
+                            .await?;
+                    }
                     let ch = registries::configure(&s, &regs).await?;
                     log_changes(&n, &ch);
                     Ok::<_, Error>(())

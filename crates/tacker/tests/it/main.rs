@@ -6,6 +6,7 @@ mod cluster;
 mod cnf;
 mod csar_cmd;
 mod lcm_procs;
+mod mgmt;
 mod onboarding;
 pub mod openstack_cli;
 mod procs;

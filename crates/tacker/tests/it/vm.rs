@@ -60,27 +60,37 @@ pub struct Vm {
 /// heat-sim (a password of its own), a server and two conductors, the VM package
 /// onboarded.
 pub async fn vm_cluster() -> Vm {
+    let sim = sim_with(heat_sim::Settings::default());
+    let v = Vm::start(sim, &[]).await;
+    let pkg = v.c.upload(vm().zip()).await;
+    let p = v.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    v
+}
+
+/// heat-sim with `settings` and a password of its own.
+pub fn sim_with(settings: heat_sim::Settings) -> heat_sim::Handle {
     need_root();
-    let password = format!("pw-{}", uuid::Uuid::new_v4().simple());
-    let sim = heat_sim::spawn(heat_sim::Settings {
-        password: password.clone(),
-        ..Default::default()
+    heat_sim::spawn(heat_sim::Settings {
+        password: format!("pw-{}", uuid::Uuid::new_v4().simple()),
+        ..settings
     })
-    .unwrap();
-    let c = Cluster::start_with(
-        1,
-        &["c1", "c2"],
-        &[
+    .unwrap()
+}
+
+impl Vm {
+    /// A server and two conductors working with `sim` (extra environment `env`).
+    pub async fn start(sim: heat_sim::Handle, env: &[(&str, &str)]) -> Vm {
+        let mut all = vec![
             ("TACKER__OPENSTACK__POLL_INTERVAL", "200ms"),
             ("TACKER__OPENSTACK__STACK_TIMEOUT", "60s"),
             ("TACKER__LCM__SYNC_INTERVAL", "0s"),
-        ],
-    )
-    .await;
-    let pkg = c.upload(vm().zip()).await;
-    let p = c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
-    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
-    Vm { c, sim, password }
+        ];
+        all.extend_from_slice(env);
+        let c = Cluster::start_with(1, &["c1", "c2"], &all).await;
+        let password = sim.sim.identity.password.clone();
+        Vm { c, sim, password }
+    }
 }
 
 impl Vm {
@@ -114,7 +124,7 @@ impl Vm {
         v["vim"]["id"].as_str().unwrap().to_owned()
     }
 
-    fn v1(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub fn v1(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.c
             .http
             .request(method, format!("{}/vnflcm/v1{path}", self.c.api))

@@ -1,0 +1,1 @@
+//! An operation through the example out-of-process (gRPC) driver.

@@ -1,0 +1,177 @@
+//! The private registry VNF (spec: instantiate_end and heal_end install and run the
+//! registry over SSH).
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+use tacker_testkit::mgmt::{REGISTRY_VNFD_ID, image_archive, push, registry_vnf};
+use tacker_testkit::peers::{Expect, Subscriber};
+
+use super::{MgmtEnv, T, catalog, mgmt_env};
+
+const IMAGE_PATH: &str = "Files/images/private_registry.tar";
+
+/// The spec's instantiate request for the registry VNF, as written (v1).
+fn spec_body(e: &MgmtEnv, image_path: Option<&str>, port: Option<u16>) -> Value {
+    let mut p =
+        json!({"ssh_cp_name": "CP1", "ssh_username": "ubuntu", "ssh_password": e.vm_password});
+    if let Some(i) = image_path {
+        p["image_path"] = json!(i);
+    }
+    if let Some(n) = port {
+        p["port_no"] = json!(n);
+    }
+    json!({
+        "flavourId": "simple",
+        "extVirtualLinks": [{"id": "net0", "resourceId": "f0c82461-36b5-4d86-8322-b0bc19cda65f",
+            "extCps": [{"cpdId": "CP1", "cpConfig": [{"cpProtocolData": [{"layerProtocol": "IP_OVER_ETHERNET"}]}]}]}],
+        "additionalParams": {"private_registry_installation_param": p},
+        "vimConnectionInfo": e.vim_v1(),
+    })
+}
+
+/// The VM's (only) VNFC and its address.
+async fn vnfc(e: &MgmtEnv, i: &str) -> (String, String) {
+    let v = e.vm.vnfcs(i).await;
+    assert_eq!(v.len(), 1, "{v:?}");
+    (v[0].1.clone(), v[0].3.clone())
+}
+
+fn skopeo(args: &[&str]) -> Result<String, String> {
+    let out = Command::new("skopeo").args(args).output().unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_registry_vnf_installs_heals_and_refuses_bad_parameters() {
+    let e = mgmt_env(&[]).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    e.vm.c.subscribe(&sub).await;
+    let image = std::fs::read(&e.registry_image).unwrap();
+    e.onboard(registry_vnf().with(IMAGE_PATH, &image).zip())
+        .await;
+
+    // Bad parameters: a 422 naming the parameter; no occurrence, nothing made.
+    let i = e.create(REGISTRY_VNFD_ID, "registry").await;
+    let mut missing = spec_body(&e, Some(IMAGE_PATH), None);
+    missing["additionalParams"]["private_registry_installation_param"]
+        .as_object_mut()
+        .unwrap()
+        .remove("ssh_password");
+    let r = e.post_v1(&i, "instantiate", &missing).await;
+    assert_eq!(r.status(), 422);
+    let p: Value = r.json().await.unwrap();
+    assert_eq!(
+        p["detail"],
+        "additionalParams.private_registry_installation_param.ssh_password is required"
+    );
+    let r = e
+        .post_v1(
+            &i,
+            "instantiate",
+            &spec_body(&e, Some("Files/images/absent.tar"), None),
+        )
+        .await;
+    assert_eq!(r.status(), 422);
+    let p: Value = r.json().await.unwrap();
+    assert!(p["detail"].as_str().unwrap().contains("image_path"), "{p}");
+    let mut bad_port = spec_body(&e, None, None);
+    bad_port["additionalParams"]["private_registry_installation_param"]["port_no"] = json!(70000);
+    let r = e.post_v1(&i, "instantiate", &bad_port).await;
+    assert_eq!(r.status(), 422);
+    assert!(e.ops_of(&i).await.is_empty());
+    assert!(e.vm.hosts().len() == 1, "only the hub: {:?}", e.vm.hosts());
+
+    // The spec's request as written: the image from the package, port 5000.
+    let op =
+        e.vm.run(
+            "v1",
+            &i,
+            "instantiate",
+            spec_body(&e, Some(IMAGE_PATH), None),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (server, ip) = vnfc(&e, &i).await;
+    assert_eq!(
+        catalog(&ip, 5000).await.unwrap(),
+        json!({"repositories": []})
+    );
+    // A real client pushes an image and pulls it back.
+    let app = image_archive(e.work.path(), "app:1.0");
+    push(
+        &app,
+        &format!("{ip}:5000/app:1.0"),
+        &["--dest-tls-verify=false"],
+    );
+    assert_eq!(
+        catalog(&ip, 5000).await.unwrap(),
+        json!({"repositories": ["app"]})
+    );
+    let back = e.work.path().join("back");
+    skopeo(&[
+        "copy",
+        "--quiet",
+        "--src-tls-verify=false",
+        &format!("docker://{ip}:5000/app:1.0"),
+        &format!("dir:{}", back.display()),
+    ])
+    .unwrap();
+    assert!(back.join("manifest.json").is_file());
+    let pid = e.pid_of(&server).await;
+    let loaded = tacker_testkit::mgmt::host_ok(pid, "ls /var/lib/tacker/images/");
+    assert!(
+        loaded.contains("private_registry.tar"),
+        "the image was transferred: {loaded}"
+    );
+
+    // Without image_path and on another port: pulled (from the hub).
+    let i2 = e.create(REGISTRY_VNFD_ID, "registry-2").await;
+    let op2 =
+        e.vm.run(
+            "v1",
+            &i2,
+            "instantiate",
+            spec_body(&e, None, Some(5050)),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op2["operationState"], "COMPLETED", "{op2}");
+    let (_, ip2) = vnfc(&e, &i2).await;
+    assert_eq!(
+        catalog(&ip2, 5050).await.unwrap(),
+        json!({"repositories": []})
+    );
+    assert!(
+        catalog(&ip2, 5000).await.is_err(),
+        "only the configured port answers"
+    );
+
+    // Heal (v1, the VNFC by its resource id): a new VM at a new address runs the
+    // registry; the old one is gone.
+    let heal = json!({"vnfcInstanceId": [server.clone()], "cause": "registry VM broken"});
+    let op3 =
+        e.vm.run("v1", &i, "heal", heal, &["COMPLETED", "FAILED_TEMP"])
+            .await;
+    assert_eq!(op3["operationState"], "COMPLETED", "{op3}");
+    let (server_after, ip_after) = vnfc(&e, &i).await;
+    assert_ne!(server_after, server);
+    assert_ne!(ip_after, ip);
+    assert_eq!(
+        catalog(&ip_after, 5000).await.unwrap(),
+        json!({"repositories": []})
+    );
+    assert!(catalog(&ip, 5000).await.is_err(), "the old VM is gone");
+
+    // The VMs' password is in no answer, notification or log.
+    let shown = e.everything_shown().await;
+    assert!(!shown.contains(&e.vm_password), "the SSH password leaked");
+    let got = sub.wait("notifications", |g| g.len() >= 6).await;
+    assert!(!Value::Array(got).to_string().contains(&e.vm_password));
+    let _ = T;
+}
