@@ -219,7 +219,9 @@ impl Session {
             Ok(Ok(h)) => h,
         };
         let user = target.login.user().to_owned();
-        let auth = tokio::time::timeout(settings.connect_timeout, async {
+        // sshd answers a refused password only after a delay (PAM's, about 2 s).
+        let auth_limit = (settings.connect_timeout * 3).max(Duration::from_secs(10));
+        let auth = tokio::time::timeout(auth_limit, async {
             match &target.login {
                 Login::Password(u, p) => handle.authenticate_password(u.clone(), p.clone()).await,
                 Login::Key(u, k) => {

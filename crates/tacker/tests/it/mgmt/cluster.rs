@@ -566,6 +566,70 @@ async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
         "it points at the new master"
     );
 
+    // A host key that changed behind Tacker's back (on a VM this operation did not
+    // make) stops the hook; with the pinned key back, a retry completes.
+    let iid: uuid::Uuid = i.parse().unwrap();
+    let m = fresh.iter().find(|n| n.vdu == "masterNode").unwrap();
+    let w = fresh.iter().find(|n| n.vdu == "workerNode").unwrap();
+    let (mv, wv) = (m.vnfc.clone(), w.vnfc.clone());
+    let db = e.vm.c.db.clone();
+    let pinned = db
+        .run(move |c| tacker_db::host_keys::get(c, iid, &mv))
+        .await
+        .unwrap()
+        .expect("the master's host key is pinned");
+    let on_vm = host_file(m.pid, "/etc/ssh/ssh_host_ed25519_key.pub").unwrap();
+    assert!(
+        on_vm.starts_with(&pinned.public_key),
+        "{on_vm} vs {pinned:?}"
+    );
+    let other = db
+        .run(move |c| tacker_db::host_keys::get(c, iid, &wv))
+        .await
+        .unwrap()
+        .unwrap();
+    let (mv, p2) = (m.vnfc.clone(), pinned.clone());
+    db.run(move |c| tacker_db::host_keys::pin(c, iid, &mv, &p2.address, &other.public_key))
+        .await
+        .unwrap();
+    let op =
+        e.vm.run(
+            "v1",
+            &i,
+            "scale",
+            json!({"type": "SCALE_OUT", "aspectId": "worker_instance"}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert!(
+        op["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not the one pinned"),
+        "{op}"
+    );
+    let mv = m.vnfc.clone();
+    db.run(move |c| tacker_db::host_keys::pin(c, iid, &mv, &pinned.address, &pinned.public_key))
+        .await
+        .unwrap();
+    let id = op["id"].as_str().unwrap().to_owned();
+    let r2 =
+        e.vm.v1(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{id}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r2.status(), 202);
+    let done =
+        e.vm.c
+            .wait_op(&id, &["COMPLETED", "FAILED_TEMP"], super::T)
+            .await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    assert_eq!(nodes(&e, &i).await.len(), 4);
+
     // No password in any answer, notification or log.
     let shown = e.everything_shown().await;
     for secret in [

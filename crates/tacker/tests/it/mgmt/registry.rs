@@ -173,5 +173,70 @@ async fn private_registry_vnf_installs_heals_and_refuses_bad_parameters() {
     assert!(!shown.contains(&e.vm_password), "the SSH password leaked");
     let got = sub.wait("notifications", |g| g.len() >= 6).await;
     assert!(!Value::Array(got).to_string().contains(&e.vm_password));
-    let _ = T;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_vm_fails_after_bounded_retries_and_a_retry_completes_once_it_answers() {
+    let e = mgmt_env(&[("TACKER__SSH__BOOT_TIMEOUT", "4s")]).await;
+    e.onboard(registry_vnf().zip()).await;
+    let faults = reqwest::Client::new();
+    let r = faults
+        .put(format!("{}/sim/faults", e.vm.sim.url))
+        .json(&json!({"unreachable": "PrivateRegistryVDU"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let i = e.create(REGISTRY_VNFD_ID, "registry").await;
+    let op =
+        e.vm.run(
+            "v1",
+            &i,
+            "instantiate",
+            spec_body(&e, None, None),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["title"], "Mgmt driver execution failed");
+    assert_eq!(op["error"]["status"], 504);
+    let detail = op["error"]["detail"].as_str().unwrap();
+    assert!(detail.contains("unreachable after"), "{detail}");
+    // The cause fixed (the VM answers), a retry completes on the same VM.
+    let servers: Value = reqwest::get(format!("{}/sim/servers", e.vm.sim.url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let server = servers[0]["id"].as_str().unwrap().to_owned();
+    faults
+        .delete(format!("{}/sim/faults", e.vm.sim.url))
+        .send()
+        .await
+        .unwrap();
+    let r = faults
+        .post(format!("{}/sim/servers/{server}/link/up", e.vm.sim.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let id = op["id"].as_str().unwrap();
+    let r =
+        e.vm.v1(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{id}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let done = e.vm.c.wait_op(id, &["COMPLETED", "FAILED_TEMP"], T).await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    let (vnfc_after, ip) = vnfc(&e, &i).await;
+    assert_eq!(vnfc_after, server, "no new VM");
+    assert_eq!(
+        catalog(&ip, 5000).await.unwrap(),
+        json!({"repositories": []})
+    );
 }
