@@ -1,13 +1,14 @@
-//! Docker on a VM: installed when absent (the command for its distribution).
+//! Docker on a VM: installed (the command for its distribution) and started when it
+//! does not answer.
 
 use crate::error::{Error, Result};
 use crate::settings::MgmtSettings;
 use crate::ssh::Session;
 
-/// Installs Docker when `docker` is not there.
+/// Makes sure Docker answers (`docker info`), installing and starting it if not.
 pub async fn ensure(s: &Session, settings: &MgmtSettings) -> Result<()> {
-    let has = s.sudo_status("command -v docker >/dev/null", None).await?;
-    if has.status == 0 {
+    let works = "docker info >/dev/null 2>&1";
+    if s.sudo_status(works, None).await?.status == 0 {
         return Ok(());
     }
     let id = s
@@ -21,12 +22,15 @@ pub async fn ensure(s: &Session, settings: &MgmtSettings) -> Result<()> {
         .to_owned();
     let cmd = settings.docker_install_for(&id).ok_or_else(|| {
         Error::Invalid(format!(
-            "{}: Docker is not installed and mgmt.docker_install has no command for {id:?} (nor ubuntu)",
+            "{}: Docker does not answer and mgmt.docker_install has no command for {id:?} (nor ubuntu)",
             s.target.name
         ))
     })?;
     tracing::info!(node = %s.target.name, distribution = %id, "installing Docker");
     s.sudo("installing Docker", cmd, None).await?;
-    s.sudo("checking Docker", "docker --version", None).await?;
+    s.sudo("starting Docker", "systemctl enable --now docker", None)
+        .await?;
+    s.sudo("checking Docker", "docker info >/dev/null", None)
+        .await?;
     Ok(())
 }

@@ -60,14 +60,19 @@ pub fn workspace_bin(name: &str) -> PathBuf {
 }
 
 /// A shims directory for test hosts: `tests/infra/shims/*`, the Docker hub's address
-/// (`docker-hub`) and a `kube-sim` that runs this workspace's.
-pub fn shims(hub: Option<&str>) -> tempfile::TempDir {
+/// (`docker-hub`) and a `kube-sim` that runs this workspace's. Without `docker`, the
+/// Docker shim is there as `docker.shim` (VMs without Docker, which a driver installs).
+pub fn shims(hub: Option<&str>, docker: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for e in std::fs::read_dir(repo().join("tests/infra/shims"))
         .unwrap()
         .flatten()
     {
-        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+        let name = match e.file_name().to_str() {
+            Some("docker") if !docker => "docker.shim".to_owned(),
+            _ => e.file_name().to_string_lossy().into_owned(),
+        };
+        std::fs::copy(e.path(), dir.path().join(name)).unwrap();
     }
     if let Some(h) = hub {
         std::fs::write(dir.path().join("docker-hub"), h).unwrap();

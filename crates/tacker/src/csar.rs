@@ -5,25 +5,42 @@ use std::path::Path;
 
 use serde_json::json;
 use tacker_csar::{Error, Limits};
+use tacker_domain::mgmt::{Mapping, unmapped};
 use tacker_domain::vnfd::PackageModel;
 
+/// Hooks no management driver is configured for (operations running them are refused).
+fn unmapped_hooks(m: &PackageModel, mapping: &Mapping) -> Vec<String> {
+    m.vnfd
+        .flavours
+        .iter()
+        .flat_map(|f| f.hooks.iter().map(move |h| (f, h)))
+        .filter(|(_, h)| mapping.driver_of(h).is_none())
+        .map(|(f, h)| format!("flavour {}: {}", f.id, unmapped(h).detail))
+        .collect()
+}
+
 /// Validates `file`, prints the result, returns the exit status (0 valid, 1 invalid,
-/// 2 unreadable).
-pub fn validate(file: &Path, as_json: bool) -> i32 {
+/// 2 unreadable). Hooks `mapping` has no driver for are warned about.
+pub fn validate(file: &Path, as_json: bool, mapping: &Mapping) -> i32 {
     match tacker_csar::validate_file(file, &Limits::default()) {
         Ok(v) => {
+            let hooks = unmapped_hooks(&v.model, mapping);
             if as_json {
-                let warnings: Vec<_> = v.warnings.iter().map(|w| json!(w)).collect();
+                let mut warnings: Vec<_> = v.warnings.iter().map(|w| json!(w)).collect();
+                warnings.extend(hooks.iter().map(|h| json!(h)));
                 println!(
                     "{}",
                     json!({"valid": true, "package": v.model, "warnings": warnings})
                 );
             } else {
                 print!("{}", summary(file, &v.model));
-                if !v.warnings.is_empty() {
+                if !v.warnings.is_empty() || !hooks.is_empty() {
                     println!("warnings:");
                     for w in &v.warnings {
                         println!("  - {w}");
+                    }
+                    for h in &hooks {
+                        println!("  - {h}");
                     }
                 }
                 println!("valid");
@@ -56,7 +73,7 @@ pub fn validate(file: &Path, as_json: bool) -> i32 {
 }
 
 /// Packs `dir` into `output` and validates the result (exit status as `validate`).
-pub fn pack(dir: &Path, output: &Path) -> i32 {
+pub fn pack(dir: &Path, output: &Path, mapping: &Mapping) -> i32 {
     if !dir.join("TOSCA-Metadata/TOSCA.meta").is_file() {
         eprintln!(
             "{}: no TOSCA-Metadata/TOSCA.meta: not a package directory",
@@ -71,7 +88,7 @@ pub fn pack(dir: &Path, output: &Path) -> i32 {
             return 2;
         }
     }
-    validate(output, false)
+    validate(output, false, mapping)
 }
 
 fn summary(file: &Path, m: &PackageModel) -> String {

@@ -14,10 +14,28 @@ fn main() -> anyhow::Result<()> {
     match &args.command {
         cli::Command::Csar {
             command: cli::CsarCommand::Validate { file, json },
-        } => std::process::exit(csar::validate(file, *json)),
+        } => {
+            // Hooks are checked against the configured drivers (the defaults when the
+            // configuration cannot be read here).
+            let cfg = tacker_config::Config::load(&tacker_config::Sources::standard(
+                args.config.as_deref(),
+            ))
+            .or_else(|_| tacker_config::Config::defaults())?;
+            let mapping =
+                tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers).unwrap_or_default();
+            std::process::exit(csar::validate(file, *json, &mapping))
+        }
         cli::Command::Csar {
             command: cli::CsarCommand::Pack { dir, output },
-        } => std::process::exit(csar::pack(dir, output)),
+        } => {
+            let cfg = tacker_config::Config::load(&tacker_config::Sources::standard(
+                args.config.as_deref(),
+            ))
+            .or_else(|_| tacker_config::Config::defaults())?;
+            let mapping =
+                tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers).unwrap_or_default();
+            std::process::exit(csar::pack(dir, output, &mapping))
+        }
         cli::Command::Secrets {
             command: cli::SecretsCommand::GenerateKey { id },
         } => {

@@ -242,9 +242,12 @@ fn conductor_settings(
 async fn checked_keyring(cfg: &Config, db: &Db, all_in_one: bool) -> anyhow::Result<Arc<Keyring>> {
     let keys = Arc::new(crate::secrets::keyring(cfg, all_in_one)?);
     let k = keys.clone();
-    db.run(move |c| tacker_db::vims::list(c, &k).map(|_| ()))
-        .await
-        .context("opening the secrets stored in the database with the configured keys")?;
+    db.run(move |c| {
+        tacker_db::vims::list(c, &k)?;
+        tacker_db::instances::open_sealed(c, &k).map(|_| ())
+    })
+    .await
+    .context("opening the secrets stored in the database with the configured keys")?;
     Ok(keys)
 }
 
@@ -253,8 +256,17 @@ async fn rotate(cfg: &Config) -> anyhow::Result<()> {
     ensure_schema(&db).await?;
     let keys = checked_keyring(cfg, &db, false).await?;
     let current = keys.current().unwrap_or("none").to_owned();
-    let n = db.run(move |c| tacker_db::vims::reseal(c, &keys)).await?;
-    println!("re-sealed {n} VIM credential(s) with key {current}");
+    let (n, p) = db
+        .run(move |c| {
+            Ok::<_, tacker_db::Error>((
+                tacker_db::vims::reseal(c, &keys)?,
+                tacker_db::instances::reseal(c, &keys)?,
+            ))
+        })
+        .await?;
+    println!(
+        "re-sealed {n} VIM credential(s) and {p} instance parameter set(s) with key {current}"
+    );
     Ok(())
 }
 

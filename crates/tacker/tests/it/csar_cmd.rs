@@ -28,9 +28,21 @@ fn csar_validate_prints_the_summary_or_every_error() {
         "hook instantiate_end -> Scripts/mgmt.py",
         "Files/images/test.img 4096 bytes SwImage SHA-256",
         "valid",
+        // The default configuration maps no driver to the test package's hooks.
+        "hook instantiate_end names artifact Scripts/mgmt.py, which no management driver is configured for",
     ] {
         assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
     }
+    // With the hooks mapped, no warning.
+    let out = tacker()
+        .env("TACKER__MGMT__DRIVERS", "Scripts/mgmt.py=noop")
+        .args(["csar", "validate"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("no management driver"), "{text}");
 
     let bad = dir.path().join("bad.zip");
     valid()

@@ -357,6 +357,8 @@ async fn run(e: &MgmtEnv, api: &str, i: &str, task: &str, body: Value) -> Value 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
     let e = mgmt_env(&[]).await;
+    let sub = tacker_testkit::peers::Subscriber::start(tacker_testkit::peers::Expect::Nothing);
+    e.vm.c.subscribe(&sub).await;
     let r = registries(&e).await;
     e.onboard(k8s_cluster().with(CA_PATH, r.ca.ca_pem()).zip())
         .await;

@@ -37,7 +37,12 @@ pub struct MgmtEnv {
 /// `library/registry:latest`, a server and two conductors (`env` added), heat-sim
 /// registered as a VIM.
 pub async fn mgmt_env(env: &[(&str, &str)]) -> MgmtEnv {
-    let shims = mgmt::shims(None);
+    mgmt_env_with(env, true).await
+}
+
+/// The same, the VMs with Docker or without (the driver installs it).
+pub async fn mgmt_env_with(env: &[(&str, &str)], docker: bool) -> MgmtEnv {
+    let shims = mgmt::shims(None, docker);
     let vm_password = format!("vmpw-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
     let sim = sim_with(heat_sim::Settings {
         hosts: heat_sim::HostSettings {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tacker_testkit::mgmt::{REGISTRY_VNFD_ID, image_archive, push, registry_vnf};
 use tacker_testkit::peers::{Expect, Subscriber};
 
-use super::{MgmtEnv, T, catalog, mgmt_env};
+use super::{MgmtEnv, T, catalog, mgmt_env, mgmt_env_with};
 
 const IMAGE_PATH: &str = "Files/images/private_registry.tar";
 
@@ -177,7 +177,17 @@ async fn private_registry_vnf_installs_heals_and_refuses_bad_parameters() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_vm_fails_after_bounded_retries_and_a_retry_completes_once_it_answers() {
-    let e = mgmt_env(&[("TACKER__SSH__BOOT_TIMEOUT", "4s")]).await;
+    // These VMs have no Docker: the driver installs it with the configured command.
+    let install = "install -m 0755 /usr/local/bin/docker.shim /usr/local/bin/docker";
+    let commands = format!("debian={install},ubuntu={install}");
+    let e = mgmt_env_with(
+        &[
+            ("TACKER__SSH__BOOT_TIMEOUT", "4s"),
+            ("TACKER__MGMT__DOCKER_INSTALL", &commands),
+        ],
+        false,
+    )
+    .await;
     e.onboard(registry_vnf().zip()).await;
     let faults = reqwest::Client::new();
     let r = faults
