@@ -9,33 +9,24 @@ mod telemetry;
 
 use clap::Parser;
 
+/// The configured management drivers, which `csar validate` checks hooks against (the
+/// defaults when the configuration cannot be read here).
+fn hook_mapping(args: &cli::Cli) -> anyhow::Result<tacker_domain::mgmt::Mapping> {
+    let cfg =
+        tacker_config::Config::load(&tacker_config::Sources::standard(args.config.as_deref()))
+            .or_else(|_| tacker_config::Config::defaults())?;
+    Ok(tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers).unwrap_or_default())
+}
+
 fn main() -> anyhow::Result<()> {
     let args = cli::Cli::parse();
     match &args.command {
         cli::Command::Csar {
             command: cli::CsarCommand::Validate { file, json },
-        } => {
-            // Hooks are checked against the configured drivers (the defaults when the
-            // configuration cannot be read here).
-            let cfg = tacker_config::Config::load(&tacker_config::Sources::standard(
-                args.config.as_deref(),
-            ))
-            .or_else(|_| tacker_config::Config::defaults())?;
-            let mapping =
-                tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers).unwrap_or_default();
-            std::process::exit(csar::validate(file, *json, &mapping))
-        }
+        } => std::process::exit(csar::validate(file, *json, &hook_mapping(&args)?)),
         cli::Command::Csar {
             command: cli::CsarCommand::Pack { dir, output },
-        } => {
-            let cfg = tacker_config::Config::load(&tacker_config::Sources::standard(
-                args.config.as_deref(),
-            ))
-            .or_else(|_| tacker_config::Config::defaults())?;
-            let mapping =
-                tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers).unwrap_or_default();
-            std::process::exit(csar::pack(dir, output, &mapping))
-        }
+        } => std::process::exit(csar::pack(dir, output, &hook_mapping(&args)?)),
         cli::Command::Secrets {
             command: cli::SecretsCommand::GenerateKey { id },
         } => {

@@ -124,6 +124,23 @@ impl Vm {
         v["vim"]["id"].as_str().unwrap().to_owned()
     }
 
+    /// `retry` of occurrence `op` (v1) and its end state.
+    pub async fn retry(&self, op: &Value, timeout: Duration) -> Value {
+        let id = op["id"].as_str().unwrap().to_owned();
+        let r = self
+            .v1(
+                reqwest::Method::POST,
+                &format!("/vnf_lcm_op_occs/{id}/retry"),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+        self.c
+            .wait_op(&id, &["COMPLETED", "FAILED_TEMP"], timeout)
+            .await
+    }
+
     pub fn v1(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.c
             .http

@@ -439,20 +439,7 @@ async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
         "/var/lib/test-registry-5443/htpasswd",
         htpasswd(&r.user, &wrong).as_bytes(),
     );
-    let op_id = op["id"].as_str().unwrap().to_owned();
-    let resp =
-        e.vm.v1(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{op_id}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 202);
-    let done =
-        e.vm.c
-            .wait_op(&op_id, &["COMPLETED", "FAILED_TEMP"], super::T)
-            .await;
+    let done = e.vm.retry(&op, super::T).await;
     assert_eq!(done["operationState"], "COMPLETED", "{done}");
     let ns = nodes(&e, &i).await;
     assert_eq!(names(&ns), first, "no new VMs");
@@ -615,20 +602,7 @@ async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
     db.run(move |c| tacker_db::host_keys::pin(c, iid, &mv, &pinned.address, &pinned.public_key))
         .await
         .unwrap();
-    let id = op["id"].as_str().unwrap().to_owned();
-    let r2 =
-        e.vm.v1(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{id}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r2.status(), 202);
-    let done =
-        e.vm.c
-            .wait_op(&id, &["COMPLETED", "FAILED_TEMP"], super::T)
-            .await;
+    let done = e.vm.retry(&op, super::T).await;
     assert_eq!(done["operationState"], "COMPLETED", "{done}");
     assert_eq!(nodes(&e, &i).await.len(), 4);
 

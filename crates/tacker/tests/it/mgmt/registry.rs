@@ -231,17 +231,7 @@ async fn an_unreachable_vm_fails_after_bounded_retries_and_a_retry_completes_onc
         .await
         .unwrap();
     assert_eq!(r.status(), 204);
-    let id = op["id"].as_str().unwrap();
-    let r =
-        e.vm.v1(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{id}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let done = e.vm.c.wait_op(id, &["COMPLETED", "FAILED_TEMP"], T).await;
+    let done = e.vm.retry(&op, T).await;
     assert_eq!(done["operationState"], "COMPLETED", "{done}");
     let (vnfc_after, ip) = vnfc(&e, &i).await;
     assert_eq!(vnfc_after, server, "no new VM");
