@@ -95,15 +95,26 @@ fn flavour_of(i: &VnfInstance) -> String {
         .unwrap_or_default()
 }
 
-/// Starts `params` (received as `body`) on the instance.
+/// Starts `params` (received as `body`) on the instance, once its hooks are checked
+/// (`loaded`: the package model, when the handler has it already).
 async fn run(
     req: &HttpRequest,
     api: Api,
     st: &ServerState,
     instance: &VnfInstance,
+    loaded: Option<PackageModel>,
     params: OperationParams,
     body: Value,
 ) -> Result<HttpResponse, ApiError> {
+    let m = match loaded {
+        Some(m) => m,
+        None => model(st, instance).await?,
+    };
+    let fid = match &params {
+        OperationParams::Instantiate(r) => r.flavour_id.clone(),
+        _ => flavour_of(instance),
+    };
+    check_hooks(st, instance, &m, &fid, &params).await?;
     start(st, &api.base(req, st), instance.id, params, body).await
 }
 
@@ -120,10 +131,16 @@ pub async fn instantiate(
     let m = model(&st, &i).await?;
     r.check(&m)?;
     check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
-    let fid = r.flavour_id.clone();
-    let p = OperationParams::Instantiate(r);
-    check_hooks(&st, &i, &m, &fid, &p).await?;
-    run(&req, api, &st, &i, p, b).await
+    run(
+        &req,
+        api,
+        &st,
+        &i,
+        Some(m),
+        OperationParams::Instantiate(r),
+        b,
+    )
+    .await
 }
 
 pub async fn terminate(
@@ -136,9 +153,7 @@ pub async fn terminate(
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "terminate")?;
     let r = TerminateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
-    let p = OperationParams::Terminate(r);
-    check_hooks(&st, &i, &model(&st, &i).await?, &flavour_of(&i), &p).await?;
-    run(&req, api, &st, &i, p, b).await
+    run(&req, api, &st, &i, None, OperationParams::Terminate(r), b).await
 }
 
 pub async fn scale(
@@ -159,9 +174,7 @@ pub async fn scale(
     if let Some(info) = &i.instantiated_vnf_info {
         plan::checked_scale_step(f, info, &r).map_err(ApiError::BadRequest)?;
     }
-    let p = OperationParams::Scale(r);
-    check_hooks(&st, &i, &m, &fid, &p).await?;
-    run(&req, api, &st, &i, p, b).await
+    run(&req, api, &st, &i, Some(m), OperationParams::Scale(r), b).await
 }
 
 pub async fn heal(
@@ -175,9 +188,7 @@ pub async fn heal(
     need_state(&i, InstantiationState::Instantiated, "heal")?;
     let r = HealRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     r.check(&i)?;
-    let p = OperationParams::Heal(r);
-    check_hooks(&st, &i, &model(&st, &i).await?, &flavour_of(&i), &p).await?;
-    run(&req, api, &st, &i, p, b).await
+    run(&req, api, &st, &i, None, OperationParams::Heal(r), b).await
 }
 
 pub async fn change_ext_conn(
@@ -191,9 +202,16 @@ pub async fn change_ext_conn(
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
     let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
-    let p = OperationParams::ChangeExtConn(r);
-    check_hooks(&st, &i, &model(&st, &i).await?, &flavour_of(&i), &p).await?;
-    run(&req, api, &st, &i, p, b).await
+    run(
+        &req,
+        api,
+        &st,
+        &i,
+        None,
+        OperationParams::ChangeExtConn(r),
+        b,
+    )
+    .await
 }
 
 /// `POST .../sync` (our extension): reconcile the stored VNFC lists with the VIM now.
