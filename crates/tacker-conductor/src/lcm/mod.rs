@@ -270,7 +270,16 @@ async fn context(
             .unwrap_or_default(),
     };
     let vim = vim::select(ctx, op, &instance).await?;
-    let instantiate_params = stored_params(ctx, iid).await?;
+    // Only hooks read the stored parameters.
+    let has_hooks = model
+        .vnfd
+        .flavour(&flavour_id)
+        .is_some_and(|f| !f.hooks.is_empty());
+    let instantiate_params = if has_hooks {
+        stored_params(ctx, iid).await?
+    } else {
+        Map::new()
+    };
     let services: Arc<dyn tacker_domain::lcm::driver::Services> = Arc::new(
         services::InstanceServices::new(ctx.db.clone(), ctx.keys.clone(), iid),
     );

@@ -126,6 +126,22 @@ impl Mapping {
 }
 
 impl Mapping {
+    /// Whether checking `request` needs the stored instantiate parameters (a
+    /// Kubernetes cluster's scale: the master aspect is refused).
+    pub fn needs_stored_params(
+        &self,
+        flavour: &Flavour,
+        request: &OperationParams,
+    ) -> Result<bool, Failure> {
+        if !matches!(request, OperationParams::Scale(_)) {
+            return Ok(false);
+        }
+        Ok(self
+            .hooks_of(flavour, request.operation())?
+            .iter()
+            .any(|(_, d)| *d == DriverName::KubernetesCluster))
+    }
+
     /// Checks a request against the hooks of its operation, without I/O: every hook has
     /// a driver, and the built-in drivers' parameters are complete and name files of the
     /// package. `instantiate_params` are the instantiate request's `additionalParams`

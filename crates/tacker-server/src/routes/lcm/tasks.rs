@@ -79,8 +79,12 @@ async fn check_hooks(
     let stored;
     let params = match request {
         OperationParams::Instantiate(r) => &r.additional_params,
-        _ => {
+        _ if st.settings.mgmt.needs_stored_params(f, request)? => {
             stored = instantiate_params(st, i).await?;
+            &stored
+        }
+        _ => {
+            stored = serde_json::Map::new();
             &stored
         }
     };
