@@ -110,6 +110,8 @@ impl TryFrom<&tacker_config::OnboardingConfig> for OnboardingSettings {
 pub struct Ctx {
     /// Its id.
     pub id: String,
+    /// This incarnation (a fresh id at every start): what it takes records it.
+    pub incarnation: String,
     /// The database.
     pub db: Db,
     /// The bus, as this conductor.
@@ -140,6 +142,7 @@ impl Ctx {
     pub(crate) fn new(settings: &Settings, db: Db, bus: Bus, store: PackageStore) -> Result<Self> {
         Ok(Self {
             id: settings.id.clone(),
+            incarnation: uuid::Uuid::new_v4().to_string(),
             db,
             bus,
             store,

@@ -49,7 +49,9 @@ impl Conductor {
     pub async fn start(settings: Settings, db: Db, bus: Bus, store: PackageStore) -> Result<Self> {
         let ctx = Arc::new(Ctx::new(&settings, db, bus, store)?);
         membership::register(&ctx, &settings.host).await?;
-        tracing::info!(conductor_id = %ctx.id, "registered; SYNCING");
+        tracing::info!(conductor_id = %ctx.id, incarnation = %ctx.incarnation, "registered; SYNCING");
+        // What an earlier incarnation under this id owned is settled before READY.
+        recovery::settle_own(&ctx).await?;
 
         let stop_heartbeat = CancellationToken::new();
         let stop_member = CancellationToken::new();

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 use crate::{Ctx, Result};
 
 pub async fn register(ctx: &Ctx, host: &str) -> Result<()> {
-    let (id, host) = (ctx.id.clone(), host.to_owned());
+    let (id, host, incarnation) = (ctx.id.clone(), host.to_owned(), ctx.incarnation.clone());
     ctx.db
-        .run(move |c| conductors::register(c, &id, &host))
+        .run(move |c| conductors::register(c, &id, &host, &incarnation))
         .await?;
     Ok(())
 }

@@ -1,14 +1,23 @@
-//! Nothing stays in a transient state forever: every conductor periodically fails
-//! onboardings whose coordinator is no longer live or whose upload stalled, and purges
-//! the content of deleted packages whose removal was missed.
+//! Nothing stays in a transient state forever: what a conductor owned when it died (or
+//! what an earlier incarnation of a conductor that came back under the same id owned) is
+//! settled. At start, before READY, a conductor settles its own earlier incarnations'
+//! work; every conductor periodically settles work of incarnations that are gone,
+//! uploads that stalled, the content of deleted packages whose removal was missed, and
+//! brings its cache to the ONBOARDED set.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::{conductors, packages};
+use tacker_db::conductors;
+use tacker_db::op_occs::{self as ops, Runner, Running, Transition};
+use tacker_db::packages::{self, InFlight};
+use tacker_domain::conductor::Conductor;
+use tacker_domain::lcm::OperationState;
 use tacker_domain::{Failure, ProblemDetails};
 use tokio_util::sync::CancellationToken;
 
+use crate::cache::ensure_cached;
 use crate::{Ctx, onboarding};
 
 pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
@@ -16,6 +25,11 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
     crate::periodic::every(&ctx, period, stop, || async {
         if let Err(e) = sweep(&ctx).await {
             tracing::warn!(error = %e, "recovery sweep failed");
+        }
+        if ctx.is_ready()
+            && let Err(e) = converge_cache(&ctx).await
+        {
+            tracing::warn!(error = %e, "cache convergence failed");
         }
         gauges(&ctx).await;
     })
@@ -36,6 +50,54 @@ async fn gauges(ctx: &Ctx) {
     ctx.metrics.set_cluster(live, cached);
 }
 
+/// Whether work owned by `runner` (incarnation `incarnation`, since `since`) is lost.
+fn lost(
+    ctx: &Ctx,
+    members: &[Conductor],
+    runner: &str,
+    incarnation: Option<&str>,
+    since: chrono::DateTime<chrono::Utc>,
+) -> bool {
+    let now = chrono::Utc::now();
+    !members
+        .iter()
+        .any(|m| m.id == runner && m.still_owns(incarnation, since, now, ctx.dead_after))
+}
+
+/// At start (registered, not READY): settles what earlier incarnations of this
+/// conductor owned. Their onboardings fail ("coordinator restarted": back to CREATED,
+/// content dropped from storage and caches), their operations end as a lost
+/// conductor's do.
+pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
+    let mine = |who: &Option<String>, inc: &Option<String>| {
+        who.as_deref() == Some(ctx.id.as_str()) && inc.as_deref() != Some(ctx.incarnation.as_str())
+    };
+    let in_flight = ctx.db.run(packages::in_flight).await?;
+    for p in in_flight
+        .into_iter()
+        .filter(|p| mine(&p.coordinator, &p.coordinator_incarnation))
+    {
+        let reason = format!(
+            "coordinator restarted: conductor {} started again while the package was {}",
+            ctx.id, p.state
+        );
+        tracing::warn!(package_id = %p.id, %reason, "settling an onboarding of an earlier incarnation");
+        onboarding::fail(ctx, p.id, &Failure::internal(reason)).await;
+    }
+    let running = ctx.db.run(ops::in_progress).await?;
+    for r in running
+        .into_iter()
+        .filter(|r| mine(&r.runner, &r.incarnation))
+    {
+        let detail = format!(
+            "conductor {} restarted while the operation was {}",
+            ctx.id, r.state
+        );
+        end_lost(ctx, &r, detail).await?;
+    }
+    Ok(())
+}
+
 async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     lost_operations(ctx).await?;
     let in_flight = ctx.db.run(packages::in_flight).await?;
@@ -47,25 +109,8 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
         return Ok(());
     }
     let members = ctx.db.run(conductors::list).await?;
-    let now = chrono::Utc::now();
-    let stall =
-        chrono::Duration::from_std(ctx.onboarding.stall_timeout).unwrap_or(chrono::Duration::MAX);
     for p in in_flight {
-        let reason = match &p.coordinator {
-            Some(c) => {
-                let alive = members
-                    .iter()
-                    .any(|m| &m.id == c && m.is_alive(now, ctx.dead_after));
-                (!alive).then(|| format!("coordinator lost: conductor {c} stopped heartbeating while the package was {}", p.state))
-            }
-            None => p.progress_at.filter(|t| now - *t > stall).map(|_| {
-                format!(
-                    "upload stalled: no progress for over {:?} while {} (uploader lost?)",
-                    ctx.onboarding.stall_timeout, p.state
-                )
-            }),
-        };
-        if let Some(reason) = reason {
+        if let Some(reason) = abandoned(ctx, &members, &p) {
             tracing::warn!(package_id = %p.id, %reason, "recovering an abandoned onboarding");
             onboarding::fail(ctx, p.id, &Failure::internal(reason)).await;
         }
@@ -77,49 +122,119 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     Ok(())
 }
 
-/// Operations whose conductor is gone (not live, or restarted since it took them):
+/// Why an onboarding in flight is abandoned, if it is.
+fn abandoned(ctx: &Ctx, members: &[Conductor], p: &InFlight) -> Option<String> {
+    let now = chrono::Utc::now();
+    match &p.coordinator {
+        Some(c) => {
+            // Work from before incarnations were recorded counts as owned since ever.
+            let since = chrono::DateTime::<chrono::Utc>::MIN_UTC;
+            lost(ctx, members, c, p.coordinator_incarnation.as_deref(), since).then(|| {
+                format!(
+                    "coordinator lost: conductor {c} stopped heartbeating or restarted while the package was {}",
+                    p.state
+                )
+            })
+        }
+        None => {
+            let stall = chrono::Duration::from_std(ctx.onboarding.stall_timeout)
+                .unwrap_or(chrono::Duration::MAX);
+            p.progress_at.filter(|t| now - *t > stall).map(|_| {
+                format!(
+                    "upload stalled: no progress for over {:?} while {} (uploader lost?)",
+                    ctx.onboarding.stall_timeout, p.state
+                )
+            })
+        }
+    }
+}
+
+/// Operations whose runner is gone (not alive, or another incarnation now):
 /// STARTING -> ROLLED_BACK, PROCESSING / ROLLING_BACK -> FAILED_TEMP, each notified.
 async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
-    use tacker_db::op_occs::{self as ops, Runner, Transition};
-    use tacker_domain::lcm::OperationState;
-    let running = ctx.db.run(ops::in_progress).await?;
-    let running: Vec<_> = running
+    let running: Vec<Running> = ctx
+        .db
+        .run(ops::in_progress)
+        .await?
         .into_iter()
-        .filter(|(_, _, who)| who.is_some())
+        .filter(|r| r.runner.is_some())
         .collect();
     if running.is_empty() {
         return Ok(());
     }
     let members = ctx.db.run(conductors::list).await?;
-    let now = chrono::Utc::now();
-    for (id, state, who) in running {
-        let Some(who) = who else { continue };
-        let Some(op) = ctx.db.run(move |c| ops::get(c, id)).await? else {
+    for r in running {
+        let Some(who) = r.runner.clone() else {
             continue;
         };
-        let member = members.iter().find(|m| m.id == who);
-        let lost = match member {
-            None => true,
-            Some(m) => !m.is_alive(now, ctx.dead_after) || m.started_at > op.state_entered_time,
-        };
-        if !lost {
+        if !lost(ctx, &members, &who, r.incarnation.as_deref(), r.since) {
             continue;
         }
-        let detail = format!("conductor {who} was lost while the operation was {state}");
-        tracing::warn!(op_occ_id = %id, %detail, "recovering an abandoned operation");
-        let (to, release) = match state {
-            OperationState::Starting => (OperationState::RolledBack, true),
-            _ => (OperationState::FailedTemp, false),
+        let detail = format!(
+            "conductor {who} was lost while the operation was {}",
+            r.state
+        );
+        end_lost(ctx, &r, detail).await?;
+    }
+    Ok(())
+}
+
+/// Ends an operation whose runner is lost.
+async fn end_lost(ctx: &Ctx, r: &Running, detail: String) -> crate::Result<()> {
+    tracing::warn!(op_occ_id = %r.id, %detail, "recovering an abandoned operation");
+    let (to, release) = match r.state {
+        OperationState::Starting => (OperationState::RolledBack, true),
+        _ => (OperationState::FailedTemp, false),
+    };
+    let t = Transition {
+        from: vec![r.state],
+        to: Some(to),
+        error: Some(Some(ProblemDetails::new(500, detail))),
+        runner: Runner::Clear,
+        release,
+        ..Default::default()
+    };
+    let id = r.id;
+    ctx.db.run(move |c| ops::transition(c, id, &t)).await?;
+    Ok(())
+}
+
+/// Brings this cache to the ONBOARDED set: missing packages are fetched, packages that
+/// are neither ONBOARDED nor being onboarded are dropped (a drop fanned out while this
+/// conductor was away, or a race with its start-up sync).
+async fn converge_cache(ctx: &Ctx) -> crate::Result<()> {
+    let onboarded = ctx.db.run(packages::onboarded).await?;
+    let keep: HashSet<String> = onboarded.iter().map(|(id, _)| id.to_string()).collect();
+    for (id, digest) in &onboarded {
+        if !ctx.cache.holds(&id.to_string(), digest) {
+            tracing::info!(package_id = %id, "fetching an ONBOARDED package missing from the cache");
+            if let Err(f) = ensure_cached(ctx, *id, digest).await {
+                tracing::warn!(package_id = %id, detail = %f.detail, "could not fetch it; retried next sweep");
+            }
+        }
+    }
+    for cached in ctx.cache.list()? {
+        if keep.contains(&cached) {
+            continue;
+        }
+        // Read again now: it may have been onboarded or be onboarding meanwhile.
+        let Ok(id) = cached.parse::<uuid::Uuid>() else {
+            continue;
         };
-        let t = Transition {
-            from: vec![state],
-            to: Some(to),
-            error: Some(Some(ProblemDetails::new(500, detail))),
-            runner: Runner::Clear,
-            release,
-            ..Default::default()
+        let state = ctx
+            .db
+            .run(move |c| packages::state_including_deleted(c, id))
+            .await?;
+        let stale = match state {
+            None => true,
+            Some((_, true)) => true,
+            Some((s, false)) => s == tacker_domain::package::OnboardingState::Created,
         };
-        ctx.db.run(move |c| ops::transition(c, id, &t)).await?;
+        if stale {
+            tracing::info!(package_id = %cached, "dropping a package no longer ONBOARDED from the cache");
+            crate::cache::settle_fill(ctx, &cached).await;
+            ctx.cache.remove(&cached).await?;
+        }
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ struct Row {
     state: String,
     started_at: NaiveDateTime,
     last_heartbeat: NaiveDateTime,
+    incarnation: String,
 }
 
 impl Row {
@@ -28,13 +29,14 @@ impl Row {
             host: self.host,
             started_at: self.started_at.and_utc(),
             last_heartbeat: self.last_heartbeat.and_utc(),
+            incarnation: self.incarnation,
         })
     }
 }
 
-/// Registers conductor `id` as a new incarnation in SYNCING (re-using its row after a
-/// restart with the same id).
-pub fn register(c: &mut DbConnection, id: &str, host: &str) -> Result<()> {
+/// Registers incarnation `incarnation` of conductor `id` in SYNCING (re-using its row
+/// after a restart with the same id).
+pub fn register(c: &mut DbConnection, id: &str, host: &str, incarnation: &str) -> Result<()> {
     let t = now();
     let state = ConductorState::Syncing.as_str();
     let n = diesel::update(dsl::conductors.filter(dsl::id.eq(id)))
@@ -43,6 +45,7 @@ pub fn register(c: &mut DbConnection, id: &str, host: &str) -> Result<()> {
             dsl::state.eq(state),
             dsl::started_at.eq(t),
             dsl::last_heartbeat.eq(t),
+            dsl::incarnation.eq(incarnation),
         ))
         .execute(c)?;
     if n == 0 {
@@ -52,6 +55,7 @@ pub fn register(c: &mut DbConnection, id: &str, host: &str) -> Result<()> {
             state: state.into(),
             started_at: t,
             last_heartbeat: t,
+            incarnation: incarnation.into(),
         };
         diesel::insert_into(conductors::table)
             .values(row)

@@ -180,8 +180,8 @@ pub enum Runner {
     /// Unchanged.
     #[default]
     Keep,
-    /// This conductor.
-    Set(String),
+    /// This conductor (its id and incarnation).
+    Set(String, String),
     /// Nobody.
     Clear,
 }
@@ -253,14 +253,20 @@ pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Opti
         }
         match &t.runner {
             Runner::Keep => {}
-            Runner::Set(who) => {
+            Runner::Set(who, incarnation) => {
                 diesel::update(me())
-                    .set(dsl::conductor_id.eq(Some(who)))
+                    .set((
+                        dsl::conductor_id.eq(Some(who)),
+                        dsl::runner_incarnation.eq(Some(incarnation)),
+                    ))
                     .execute(c)?;
             }
             Runner::Clear => {
                 diesel::update(me())
-                    .set(dsl::conductor_id.eq(None::<String>))
+                    .set((
+                        dsl::conductor_id.eq(None::<String>),
+                        dsl::runner_incarnation.eq(None::<String>),
+                    ))
                     .execute(c)?;
             }
         }
@@ -312,11 +318,13 @@ pub fn checkpoint(c: &mut DbConnection, id: Uuid) -> Result<Option<Value>> {
     json_opt("checkpoint", t.flatten())
 }
 
-/// Records `conductor` as the one running `id`, while it is in one of `states`.
+/// Records incarnation `incarnation` of `conductor` as the one running `id`, while it
+/// is in one of `states`.
 pub fn claim(
     c: &mut DbConnection,
     id: Uuid,
     conductor: &str,
+    incarnation: &str,
     states: &[OperationState],
 ) -> Result<bool> {
     let states: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
@@ -325,28 +333,61 @@ pub fn claim(
             .filter(dsl::id.eq(id.to_string()))
             .filter(dsl::operation_state.eq_any(states)),
     )
-    .set(dsl::conductor_id.eq(Some(conductor)))
+    .set((
+        dsl::conductor_id.eq(Some(conductor)),
+        dsl::runner_incarnation.eq(Some(incarnation)),
+    ))
     .execute(c)?;
     Ok(n == 1)
 }
 
+/// An occurrence in progress and who runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Running {
+    /// The occurrence.
+    pub id: Uuid,
+    /// STARTING, PROCESSING or ROLLING_BACK.
+    pub state: OperationState,
+    /// The conductor running it, if one took it.
+    pub runner: Option<String>,
+    /// Its incarnation that took it.
+    pub incarnation: Option<String>,
+    /// When it entered its state.
+    pub since: chrono::DateTime<chrono::Utc>,
+}
+
 /// Occurrences in progress (STARTING, PROCESSING, ROLLING_BACK) and who runs them.
-pub fn in_progress(c: &mut DbConnection) -> Result<Vec<(Uuid, OperationState, Option<String>)>> {
-    let rows: Vec<(String, String, Option<String>)> = dsl::vnf_lcm_op_occs
+pub fn in_progress(c: &mut DbConnection) -> Result<Vec<Running>> {
+    type RunningRow = (
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        NaiveDateTime,
+    );
+    let rows: Vec<RunningRow> = dsl::vnf_lcm_op_occs
         .filter(dsl::operation_state.eq_any([
             OperationState::Starting.as_str(),
             OperationState::Processing.as_str(),
             OperationState::RollingBack.as_str(),
         ]))
-        .select((dsl::id, dsl::operation_state, dsl::conductor_id))
+        .select((
+            dsl::id,
+            dsl::operation_state,
+            dsl::conductor_id,
+            dsl::runner_incarnation,
+            dsl::state_entered_time,
+        ))
         .load(c)?;
     rows.into_iter()
-        .map(|(id, s, who)| {
-            Ok((
-                id.parse().map_err(|e| corrupt("id", e))?,
-                s.parse().map_err(|e| corrupt("state", e))?,
-                who,
-            ))
+        .map(|(id, state, runner, incarnation, since)| {
+            Ok(Running {
+                id: id.parse().map_err(|e| corrupt("id", e))?,
+                state: state.parse().map_err(|e| corrupt("operation_state", e))?,
+                runner,
+                incarnation,
+                since: since.and_utc(),
+            })
         })
         .collect()
 }

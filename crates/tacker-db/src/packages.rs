@@ -10,6 +10,7 @@ use tacker_domain::package::{
 use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
+use crate::schema::package_downloads::dsl as dl;
 use crate::schema::vnf_packages::{self, dsl};
 use crate::{DbConnection, Error, Result, json_text, now};
 
@@ -244,6 +245,7 @@ pub fn begin_upload(c: &mut DbConnection, id: Uuid) -> Result<bool> {
         dsl::onboarding_failure_details.eq(None::<String>),
         dsl::downloading.eq(0),
         dsl::coordinator_id.eq(None::<String>),
+        dsl::coordinator_incarnation.eq(None::<String>),
         dsl::progress_at.eq(Some(now())),
         dsl::revision.eq(dsl::revision + 1),
         dsl::updated_at.eq(now()),
@@ -292,6 +294,7 @@ pub fn claim(
     c: &mut DbConnection,
     id: Uuid,
     conductor: &str,
+    incarnation: &str,
     from: OnboardingState,
     to: OnboardingState,
 ) -> Result<bool> {
@@ -308,6 +311,7 @@ pub fn claim(
     .set((
         dsl::onboarding_state.eq(to.as_str()),
         dsl::coordinator_id.eq(Some(conductor)),
+        dsl::coordinator_incarnation.eq(Some(incarnation)),
         dsl::progress_at.eq(Some(now())),
         dsl::revision.eq(dsl::revision + 1),
         dsl::updated_at.eq(now()),
@@ -374,36 +378,137 @@ pub fn store_model(
     }
 }
 
-/// Counts one more conductor holding the package (while PROCESSING).
-pub fn increment_downloading(c: &mut DbConnection, id: Uuid) -> Result<bool> {
-    let n = diesel::update(
-        by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str())),
-    )
-    .set((
-        dsl::downloading.eq(dsl::downloading + 1),
-        dsl::progress_at.eq(Some(now())),
-    ))
-    .execute(c)?;
-    Ok(n == 1)
+/// Records that incarnation `incarnation` of `conductor` holds the package (while
+/// PROCESSING; a later confirmation of the same conductor replaces it), and counts the
+/// confirming conductors in `downloading`. False when the package is not PROCESSING.
+pub fn confirm_download(
+    c: &mut DbConnection,
+    id: Uuid,
+    conductor: &str,
+    incarnation: &str,
+) -> Result<bool> {
+    c.transaction(|c| {
+        let n = diesel::update(
+            by_id(id).filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str())),
+        )
+        .set(dsl::progress_at.eq(Some(now())))
+        .execute(c)?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let pkg = id.to_string();
+        diesel::delete(
+            dl::package_downloads
+                .filter(dl::package_id.eq(&pkg))
+                .filter(dl::conductor_id.eq(conductor)),
+        )
+        .execute(c)?;
+        diesel::insert_into(dl::package_downloads)
+            .values((
+                dl::package_id.eq(&pkg),
+                dl::conductor_id.eq(conductor),
+                dl::incarnation.eq(incarnation),
+                dl::confirmed_at.eq(now()),
+            ))
+            .execute(c)?;
+        let count: i64 = dl::package_downloads
+            .filter(dl::package_id.eq(&pkg))
+            .count()
+            .get_result(c)?;
+        diesel::update(by_id(id))
+            .set(dsl::downloading.eq(i32::try_from(count).unwrap_or(i32::MAX)))
+            .execute(c)?;
+        Ok(true)
+    })
 }
 
-/// PROCESSING -> ONBOARDED + ENABLED, only when exactly `conductors` conductors hold it.
-pub fn complete_onboarding(c: &mut DbConnection, id: Uuid, conductors: i32) -> Result<bool> {
-    let n = diesel::update(
-        by_id(id)
-            .filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str()))
-            .filter(dsl::downloading.eq(conductors))
-            .filter(dsl::deleted_at.is_null()),
-    )
-    .set((
-        dsl::onboarding_state.eq(OnboardingState::Onboarded.as_str()),
-        dsl::operational_state.eq(OperationalState::Enabled.as_str()),
-        dsl::coordinator_id.eq(None::<String>),
-        dsl::revision.eq(dsl::revision + 1),
-        dsl::updated_at.eq(now()),
-    ))
-    .execute(c)?;
-    Ok(n == 1)
+/// Who confirmed holding the package: `(conductor, incarnation)`.
+pub fn download_confirmations(c: &mut DbConnection, id: Uuid) -> Result<Vec<(String, String)>> {
+    Ok(dl::package_downloads
+        .filter(dl::package_id.eq(id.to_string()))
+        .select((dl::conductor_id, dl::incarnation))
+        .load(c)?)
+}
+
+/// Whether completing the onboarding is possible, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completion {
+    /// ONBOARDED.
+    Done,
+    /// Conductors that must still confirm holding the package (as their current
+    /// incarnations): `pending` are alive, `dead` stopped heartbeating.
+    Missing {
+        /// Alive, not confirmed yet (or confirmed by an earlier incarnation).
+        pending: Vec<String>,
+        /// Gone.
+        dead: Vec<String>,
+    },
+    /// It is not PROCESSING (any more).
+    Lost,
+}
+
+/// PROCESSING -> ONBOARDED + ENABLED when every conductor of `required` (the live READY
+/// set when the gathering began) and of the live READY set now, read in the same
+/// transaction, has confirmed holding the package as its current incarnation.
+pub fn complete_onboarding(
+    c: &mut DbConnection,
+    id: Uuid,
+    required: &[String],
+    dead_after: std::time::Duration,
+) -> Result<Completion> {
+    c.transaction(|c| {
+        let members = crate::conductors::list(c)?;
+        let confirmed = download_confirmations(c, id)?;
+        let now = chrono::Utc::now();
+        let mut needed: Vec<&tacker_domain::conductor::Conductor> = members
+            .iter()
+            .filter(|m| required.contains(&m.id) || m.is_live_ready(now, dead_after))
+            .collect();
+        needed.sort_by(|a, b| a.id.cmp(&b.id));
+        let (mut pending, mut dead) = (Vec::new(), Vec::new());
+        for r in required {
+            if !members.iter().any(|m| &m.id == r) {
+                dead.push(r.clone());
+            }
+        }
+        for m in &needed {
+            if confirmed
+                .iter()
+                .any(|(who, inc)| *who == m.id && *inc == m.incarnation)
+            {
+                continue;
+            }
+            if m.is_alive(now, dead_after) {
+                pending.push(m.id.clone());
+            } else {
+                dead.push(m.id.clone());
+            }
+        }
+        if !pending.is_empty() || !dead.is_empty() {
+            return Ok(Completion::Missing { pending, dead });
+        }
+        let n = diesel::update(
+            by_id(id)
+                .filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str()))
+                .filter(dsl::deleted_at.is_null()),
+        )
+        .set((
+            dsl::onboarding_state.eq(OnboardingState::Onboarded.as_str()),
+            dsl::operational_state.eq(OperationalState::Enabled.as_str()),
+            dsl::coordinator_id.eq(None::<String>),
+            dsl::coordinator_incarnation.eq(None::<String>),
+            dsl::downloading.eq(i32::try_from(needed.len()).unwrap_or(i32::MAX)),
+            dsl::revision.eq(dsl::revision + 1),
+            dsl::updated_at.eq(now.naive_utc()),
+        ))
+        .execute(c)?;
+        if n == 0 {
+            return Ok(Completion::Lost);
+        }
+        diesel::delete(dl::package_downloads.filter(dl::package_id.eq(id.to_string())))
+            .execute(c)?;
+        Ok(Completion::Done)
+    })
 }
 
 /// UPLOADING/PROCESSING -> CREATED with `details` visible until the next upload; forgets
@@ -430,11 +535,13 @@ pub fn fail_onboarding(c: &mut DbConnection, id: Uuid, details: &ProblemDetails)
         dsl::package_model.eq(None::<String>),
         dsl::downloading.eq(0),
         dsl::coordinator_id.eq(None::<String>),
+        dsl::coordinator_incarnation.eq(None::<String>),
         dsl::progress_at.eq(None::<NaiveDateTime>),
         dsl::revision.eq(dsl::revision + 1),
         dsl::updated_at.eq(now()),
     ))
     .execute(c)?;
+    diesel::delete(dl::package_downloads.filter(dl::package_id.eq(id.to_string()))).execute(c)?;
     Ok(n == 1)
 }
 
@@ -459,13 +566,22 @@ pub struct InFlight {
     pub state: OnboardingState,
     /// The conductor coordinating it, if one took it.
     pub coordinator: Option<String>,
+    /// Its incarnation that took it.
+    pub coordinator_incarnation: Option<String>,
     /// Its last progress.
     pub progress_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// Every package in UPLOADING or PROCESSING.
 pub fn in_flight(c: &mut DbConnection) -> Result<Vec<InFlight>> {
-    let rows: Vec<(String, String, Option<String>, Option<NaiveDateTime>)> = dsl::vnf_packages
+    type InFlightRow = (
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<NaiveDateTime>,
+    );
+    let rows: Vec<InFlightRow> = dsl::vnf_packages
         .filter(dsl::deleted_at.is_null())
         .filter(dsl::onboarding_state.eq_any([
             OnboardingState::Uploading.as_str(),
@@ -475,18 +591,22 @@ pub fn in_flight(c: &mut DbConnection) -> Result<Vec<InFlight>> {
             dsl::id,
             dsl::onboarding_state,
             dsl::coordinator_id,
+            dsl::coordinator_incarnation,
             dsl::progress_at,
         ))
         .load(c)?;
     rows.into_iter()
-        .map(|(id, state, coordinator, progress)| {
-            Ok(InFlight {
-                id: id.parse().map_err(|e| corrupt("id", e))?,
-                state: state.parse().map_err(|e| corrupt("onboarding_state", e))?,
-                coordinator,
-                progress_at: progress.map(|p| p.and_utc()),
-            })
-        })
+        .map(
+            |(id, state, coordinator, coordinator_incarnation, progress)| {
+                Ok(InFlight {
+                    id: id.parse().map_err(|e| corrupt("id", e))?,
+                    state: state.parse().map_err(|e| corrupt("onboarding_state", e))?,
+                    coordinator,
+                    coordinator_incarnation,
+                    progress_at: progress.map(|p| p.and_utc()),
+                })
+            },
+        )
         .collect()
 }
 

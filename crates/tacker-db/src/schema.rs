@@ -27,6 +27,7 @@ diesel::table! {
         package_model -> Nullable<Text>,
         progress_at -> Nullable<Timestamp>,
         content_digest -> Nullable<Text>,
+        coordinator_incarnation -> Nullable<Text>,
     }
 }
 
@@ -37,6 +38,7 @@ diesel::table! {
         state -> Text,
         started_at -> Timestamp,
         last_heartbeat -> Timestamp,
+        incarnation -> Text,
     }
 }
 
@@ -87,6 +89,7 @@ diesel::table! {
         created_at -> Timestamp,
         request -> Nullable<Text>,
         checkpoint -> Nullable<Text>,
+        runner_incarnation -> Nullable<Text>,
     }
 }
 
@@ -142,5 +145,14 @@ diesel::table! {
         address -> Text,
         public_key -> Text,
         pinned_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    package_downloads (package_id, conductor_id) {
+        package_id -> Text,
+        conductor_id -> Text,
+        incarnation -> Text,
+        confirmed_at -> Timestamp,
     }
 }

@@ -29,6 +29,9 @@ pub struct Conductor {
     pub started_at: DateTime<Utc>,
     /// Its last heartbeat.
     pub last_heartbeat: DateTime<Utc>,
+    /// This incarnation (a fresh id at every start): work records the incarnation that
+    /// owns it.
+    pub incarnation: String,
 }
 
 impl Conductor {
@@ -42,6 +45,24 @@ impl Conductor {
     /// Whether it is alive and not STOPPING: it counts as a member of the cluster.
     pub fn is_live(&self, now: DateTime<Utc>, dead_after: std::time::Duration) -> bool {
         self.state != ConductorState::Stopping && self.is_alive(now, dead_after)
+    }
+
+    /// Whether work recorded as owned by incarnation `owner` of this conductor is still
+    /// owned: the conductor heartbeats and is that incarnation. Work that recorded no
+    /// incarnation (from before incarnations existed) is owned when it started after
+    /// this incarnation did.
+    pub fn still_owns(
+        &self,
+        owner: Option<&str>,
+        since: DateTime<Utc>,
+        now: DateTime<Utc>,
+        dead_after: std::time::Duration,
+    ) -> bool {
+        self.is_alive(now, dead_after)
+            && match owner {
+                Some(i) => i == self.incarnation,
+                None => self.started_at <= since,
+            }
     }
 
     /// Whether it is in the live READY set: alive and READY, the set a fanout must reach
@@ -67,6 +88,7 @@ mod tests {
             state: ConductorState::Ready,
             started_at: at(0),
             last_heartbeat: at(100),
+            incarnation: "i1".into(),
         };
         let dead_after = std::time::Duration::from_secs(10);
         assert!(c.is_live(at(105), dead_after) && c.is_live_ready(at(105), dead_after));
@@ -77,6 +99,15 @@ mod tests {
             c.is_alive(at(105), dead_after),
             "a STOPPING conductor owns its work"
         );
+        assert!(c.still_owns(Some("i1"), at(50), at(105), dead_after));
+        assert!(
+            !c.still_owns(Some("i0"), at(50), at(105), dead_after),
+            "work of an earlier incarnation under the same id is lost"
+        );
+        assert!(!c.still_owns(Some("i1"), at(50), at(110), dead_after));
+        assert!(c.still_owns(None, at(50), at(105), dead_after));
+        c.started_at = at(60);
+        assert!(!c.still_owns(None, at(50), at(105), dead_after));
         c.state = ConductorState::Syncing;
         assert!(c.is_live(at(105), dead_after) && !c.is_live_ready(at(105), dead_after));
     }

@@ -1,5 +1,5 @@
 //! `DownloadCsar`: cache the package (streamed, digest-checked, extracted, renamed into
-//! place) and count this conductor in.
+//! place) and confirm it as this incarnation of this conductor.
 
 use std::sync::Arc;
 
@@ -17,9 +17,10 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: DownloadCsar) -> Result<Vec<u8>, Handle
     ensure_cached(ctx, id, &msg.content_digest)
         .await
         .map_err(HandlerError::new)?;
+    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let counted = ctx
         .db
-        .run(move |c| packages::increment_downloading(c, id))
+        .run(move |c| packages::confirm_download(c, id, &me, &incarnation))
         .await
         .map_err(HandlerError::new)?;
     if !counted {

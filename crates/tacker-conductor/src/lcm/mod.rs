@@ -185,7 +185,7 @@ async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
 
 async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
     let id = op.id;
-    let me = ctx.id.clone();
+    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let claimed = ctx
         .db
         .run(move |c| {
@@ -193,6 +193,7 @@ async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
                 c,
                 id,
                 &me,
+                &incarnation,
                 &[OperationState::Starting, OperationState::Processing],
             )
         })
@@ -363,7 +364,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
             from: vec![OperationState::Starting],
             to: Some(OperationState::Processing),
             grant_id,
-            runner: Runner::Set(ctx.id.clone()),
+            runner: Runner::Set(ctx.id.clone(), ctx.incarnation.clone()),
             ..Default::default()
         };
         let op = end(ctx, id, t).await.ok_or_else(Failure::superseded)?;
@@ -456,10 +457,10 @@ fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Failure> {
 
 async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
     let id = op.id;
-    let me = ctx.id.clone();
+    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let claimed = ctx
         .db
-        .run(move |c| ops::claim(c, id, &me, &[OperationState::RollingBack]))
+        .run(move |c| ops::claim(c, id, &me, &incarnation, &[OperationState::RollingBack]))
         .await
         .unwrap_or(false);
     if !claimed {

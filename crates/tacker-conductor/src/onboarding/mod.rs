@@ -24,10 +24,10 @@ fn internal(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Failure {
 /// this conductor fetches it, PROCESSING to coordinate); `false` when it is no longer
 /// UPLOADING (a redelivery, or it moved on).
 pub async fn claim(ctx: &Ctx, id: Uuid, to: OnboardingState) -> crate::Result<bool> {
-    let me = ctx.id.clone();
+    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     Ok(ctx
         .db
-        .run(move |c| packages::claim(c, id, &me, OnboardingState::Uploading, to))
+        .run(move |c| packages::claim(c, id, &me, &incarnation, OnboardingState::Uploading, to))
         .await?)
 }
 
@@ -127,8 +127,27 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
         }
     }
 
+    let msg = DownloadCsar {
+        package_id: id.to_string(),
+        sha512,
+        content_digest: digest,
+    };
+    gather(ctx, id, &msg).await
+}
+
+/// Has every live READY conductor cache the package and confirm it as its current
+/// incarnation, then ONBOARDED. The conductors live when the gathering begins must all
+/// confirm (one that stops heartbeating fails the onboarding, naming it), and so must
+/// any that becomes READY meanwhile. A member that restarts meanwhile (its confirmation
+/// is from an older incarnation) or does not answer is asked again until
+/// `download_timeout`; then the onboarding fails, naming them. A member that fails to
+/// cache fails it at once.
+async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> {
+    let timeout = ctx.onboarding.download_timeout;
+    let deadline = tokio::time::Instant::now() + timeout;
+    let id_text = id.to_string();
     let dead_after = ctx.dead_after;
-    let live: Vec<String> = ctx
+    let required: Vec<String> = ctx
         .db
         .run(move |c| conductors::live_ready(c, dead_after))
         .await
@@ -136,53 +155,57 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
         .into_iter()
         .map(|c| c.id)
         .collect();
-    let timeout = ctx.onboarding.download_timeout;
-    let msg = DownloadCsar {
-        package_id: id.to_string(),
-        sha512,
-        content_digest: digest,
-    };
-    let id_text = id.to_string();
-    let g = ctx
-        .bus
-        .scatter_gather::<DownloadCsar, DownloadCsarDone>(
-            &msg,
-            &live,
-            &[("package_id", &id_text)],
-            timeout,
-        )
-        .await
-        .map_err(|e| internal(ctx, "asking the conductors to cache the package", e))?;
-    let failures: Vec<String> = g
-        .replies
-        .iter()
-        .filter_map(|(who, r)| {
-            r.as_ref()
-                .err()
-                .map(|e| format!("conductor {who} failed to cache the package: {e}"))
-        })
-        .collect();
-    if !failures.is_empty() {
-        return Err(Failure::internal(failures.join("; ")));
+    loop {
+        let req = required.clone();
+        let done = ctx
+            .db
+            .run(move |c| packages::complete_onboarding(c, id, &req, dead_after))
+            .await
+            .map_err(|e| internal(ctx, "recording ONBOARDED", e))?;
+        let pending = match done {
+            packages::Completion::Done => return Ok(()),
+            packages::Completion::Lost => return Err(Failure::superseded()),
+            packages::Completion::Missing { dead, .. } if !dead.is_empty() => {
+                return Err(Failure::internal(format!(
+                    "conductor(s) {} stopped heartbeating before confirming the package cached",
+                    dead.join(", ")
+                )));
+            }
+            packages::Completion::Missing { pending, .. } => pending,
+        };
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return Err(Failure::timeout(format!(
+                "conductor(s) {} did not confirm caching the package within {timeout:?}",
+                pending.join(", ")
+            )));
+        }
+        tracing::debug!(package_id = %id, ?pending, "asking conductors to cache the package");
+        // Asked in short rounds, so a member that dies or restarts is noticed soon.
+        let round = left.min(dead_after.max(Duration::from_secs(1)));
+        let g = ctx
+            .bus
+            .scatter_gather::<DownloadCsar, DownloadCsarDone>(
+                msg,
+                &pending,
+                &[("package_id", &id_text)],
+                round,
+            )
+            .await
+            .map_err(|e| internal(ctx, "asking the conductors to cache the package", e))?;
+        let failures: Vec<String> = g
+            .replies
+            .iter()
+            .filter_map(|(who, r)| {
+                r.as_ref()
+                    .err()
+                    .map(|e| format!("conductor {who} failed to cache the package: {e}"))
+            })
+            .collect();
+        if !failures.is_empty() {
+            return Err(Failure::internal(failures.join("; ")));
+        }
     }
-    if !g.missing.is_empty() {
-        return Err(Failure::timeout(format!(
-            "conductor(s) {} did not confirm caching the package within {timeout:?}",
-            g.missing.join(", ")
-        )));
-    }
-    let n = i32::try_from(live.len()).unwrap_or(i32::MAX);
-    let done = ctx
-        .db
-        .run(move |c| packages::complete_onboarding(c, id, n))
-        .await
-        .map_err(|e| internal(ctx, "recording ONBOARDED", e))?;
-    if !done {
-        return Err(Failure::internal(format!(
-            "the download counter does not match the {n} live conductor(s) that confirmed"
-        )));
-    }
-    Ok(())
 }
 
 /// The failure path: the content leaves storage and every cache, then the package
@@ -229,7 +252,8 @@ async fn drop_caches(ctx: &Ctx, id: Uuid, members: &[String]) {
     }
 }
 
-/// Removes a package's content from storage and from every live conductor's cache.
+/// Removes a package's content from storage, from every other live conductor's cache
+/// and from this one's.
 pub async fn purge(ctx: &Ctx, id: Uuid) {
     let id_text = id.to_string();
     if let Err(e) = ctx.store.delete(&PackageStore::package_key(&id_text)).await {
@@ -238,7 +262,12 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
     let dead_after = ctx.dead_after;
     match ctx.db.run(move |c| conductors::alive(c, dead_after)).await {
         Ok(alive) => {
-            let members: Vec<String> = alive.into_iter().map(|c| c.id).collect();
+            // This conductor's own cache is cleared below (it may not be consuming yet).
+            let members: Vec<String> = alive
+                .into_iter()
+                .map(|c| c.id)
+                .filter(|m| *m != ctx.id)
+                .collect();
             drop_caches(ctx, id, &members).await;
         }
         Err(e) => {

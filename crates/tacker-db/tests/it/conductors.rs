@@ -11,7 +11,7 @@ async fn heartbeat_expiry_removes_a_conductor_from_the_live_set() {
     for t in TestDb::each() {
         let db = open(&t);
         for id in ["c1", "c2"] {
-            db.run(move |c| conductors::register(c, id, "host"))
+            db.run(move |c| conductors::register(c, id, "host", "inc-1"))
                 .await
                 .unwrap();
         }
@@ -46,13 +46,14 @@ async fn heartbeat_expiry_removes_a_conductor_from_the_live_set() {
             .unwrap();
         assert_eq!(ids(live), vec!["c2"], "{}", t.url);
         // A restart with the same id re-uses the row, back in SYNCING.
-        db.run(|c| conductors::register(c, "c1", "host2"))
+        db.run(|c| conductors::register(c, "c1", "host2", "inc-2"))
             .await
             .unwrap();
         let all = db.run(conductors::list).await.unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].state, ConductorState::Syncing);
         assert_eq!(all[0].host, "host2");
+        assert_eq!(all[0].incarnation, "inc-2", "a new incarnation");
         // Stopping conductors leave the live set at once.
         db.run(|c| conductors::set_state(c, "c2", ConductorState::Stopping))
             .await

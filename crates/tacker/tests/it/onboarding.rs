@@ -150,6 +150,102 @@ async fn a_coordinator_killed_mid_onboarding_is_recovered_by_a_live_conductor() 
     c.teardown().await;
 }
 
+/// Kills conductor `id` and starts it again at once under the same id and cache (a
+/// StatefulSet pod restarting).
+fn restart(c: &mut Cluster, id: &str) {
+    c.signal(id, "KILL");
+    let _ = c
+        .nodes
+        .get_mut(id)
+        .unwrap()
+        .proc
+        .wait(Duration::from_secs(5));
+    c.start_conductor(id);
+}
+
+#[tokio::test]
+async fn a_coordinator_that_comes_back_under_the_same_id_settles_its_onboarding_before_ready() {
+    let mut c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let id = c.upload(big_package("big-3")).await;
+    c.wait_state(&id, &["PROCESSING"], Duration::from_secs(30))
+        .await;
+    let coordinator = c.coordinator(&id).await.expect("a coordinator");
+    let started = std::time::Instant::now();
+    restart(&mut c, &coordinator);
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(30))
+        .await;
+    assert_eq!(p["onboardingState"], "CREATED", "{p}");
+    let detail = p["onboardingFailureDetails"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("coordinator restarted") && detail.contains(&coordinator),
+        "{detail}"
+    );
+    c.wait_ready(&coordinator).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "settled at start, not after a timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(!c.stored(&id));
+    for n in ["pc-1", "pc-2", "pc-3"] {
+        assert!(!c.cached(n, &id), "{n} keeps it");
+    }
+    // The same package onboards again everywhere.
+    let zip = big_package("big-3");
+    let r = c
+        .http
+        .put(format!(
+            "{}/vnfpkgm/v1/vnf_packages/{id}/package_content",
+            c.api
+        ))
+        .header("Content-Type", "application/zip")
+        .body(zip)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(60))
+        .await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    for n in ["pc-1", "pc-2", "pc-3"] {
+        assert!(c.cached(n, &id), "{n} lacks it");
+    }
+    c.teardown().await;
+}
+
+#[tokio::test]
+async fn a_member_that_restarts_mid_download_is_asked_again_and_holds_the_package() {
+    let mut c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    let id = c.upload(big_package("big-4")).await;
+    c.wait_state(&id, &["PROCESSING"], Duration::from_secs(30))
+        .await;
+    let coordinator = c.coordinator(&id).await.expect("a coordinator");
+    let member = ["pc-1", "pc-2", "pc-3"]
+        .into_iter()
+        .find(|n| *n != coordinator)
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !filling(&c, member) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{member} never started caching"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    restart(&mut c, member);
+    let p = c
+        .wait_state(&id, &["CREATED", "ONBOARDED"], Duration::from_secs(60))
+        .await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    c.wait_ready(member).await;
+    for n in ["pc-1", "pc-2", "pc-3"] {
+        assert!(c.cached(n, &id), "{n} lacks it, yet it is ONBOARDED");
+    }
+    c.teardown().await;
+}
+
 #[tokio::test]
 async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
     let mut c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
