@@ -133,6 +133,11 @@ pub struct Ctx {
     /// Metrics.
     pub metrics: Arc<Metrics>,
     ready: AtomicBool,
+    /// When this conductor last got its heartbeat through after failing to (a database
+    /// outage): until `dead_after` has passed since, the others' heartbeats may be old
+    /// for the same reason, so nobody is declared lost.
+    recovered_at: std::sync::Mutex<Option<std::time::Instant>>,
+    heartbeat_failing: AtomicBool,
     /// Cache fills in flight, by package id (shared by everyone who needs that package).
     pub(crate) fills: std::sync::Mutex<std::collections::HashMap<String, Fill>>,
 }
@@ -155,6 +160,8 @@ impl Ctx {
             keys: settings.keys.clone(),
             metrics: Arc::new(Metrics::new()?),
             ready: AtomicBool::new(false),
+            recovered_at: std::sync::Mutex::new(None),
+            heartbeat_failing: AtomicBool::new(false),
             fills: Default::default(),
         })
     }
@@ -162,6 +169,29 @@ impl Ctx {
     /// Whether the conductor is READY.
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)
+    }
+
+    /// Records how this conductor's heartbeat went.
+    pub(crate) fn heartbeat_result(&self, ok: bool) {
+        if !ok {
+            self.heartbeat_failing.store(true, Ordering::SeqCst);
+        } else if self.heartbeat_failing.swap(false, Ordering::SeqCst)
+            && let Ok(mut r) = self.recovered_at.lock()
+        {
+            *r = Some(std::time::Instant::now());
+        }
+    }
+
+    /// Whether this conductor may judge others by their heartbeats now: its own get
+    /// through, and for `dead_after` since an outage ended.
+    pub fn may_judge_liveness(&self) -> bool {
+        if self.heartbeat_failing.load(Ordering::SeqCst) {
+            return false;
+        }
+        self.recovered_at
+            .lock()
+            .map(|r| r.is_none_or(|t| t.elapsed() > self.dead_after))
+            .unwrap_or(true)
     }
 
     /// Records whether the conductor is READY.

@@ -40,7 +40,9 @@ pub async fn heartbeat_loop(
             _ = tick.tick() => {}
         }
         let id = ctx.id.clone();
-        match ctx.db.run(move |c| conductors::heartbeat(c, &id)).await {
+        let beat = ctx.db.run(move |c| conductors::heartbeat(c, &id)).await;
+        ctx.heartbeat_result(beat.is_ok());
+        match beat {
             Ok(true) => {}
             Ok(false) => {
                 tracing::warn!(conductor_id = %ctx.id, "membership row missing; registering again");

@@ -99,6 +99,10 @@ pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
 }
 
 async fn sweep(ctx: &Ctx) -> crate::Result<()> {
+    if !ctx.may_judge_liveness() {
+        tracing::debug!("the database was just unreachable: heartbeats are judged later");
+        return Ok(());
+    }
     lost_operations(ctx).await?;
     let in_flight = ctx.db.run(packages::in_flight).await?;
     let deleted = ctx

@@ -157,28 +157,40 @@ pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> crate::Result<()> {
     Ok(())
 }
 
+/// Records transition `t` of occurrence `id`; the occurrence after it, `None` when it
+/// was not in `t.from`. While the database is unreachable it is tried again (an
+/// occurrence must never stay in progress under a live runner).
 async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
-    match ctx.db.run(move |c| ops::transition(c, id, &t)).await {
-        Ok(Some(op)) => {
-            if matches!(
-                op.state,
-                OperationState::Completed
-                    | OperationState::FailedTemp
-                    | OperationState::RolledBack
-                    | OperationState::Failed
-            ) {
-                let took = (op.state_entered_time - op.start_time)
-                    .to_std()
-                    .unwrap_or_default();
-                ctx.metrics
-                    .lcm_ended(op.operation.as_str(), op.state.as_str(), took);
+    let mut delay = Duration::from_millis(200);
+    loop {
+        let attempt = t.clone();
+        match ctx.db.run(move |c| ops::transition(c, id, &attempt)).await {
+            Ok(Some(op)) => {
+                if matches!(
+                    op.state,
+                    OperationState::Completed
+                        | OperationState::FailedTemp
+                        | OperationState::RolledBack
+                        | OperationState::Failed
+                ) {
+                    let took = (op.state_entered_time - op.start_time)
+                        .to_std()
+                        .unwrap_or_default();
+                    ctx.metrics
+                        .lcm_ended(op.operation.as_str(), op.state.as_str(), took);
+                }
+                return Some(op);
             }
-            Some(op)
-        }
-        Ok(None) => None,
-        Err(e) => {
-            tracing::error!(op_occ_id = %id, error = %e, "could not record the operation's state");
-            None
+            Ok(None) => return None,
+            Err(tacker_db::Error::Unavailable(e)) => {
+                tracing::warn!(op_occ_id = %id, error = %e, retry_in = ?delay, "database unreachable; recording the operation's state again");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(5));
+            }
+            Err(e) => {
+                tracing::error!(op_occ_id = %id, error = %e, "could not record the operation's state");
+                return None;
+            }
         }
     }
 }

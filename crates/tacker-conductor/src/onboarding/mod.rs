@@ -157,21 +157,37 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
         .collect();
     loop {
         let req = required.clone();
-        let done = ctx
+        let done = match ctx
             .db
             .run(move |c| packages::complete_onboarding(c, id, &req, dead_after))
             .await
-            .map_err(|e| internal(ctx, "recording ONBOARDED", e))?;
+        {
+            Ok(d) => d,
+            // The database blipped: try again while time is left.
+            Err(tacker_db::Error::Unavailable(e))
+                if tokio::time::Instant::now() + Duration::from_millis(500) < deadline =>
+            {
+                tracing::warn!(package_id = %id, error = %e, "database unreachable; checking the confirmations again");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
+            Err(e) => return Err(internal(ctx, "recording ONBOARDED", e)),
+        };
         let pending = match done {
             packages::Completion::Done => return Ok(()),
             packages::Completion::Lost => return Err(Failure::superseded()),
-            packages::Completion::Missing { dead, .. } if !dead.is_empty() => {
+            packages::Completion::Missing { dead, .. }
+                if !dead.is_empty() && ctx.may_judge_liveness() =>
+            {
                 return Err(Failure::internal(format!(
                     "conductor(s) {} stopped heartbeating before confirming the package cached",
                     dead.join(", ")
                 )));
             }
-            packages::Completion::Missing { pending, .. } => pending,
+            // Right after a database outage old heartbeats prove nothing: ask them too.
+            packages::Completion::Missing { pending, dead } => {
+                pending.into_iter().chain(dead).collect::<Vec<_>>()
+            }
         };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if left.is_zero() {
@@ -208,21 +224,35 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
     }
 }
 
-/// The failure path: the content leaves storage and every cache, then the package
-/// returns to CREATED with `problem` as its failure details.
+/// The failure path: the package returns to CREATED with `problem` as its failure
+/// details, then its content leaves storage and every cache. Nothing is removed when it
+/// was no longer being onboarded (it may have been ONBOARDED meanwhile).
 pub async fn fail(ctx: &Ctx, id: Uuid, failure: &Failure) {
-    purge(ctx, id).await;
-    let problem = failure.problem();
-    match ctx
-        .db
-        .run(move |c| packages::fail_onboarding(c, id, &problem))
-        .await
-    {
-        Ok(true) => tracing::info!(package_id = %id, "returned to CREATED"),
-        Ok(false) => tracing::debug!(package_id = %id, "already out of onboarding"),
-        Err(e) => {
-            tracing::error!(package_id = %id, error = %e, "could not record the onboarding failure")
+    let mut delay = Duration::from_millis(200);
+    let failed = loop {
+        let problem = failure.problem();
+        match ctx
+            .db
+            .run(move |c| packages::fail_onboarding(c, id, &problem))
+            .await
+        {
+            Ok(failed) => break failed,
+            // A package must not stay in onboarding under a live coordinator.
+            Err(tacker_db::Error::Unavailable(e)) => {
+                tracing::warn!(package_id = %id, error = %e, retry_in = ?delay, "database unreachable; recording the failure again");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(5));
+            }
+            Err(e) => {
+                return tracing::error!(package_id = %id, error = %e, "could not record the onboarding failure");
+            }
         }
+    };
+    if failed {
+        tracing::info!(package_id = %id, "returned to CREATED");
+        purge(ctx, id).await;
+    } else {
+        tracing::debug!(package_id = %id, "already out of onboarding; its content stays");
     }
 }
 

@@ -30,7 +30,8 @@ pub struct Cluster {
     #[allow(dead_code)]
     pub servers: Vec<Proc>,
     pub nodes: BTreeMap<String, Node>,
-    _tdb: TestDb,
+    bus_url: String,
+    _tdb: Option<TestDb>,
 }
 
 /// The onboarding download deadline in these clusters.
@@ -55,8 +56,29 @@ impl Cluster {
     /// (later entries win).
     pub async fn start_with(servers: usize, conductors: &[&str], extra: &[(&str, &str)]) -> Self {
         let tdb = TestDb::postgres();
+        let url = tdb.url.clone();
+        Self::start_on(
+            Some(tdb),
+            &url,
+            &tacker_testkit::amqp_url(),
+            servers,
+            conductors,
+            extra,
+        )
+        .await
+    }
+
+    /// The same on database `db_url` (migrated) and broker `bus_url`.
+    pub async fn start_on(
+        tdb: Option<TestDb>,
+        db_url: &str,
+        bus_url: &str,
+        servers: usize,
+        conductors: &[&str],
+        extra: &[(&str, &str)],
+    ) -> Self {
         let prefix = tacker_testkit::unique_prefix();
-        let mut env = ClusterEnv::new(&tdb.url, &tacker_testkit::amqp_url(), &prefix);
+        let mut env = ClusterEnv::new(db_url, bus_url, &prefix);
         let defaults = [
             ("TACKER__ONBOARDING__DOWNLOAD_TIMEOUT", DOWNLOAD_TIMEOUT),
             ("TACKER__ONBOARDING__RECOVERY_INTERVAL", "300ms"),
@@ -90,7 +112,7 @@ impl Cluster {
                 )
             })
             .collect();
-        let db = tacker_db::Db::connect(&tdb.url, 2, Duration::from_secs(5)).unwrap();
+        let db = tacker_db::Db::connect(db_url, 2, Duration::from_secs(5)).unwrap();
         let mut c = Cluster {
             env,
             api: apis[0].clone(),
@@ -100,6 +122,7 @@ impl Cluster {
             prefix,
             servers: procs,
             nodes: BTreeMap::new(),
+            bus_url: bus_url.to_owned(),
             _tdb: tdb,
         };
         for id in conductors {
@@ -247,7 +270,7 @@ impl Cluster {
     }
 
     pub async fn teardown(self) {
-        let opts = tacker_rpc::BusOptions::new(tacker_testkit::amqp_url(), self.prefix.clone());
+        let opts = tacker_rpc::BusOptions::new(self.bus_url.clone(), self.prefix.clone());
         let bus = tacker_rpc::Bus::connect(&opts, "t").await.unwrap();
         let _ = bus.teardown().await;
     }
