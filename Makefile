@@ -5,7 +5,7 @@
 CARGO ?= cargo
 SHELL := /bin/bash
 
-.PHONY: kube-sim heat-sim run build test test-only lint fmt doc bench setup services pytools clean-test-dbs fuzz
+.PHONY: kube-sim heat-sim run build test test-only lint fmt doc bench chaos setup services pytools clean-test-dbs fuzz
 
 run: build
 	./target/debug/tacker all-in-one
@@ -55,6 +55,12 @@ doc:
 
 bench: setup
 	@benches/run.sh
+
+# The fault-injection suite's long profile: 10 minutes of rounds (conductors killed and
+# restarted, bus cuts, broker restarts, database stops under load). The seed is printed;
+# TACKER_CHAOS_SEED=<seed> make chaos replays a run.
+chaos: setup
+	TACKER_CHAOS_PROFILE=long $(CARGO) nextest run -p tacker --no-capture -E 'test(/chaos::/)'
 
 # Drops leftover per-test PostgreSQL databases (tests drop their own when they end).
 clean-test-dbs:

@@ -131,39 +131,46 @@ async fn probe_outage(api: &str) -> Result<usize, String> {
     Ok(answered)
 }
 
-/// Injects faults while `load` runs; what landed when.
-async fn inject(
-    c: &mut Cluster,
-    pg: &PrivatePg,
-    rabbit: &mut PrivateRabbit,
-    proxy: &TcpProxy,
-    p: &Profile,
-    rng: &mut Rng,
-    t0: Instant,
-    load: &Load,
-) -> Vec<Injected> {
-    let mut faults: Vec<Fault> = std::iter::repeat_n(Fault::Kill, p.kills)
+/// The faults of one profile, in a random order.
+fn faults(p: &Profile, rng: &mut Rng) -> Vec<Fault> {
+    let mut f: Vec<Fault> = std::iter::repeat_n(Fault::Kill, p.kills)
         .chain(std::iter::repeat_n(Fault::Cut, p.cuts))
         .chain(std::iter::repeat_n(Fault::BrokerRestart, p.broker_restarts))
         .chain(std::iter::repeat_n(Fault::DbStop, p.db_stops))
         .collect();
-    rng.shuffle(&mut faults);
+    rng.shuffle(&mut f);
+    f
+}
+
+/// Injects the `pending` faults while `load` runs, each once work is in flight; what
+/// landed when. Faults left when the load ends wait for the next round.
+async fn inject(
+    c: &mut Cluster,
+    env: &mut Broken<'_>,
+    pending: &mut Vec<Fault>,
+    rng: &mut Rng,
+    t0: Instant,
+    load: &Load,
+) -> Vec<Injected> {
     let ids: Vec<String> = c.nodes.keys().cloned().collect();
     let mut log = Vec::new();
-    for f in faults {
+    while let Some(f) = pending.last().copied() {
         tokio::time::sleep(Duration::from_millis(300 + rng.below(1500) as u64)).await;
         // A fault must land on work in flight.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut flight = (0, 0, 0);
-        while Instant::now() < deadline && !load.done() {
-            if let Some(f) = in_flight(c).await {
-                flight = f;
-                if f.0 + f.1 + f.2 > 0 {
-                    break;
-                }
+        let mut flight = None;
+        while !load.done() {
+            if let Some(n) = in_flight(c).await
+                && n.0 + n.1 + n.2 > 0
+            {
+                flight = Some(n);
+                break;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        let Some(flight) = flight else {
+            return log;
+        };
+        pending.pop();
         let at = t0.elapsed();
         let what = match f {
             Fault::Kill => {
@@ -181,22 +188,22 @@ async fn inject(
             }
             Fault::Cut => {
                 let secs = 5 + rng.below(6) as u64;
-                proxy.cut(Duration::from_secs(secs)).await;
+                env.proxy.cut(Duration::from_secs(secs)).await;
                 format!("bus cut for {secs} s (proxy)")
             }
             Fault::BrokerRestart => {
                 let started = Instant::now();
-                rabbit.stop();
-                rabbit.resume();
+                env.rabbit.stop();
+                env.rabbit.resume();
                 format!("RabbitMQ node restarted ({:?} down)", started.elapsed())
             }
             Fault::DbStop => {
-                pg.stop();
+                env.pg.stop();
                 let started = Instant::now();
                 let probed = probe_outage(&c.api).await;
                 let rest = Duration::from_secs(10).saturating_sub(started.elapsed());
                 tokio::time::sleep(rest).await;
-                pg.resume();
+                env.pg.resume();
                 match probed {
                     Ok(n) => format!("PostgreSQL stopped for 10 s ({n} API probes answered 503)"),
                     Err(e) => panic!("during the database outage: {e}"),
@@ -217,6 +224,49 @@ async fn inject(
         });
     }
     log
+}
+
+/// What the faults break.
+struct Broken<'a> {
+    pg: &'a PrivatePg,
+    rabbit: &'a mut PrivateRabbit,
+    proxy: &'a TcpProxy,
+}
+
+/// Every accepted upload ended ONBOARDED, or CREATED with the reason.
+async fn check_ended(c: &Cluster, accepted: &[String], ended: &mut BTreeMap<String, usize>) {
+    for id in accepted {
+        let pkg = c.get(id).await;
+        let state = pkg["onboardingState"].as_str().unwrap_or_default();
+        *ended.entry(state.to_owned()).or_default() += 1;
+        assert!(
+            state == "ONBOARDED"
+                || state == "CREATED" && pkg["onboardingFailureDetails"]["detail"].is_string(),
+            "package {id} ended {state} without details: {pkg}"
+        );
+    }
+}
+
+/// Disables and deletes the packages.
+async fn clear_packages(c: &Cluster, ids: &[String]) {
+    for id in ids {
+        let url = format!("{}/vnfpkgm/v1/vnf_packages/{id}", c.api);
+        let _ = c
+            .http
+            .patch(&url)
+            .header("Content-Type", "application/merge-patch+json")
+            .body(r#"{"operationalState": "DISABLED"}"#)
+            .send()
+            .await
+            .unwrap();
+        let r = c.http.delete(&url).send().await.unwrap();
+        assert_eq!(
+            r.status(),
+            204,
+            "deleting {id}: {}",
+            r.text().await.unwrap_or_default()
+        );
+    }
 }
 
 /// Waits until nothing is in flight; panics after `bound`.
@@ -360,10 +410,20 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
     let mut round = 0;
     let mut injected = Vec::new();
     let mut accepted = Vec::new();
+    let mut pending = faults(&p, &mut rng);
+    // The bound: a lost coordinator is noticed after dead_after, a stalled upload after
+    // stall_timeout, a download round after download_timeout.
+    let bound = Duration::from_secs(2 + 8 + 20 + 30);
+    let mut ended: BTreeMap<String, usize> = BTreeMap::new();
     loop {
         round += 1;
         let load = Load::start(&c, &p, round, seed);
-        injected.extend(inject(&mut c, &pg, &mut rabbit, &proxy, &p, &mut rng, t0, &load).await);
+        let mut env = Broken {
+            pg: &pg,
+            rabbit: &mut rabbit,
+            proxy: &proxy,
+        };
+        injected.extend(inject(&mut c, &mut env, &mut pending, &mut rng, t0, &load).await);
         let outcome = load.finish().await;
         println!(
             "chaos: round {round}: {} uploads accepted, {} refused while faults lasted; {} instances through instantiate/heal/terminate",
@@ -376,29 +436,23 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
             "lifecycles that could not finish: {:?}",
             outcome.errors
         );
+        // After each round: nothing in flight within the bound, every accepted upload
+        // ended visibly, then the round's packages go (so long runs stay small) and the
+        // caches follow.
+        settled(&c, bound).await;
+        check_ended(&c, &outcome.accepted, &mut ended).await;
+        clear_packages(&c, &outcome.accepted).await;
+        caches_converge(&c, bound).await;
         accepted.extend(outcome.accepted);
-        if Instant::now() >= until {
-            break;
+        if pending.is_empty() {
+            if Instant::now() >= until {
+                break;
+            }
+            pending = faults(&p, &mut rng);
         }
     }
 
-    // The bound: a lost coordinator is noticed after dead_after, a stalled upload after
-    // stall_timeout, a download round after download_timeout.
-    let bound = Duration::from_secs(2 + 8 + 20 + 30);
-    settled(&c, bound).await;
-    let mut ended: BTreeMap<String, usize> = BTreeMap::new();
-    for id in &accepted {
-        let pkg = c.get(id).await;
-        let state = pkg["onboardingState"].as_str().unwrap_or_default();
-        *ended.entry(state.to_owned()).or_default() += 1;
-        assert!(
-            state == "ONBOARDED"
-                || state == "CREATED" && pkg["onboardingFailureDetails"]["detail"].is_string(),
-            "package {id} ended {state} without details: {pkg}"
-        );
-    }
     println!("chaos: accepted uploads ended {ended:?}");
-    caches_converge(&c, bound).await;
     // Every operation ended, and every FAILED_TEMP one completes on retry.
     let all: Vec<Value> = c
         .lcm(0, reqwest::Method::GET, "/vnf_lcm_op_occs")
