@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::{outbox, subscriptions};
+use tacker_db::{outbox, pkgm_subscriptions, subscriptions};
+use tacker_domain::lcm::SubscriptionAuth;
 use tokio_util::sync::CancellationToken;
 
 use crate::Ctx;
@@ -40,8 +41,8 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                     return;
                 }
                 let sid = p.subscription_id;
-                let Ok(Some(sub)) = ctx.db.run(move |c| subscriptions::get(c, sid)).await else { return };
-                let body = render(&ctx, &p, &sub);
+                let Some(sub) = subscriber(&ctx, sid).await else { return };
+                let body = render(&p, &sub);
                 match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &body).await {
                     Ok(()) => {
                         ctx.metrics.notification(true);
@@ -65,18 +66,43 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
     Ok(())
 }
 
+/// Where a subscription's notifications go, and the base their links are written under.
+struct Subscriber {
+    callback_uri: String,
+    authentication: Option<SubscriptionAuth>,
+    /// `<public url>/vnflcm/<version>` or `<public url>/vnfpkgm/v1`.
+    base: String,
+}
+
+/// The LCM or package subscription `id`.
+async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
+    if let Ok(Some(s)) = ctx.db.run(move |c| subscriptions::get(c, id)).await {
+        return Some(Subscriber {
+            callback_uri: s.callback_uri,
+            authentication: s.authentication,
+            base: s.api_version.base(&ctx.lcm.public_url),
+        });
+    }
+    let s = ctx
+        .db
+        .run(move |c| pkgm_subscriptions::get(c, id))
+        .await
+        .ok()
+        .flatten()?;
+    Some(Subscriber {
+        callback_uri: s.callback_uri,
+        authentication: s.authentication,
+        base: format!("{}/vnfpkgm/v1", ctx.lcm.public_url.trim_end_matches('/')),
+    })
+}
+
 /// The body delivered: rendered from the stored facts, links under the configured API
-/// base in the subscription's API version (rows of older versions were stored rendered).
-fn render(
-    ctx: &Ctx,
-    p: &outbox::Pending,
-    sub: &tacker_domain::lcm::Subscription,
-) -> serde_json::Value {
+/// base (of the subscription's API and version; rows of older versions were stored
+/// rendered).
+fn render(p: &outbox::Pending, sub: &Subscriber) -> serde_json::Value {
     match &p.payload {
-        outbox::Stored::Facts(n) => n.render(
-            &sub.api_version.base(&ctx.lcm.public_url),
-            p.subscription_id,
-        ),
+        outbox::Stored::Facts(n) => n.render(&sub.base, p.subscription_id),
+        outbox::Stored::Package(n) => n.render(&sub.base, p.subscription_id),
         outbox::Stored::Rendered(body) => body.clone(),
     }
 }

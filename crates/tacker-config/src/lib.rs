@@ -82,6 +82,8 @@ pub struct ServerConfig {
     pub page_size: usize,
     /// Largest JSON request body in bytes.
     pub max_json_body: usize,
+    /// `see_other` or `create` for a duplicate package subscription.
+    pub duplicate_subscriptions: String,
 }
 
 /// `[database]`
@@ -403,6 +405,16 @@ impl Config {
             format!(
                 "server.public_url {:?} is not a URL",
                 self.server.public_url
+            ),
+        );
+        check(
+            matches!(
+                self.server.duplicate_subscriptions.as_str(),
+                "see_other" | "create"
+            ),
+            format!(
+                "server.duplicate_subscriptions {:?} must be \"see_other\" or \"create\"",
+                self.server.duplicate_subscriptions
             ),
         );
         check(

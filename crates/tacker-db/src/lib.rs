@@ -8,6 +8,7 @@ pub mod instances;
 pub mod op_occs;
 pub mod outbox;
 pub mod packages;
+pub mod pkgm_subscriptions;
 pub mod schema;
 pub mod secrets;
 pub mod subscriptions;

@@ -27,24 +27,34 @@ pub(crate) fn enqueue_matching(
     n: &Notification,
     instance: &VnfInstance,
 ) -> Result<()> {
-    let t = now();
     let op = n.op.as_ref().map(|o| (o.operation, o.state));
     for (s, _) in subscriptions::list(c)? {
         if !s.filter.matches(n.kind, instance, op) {
             continue;
         }
         let mine = n.renewed();
-        let row = NewRow {
-            subscription_id: s.id.to_string(),
-            notification_id: mine.id.to_string(),
-            payload: json_text(&mine),
+        push(c, s.id, mine.id, &json_text(&mine))?;
+    }
+    Ok(())
+}
+
+/// Queues one notification (`payload`, its facts) for `subscription`.
+pub(crate) fn push(
+    c: &mut DbConnection,
+    subscription: Uuid,
+    notification: Uuid,
+    payload: &str,
+) -> Result<()> {
+    let t = now();
+    diesel::insert_into(notification_outbox::table)
+        .values(NewRow {
+            subscription_id: subscription.to_string(),
+            notification_id: notification.to_string(),
+            payload: payload.to_owned(),
             next_attempt_at: t,
             created_at: t,
-        };
-        diesel::insert_into(notification_outbox::table)
-            .values(row)
-            .execute(c)?;
-    }
+        })
+        .execute(c)?;
     Ok(())
 }
 
@@ -67,6 +77,8 @@ pub struct Pending {
 pub enum Stored {
     /// Facts, rendered at delivery.
     Facts(Box<Notification>),
+    /// Package notification facts, rendered at delivery.
+    Package(Box<tacker_domain::pkgm::PkgFacts>),
     /// A body rendered when it was queued (rows of older versions).
     Rendered(Value),
 }
@@ -74,10 +86,15 @@ pub enum Stored {
 impl Stored {
     fn parse(text: &str) -> serde_json::Result<Self> {
         let v: Value = serde_json::from_str(text)?;
-        Ok(match serde_json::from_value::<Notification>(v.clone()) {
-            Ok(n) => Stored::Facts(Box::new(n)),
-            Err(_) => Stored::Rendered(v),
-        })
+        if let Ok(n) = serde_json::from_value::<Notification>(v.clone()) {
+            return Ok(Stored::Facts(Box::new(n)));
+        }
+        Ok(
+            match serde_json::from_value::<tacker_domain::pkgm::PkgFacts>(v.clone()) {
+                Ok(p) => Stored::Package(Box::new(p)),
+                Err(_) => Stored::Rendered(v),
+            },
+        )
     }
 }
 

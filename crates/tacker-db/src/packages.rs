@@ -7,6 +7,7 @@ use tacker_domain::ProblemDetails;
 use tacker_domain::package::{
     Checksum, DescriptorFacts, OnboardingState, OperationalState, UsageState, VnfPackage,
 };
+use tacker_domain::pkgm::PkgFacts;
 use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
@@ -191,24 +192,55 @@ pub fn modify(
     operational_state: Option<OperationalState>,
     user_defined_data: Option<&Map<String, Value>>,
 ) -> Result<bool> {
-    let target = dsl::vnf_packages
-        .filter(dsl::id.eq(id.to_string()))
-        .filter(dsl::revision.eq(revision))
-        .filter(dsl::deleted_at.is_null());
-    let n = diesel::update(target)
-        .set((
-            operational_state.map(|s| dsl::operational_state.eq(s.as_str())),
-            user_defined_data.map(|u| dsl::user_defined_data.eq(json_text(u))),
-            dsl::revision.eq(dsl::revision + 1),
-            dsl::updated_at.eq(now()),
-        ))
-        .execute(c)?;
-    Ok(n == 1)
+    // The write comes first in the transaction (SQLite takes the write lock at once).
+    c.transaction(|c| {
+        let target = dsl::vnf_packages
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::revision.eq(revision))
+            .filter(dsl::deleted_at.is_null());
+        let n = diesel::update(target)
+            .set((
+                operational_state.map(|s| dsl::operational_state.eq(s.as_str())),
+                user_defined_data.map(|u| dsl::user_defined_data.eq(json_text(u))),
+                dsl::revision.eq(dsl::revision + 1),
+                dsl::updated_at.eq(now()),
+            ))
+            .execute(c)?;
+        // The API refuses a state the package has already: a set state is a change.
+        if n == 1
+            && operational_state.is_some()
+            && let Some(after) = get(c, id)?
+        {
+            let pkg = after.package;
+            crate::pkgm_subscriptions::enqueue(c, &PkgFacts::op_state_changed(&pkg), &pkg)?;
+        }
+        Ok(n == 1)
+    })
 }
 
 /// Soft-deletes the package if it is deletable (DISABLED, NOT_IN_USE, not mid-onboarding);
 /// false otherwise (or when it does not exist).
 pub fn soft_delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+    c.transaction(|c| {
+        let deleted = soft_delete_row(c, id)?;
+        if deleted && let Some(st) = get_including_deleted(c, id)? {
+            let pkg = st.package;
+            crate::pkgm_subscriptions::enqueue(c, &PkgFacts::deleted(&pkg), &pkg)?;
+        }
+        Ok(deleted)
+    })
+}
+
+fn get_including_deleted(c: &mut DbConnection, id: Uuid) -> Result<Option<Stored>> {
+    by_id(id)
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(Row::into_stored)
+        .transpose()
+}
+
+fn soft_delete_row(c: &mut DbConnection, id: Uuid) -> Result<bool> {
     let target = dsl::vnf_packages
         .filter(dsl::id.eq(id.to_string()))
         .filter(dsl::deleted_at.is_null())
@@ -507,6 +539,10 @@ pub fn complete_onboarding(
         }
         diesel::delete(dl::package_downloads.filter(dl::package_id.eq(id.to_string())))
             .execute(c)?;
+        if let Some(st) = get(c, id)? {
+            let pkg = st.package;
+            crate::pkgm_subscriptions::enqueue(c, &PkgFacts::onboarded(&pkg), &pkg)?;
+        }
         Ok(Completion::Done)
     })
 }

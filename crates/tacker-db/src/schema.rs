@@ -156,3 +156,13 @@ diesel::table! {
         confirmed_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    pkgm_subscriptions (id) {
+        id -> Text,
+        callback_uri -> Text,
+        filter -> Text,
+        authentication -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}

@@ -6,6 +6,7 @@ pub mod failure;
 pub mod lcm;
 pub mod mgmt;
 pub mod package;
+pub mod pkgm;
 pub mod problem;
 pub mod sol013;
 mod states;

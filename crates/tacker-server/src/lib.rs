@@ -9,6 +9,7 @@ mod query;
 mod range;
 mod request_id;
 mod routes;
+mod wire;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -38,6 +39,8 @@ pub struct Settings {
     pub max_package_size: u64,
     /// How often an upload in flight records progress (well under the stall timeout).
     pub progress_interval: Duration,
+    /// Whether a duplicate package subscription is answered 303 (else created).
+    pub refuse_duplicate_subscriptions: bool,
     /// Which management driver runs which hook artifact (`[mgmt] drivers`): requests
     /// whose hooks have none, or whose driver parameters are wrong, are refused.
     pub mgmt: tacker_domain::mgmt::Mapping,
@@ -79,8 +82,12 @@ pub async fn run(
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
+            .wrap(actix_web::middleware::from_fn(wire::shape))
             .wrap(metrics::Track(metrics.clone()))
             .wrap(actix_web::middleware::from_fn(request_id::assign))
+            .wrap(actix_web::middleware::NormalizePath::new(
+                actix_web::middleware::TrailingSlash::MergeOnly,
+            ))
             .configure(configure)
     })
     .disable_signals()

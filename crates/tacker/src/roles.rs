@@ -111,6 +111,7 @@ fn server_state(
             dead_after: cfg.conductor.dead_after,
             max_package_size: cfg.onboarding.max_package_size,
             progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
+            refuse_duplicate_subscriptions: cfg.server.duplicate_subscriptions == "see_other",
             mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
                 .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
         },

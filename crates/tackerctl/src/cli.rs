@@ -288,6 +288,25 @@ pub enum OpCmd {
     },
 }
 
+/// Which API a subscription belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SubscriptionApi {
+    /// LCM notifications (`/vnflcm/v2/subscriptions`).
+    Vnflcm,
+    /// Package notifications (`/vnfpkgm/v1/subscriptions`).
+    Vnfpkgm,
+}
+
+impl SubscriptionApi {
+    /// The collection path.
+    pub fn path(self) -> &'static str {
+        match self {
+            Self::Vnflcm => "/vnflcm/v2/subscriptions",
+            Self::Vnfpkgm => "/vnfpkgm/v1/subscriptions",
+        }
+    }
+}
+
 /// `subscription ...`
 #[derive(Debug, Subcommand)]
 pub enum SubscriptionCmd {
@@ -296,24 +315,37 @@ pub enum SubscriptionCmd {
         /// callbackUri (must answer GET with 204).
         #[arg(long)]
         callback: String,
-        /// LccnSubscriptionRequest.filter (JSON or YAML file).
+        /// The subscription request's `filter` (JSON or YAML file).
         #[arg(long)]
         filter_file: Option<PathBuf>,
         /// BASIC authentication for the callback, `user:password`.
         #[arg(long)]
         basic: Option<String>,
+        /// LCM or package notifications.
+        #[arg(long, value_enum, default_value = "vnflcm")]
+        api: SubscriptionApi,
     },
     /// List subscriptions.
-    List,
+    List {
+        /// LCM or package subscriptions.
+        #[arg(long, value_enum, default_value = "vnflcm")]
+        api: SubscriptionApi,
+    },
     /// Show one subscription.
     Show {
         /// Subscription id.
         id: String,
+        /// LCM or package subscription.
+        #[arg(long, value_enum, default_value = "vnflcm")]
+        api: SubscriptionApi,
     },
     /// Delete a subscription.
     Delete {
         /// Subscription id.
         id: String,
+        /// LCM or package subscription.
+        #[arg(long, value_enum, default_value = "vnflcm")]
+        api: SubscriptionApi,
     },
 }
 

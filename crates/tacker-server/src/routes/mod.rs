@@ -7,6 +7,7 @@ pub mod openapi;
 mod package_content;
 mod package_files;
 mod packages;
+mod pkgm_subscriptions;
 mod vims;
 
 use actix_web::{HttpResponse, web};
@@ -109,6 +110,16 @@ api! {
         get vims::show => "Read a VIM (credentials masked)",
         put vims::update => "Update a VIM",
         delete vims::delete => "Delete a VIM not in use",
+    }
+    [] "/vnfpkgm/api_versions", Some("SOL013 v3.4.1"), { get pkgm_subscriptions::api_versions => "API versions of package management" }
+    [] "/vnfpkgm/v1/api_versions", Some("SOL013 v3.4.1"), { get pkgm_subscriptions::api_versions => "API versions of package management v1" }
+    [] "/vnfpkgm/v1/subscriptions", SOL005, {
+        post pkgm_subscriptions::create => "Subscribe to package notifications",
+        get pkgm_subscriptions::list => "List package subscriptions",
+    }
+    [] "/vnfpkgm/v1/subscriptions/{id}", SOL005, {
+        get pkgm_subscriptions::show => "Read a package subscription",
+        delete pkgm_subscriptions::delete => "Terminate a package subscription",
     }
     [] "/vnfpkgm/v1/vnf_packages", SOL005, {
         get packages::list => "List VNF packages",

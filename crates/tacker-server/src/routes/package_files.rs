@@ -132,10 +132,33 @@ pub async fn artifact(
         })?;
     let key = PackageStore::package_key(&id.to_string());
     let store = st.store.clone();
-    ranged(&req, loc.size, "application/octet-stream", |r| async move {
+    ranged(&req, loc.size, media_type(&artifact_path), |r| async move {
         entry_stream::open(&store, &key, loc, r).await
     })
     .await
+}
+
+/// An artifact's media type, by its extension (SOL005 9.4.7.3.2: "the" media type, else
+/// `application/octet-stream`).
+pub fn media_type(path: &str) -> &'static str {
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "yaml" | "yml" => "application/yaml",
+        "json" => "application/json",
+        "xml" => "application/xml",
+        "txt" | "log" | "mf" | "meta" => "text/plain",
+        "sh" => "application/x-sh",
+        "py" => "text/x-python",
+        "html" | "htm" => "text/html",
+        "pem" | "crt" | "cert" => "application/x-pem-file",
+        "zip" | "csar" => "application/zip",
+        "tar" => "application/x-tar",
+        "gz" | "tgz" => "application/gzip",
+        _ => "application/octet-stream",
+    }
 }
 
 /// `GET .../manifest`: the package's manifest as text.

@@ -7,5 +7,6 @@ mod lcm;
 mod onboarding;
 mod openapi;
 mod packages;
+mod pkgm;
 mod support;
 mod upload_from_uri;

@@ -124,6 +124,8 @@ pub struct Options {
     pub s3: bool,
     /// External NFVO Grant API base (None: built-in NFVO).
     pub nfvo_grant_url: Option<String>,
+    /// Duplicate package subscriptions answered 303.
+    pub refuse_duplicate_subscriptions: bool,
     /// `[mgmt] drivers` of the API server.
     pub server_mgmt: Vec<&'static str>,
     /// `[mgmt] drivers` of the conductors, when other than the server's.
@@ -140,6 +142,7 @@ impl Default for Options {
             download_timeout: Duration::from_secs(10),
             s3: false,
             nfvo_grant_url: None,
+            refuse_duplicate_subscriptions: true,
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
         }
@@ -224,6 +227,7 @@ impl TestApp {
                 dead_after: Duration::from_secs(2),
                 max_package_size: opts.max_package_size,
                 progress_interval: Duration::from_millis(500),
+                refuse_duplicate_subscriptions: opts.refuse_duplicate_subscriptions,
                 mgmt: tacker_domain::mgmt::Mapping::parse(
                     &opts
                         .server_mgmt

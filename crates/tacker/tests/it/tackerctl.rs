@@ -137,6 +137,25 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         .await;
     let sub_id = s["id"].as_str().unwrap().to_owned();
     assert!(ctl.ok(&["subscription", "list"]).await.contains(&sub_id));
+    // Package notifications, from the same command.
+    let pkg_sub = ctl
+        .json(&[
+            "subscription",
+            "create",
+            "--api",
+            "vnfpkgm",
+            "--callback",
+            &sub.url,
+        ])
+        .await;
+    let pkg_sub_id = pkg_sub["id"].as_str().unwrap().to_owned();
+    let listed = ctl.ok(&["subscription", "list", "--api", "vnfpkgm"]).await;
+    assert!(
+        listed.contains(&pkg_sub_id) && !listed.contains(&sub_id),
+        "{listed}"
+    );
+    ctl.ok(&["subscription", "delete", "--api", "vnfpkgm", &pkg_sub_id])
+        .await;
 
     // A CNF: create, instantiate (from a YAML file), heal, scale, sync, terminate.
     let v = ctl

@@ -17,6 +17,7 @@ pub async fn run(c: &Client, cmd: SubscriptionCmd, out: &mut Out<'_>) -> Result<
             callback,
             filter_file,
             basic,
+            api,
         } => {
             let mut b = json!({"callbackUri": callback});
             if let Some(f) = filter_file {
@@ -29,18 +30,17 @@ pub async fn run(c: &Client, cmd: SubscriptionCmd, out: &mut Out<'_>) -> Result<
                 b["authentication"] =
                     json!({"authType": ["BASIC"], "paramsBasic": {"userName": u, "password": p}});
             }
-            let v = c
-                .json(Method::POST, "/vnflcm/v2/subscriptions", Some(&b))
-                .await?;
+            // A duplicate package subscription is answered 303: the existing one.
+            let v = c.json(Method::POST, api.path(), Some(&b)).await?;
             out.result(&v, v["id"].as_str().unwrap_or_default())
         }
-        SubscriptionCmd::List => out.list(&c.list("/vnflcm/v2/subscriptions").await?, &COLUMNS),
-        SubscriptionCmd::Show { id } => out.show(
-            &c.json(Method::GET, &format!("/vnflcm/v2/subscriptions/{id}"), None)
+        SubscriptionCmd::List { api } => out.list(&c.list(api.path()).await?, &COLUMNS),
+        SubscriptionCmd::Show { id, api } => out.show(
+            &c.json(Method::GET, &format!("{}/{id}", api.path()), None)
                 .await?,
         ),
-        SubscriptionCmd::Delete { id } => {
-            c.send(c.request(Method::DELETE, &format!("/vnflcm/v2/subscriptions/{id}")))
+        SubscriptionCmd::Delete { id, api } => {
+            c.send(c.request(Method::DELETE, &format!("{}/{id}", api.path())))
                 .await?;
             out.result(&Value::Null, &format!("subscription {id} deleted"))
         }

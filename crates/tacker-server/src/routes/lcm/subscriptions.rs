@@ -26,9 +26,10 @@ pub struct CreateRequest {
     verbosity: Option<String>,
 }
 
+/// `SubscriptionAuthentication` (LCM and package subscriptions).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Authentication {
+pub struct Authentication {
     auth_type: Vec<String>,
     #[serde(default)]
     params_basic: Option<Basic>,
@@ -51,7 +52,8 @@ struct OAuth2 {
     token_endpoint: String,
 }
 
-fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError> {
+/// The authentication of a subscription request, checked.
+pub fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError> {
     let Some(a) = a else { return Ok(None) };
     let bad = |m: &str| ApiError::BadRequest(m.to_owned());
     match a.auth_type.as_slice() {
@@ -82,19 +84,36 @@ fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError>
     }
 }
 
-pub async fn create(
-    req: HttpRequest,
-    api: Api,
-    JsonBody(b): JsonBody<CreateRequest>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let uri = url::Url::parse(&b.callback_uri)
+/// A callback URI must be http(s) and answer a test GET with 204 before the
+/// subscription exists.
+pub async fn check_callback(
+    st: &ServerState,
+    callback_uri: &str,
+    authentication: Option<&SubscriptionAuth>,
+) -> Result<(), ApiError> {
+    let uri = url::Url::parse(callback_uri)
         .map_err(|e| ApiError::BadRequest(format!("callbackUri is not a URL: {e}")))?;
     if !matches!(uri.scheme(), "http" | "https") {
         return Err(ApiError::BadRequest(
             "callbackUri must be http:// or https://".into(),
         ));
     }
+    st.notify
+        .test_callback(callback_uri, authentication)
+        .await
+        .map_err(|e| {
+            ApiError::BadRequest(format!(
+                "callbackUri test failed: {e} (a GET must answer 204)"
+            ))
+        })
+}
+
+pub async fn create(
+    req: HttpRequest,
+    api: Api,
+    JsonBody(b): JsonBody<CreateRequest>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
     let verbosity = b.verbosity.unwrap_or_else(|| "FULL".into());
     if !matches!(verbosity.as_str(), "FULL" | "SHORT") {
         return Err(ApiError::BadRequest(
@@ -102,15 +121,7 @@ pub async fn create(
         ));
     }
     let authentication = auth(b.authentication)?;
-    // The subscriber must answer a test GET with 204 before the subscription exists.
-    st.notify
-        .test_callback(&b.callback_uri, authentication.as_ref())
-        .await
-        .map_err(|e| {
-            ApiError::BadRequest(format!(
-                "callbackUri test failed: {e} (a GET must answer 204)"
-            ))
-        })?;
+    check_callback(&st, &b.callback_uri, authentication.as_ref()).await?;
     let s = Subscription {
         id: Uuid::new_v4(),
         callback_uri: b.callback_uri,

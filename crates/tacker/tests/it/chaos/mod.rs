@@ -233,6 +233,38 @@ struct Broken<'a> {
     proxy: &'a TcpProxy,
 }
 
+/// Every operation occurrence, following the list's `Link: rel="next"` pages.
+async fn every_op(c: &Cluster) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut url = format!("{}/vnflcm/v2/vnf_lcm_op_occs", c.api);
+    loop {
+        let r = c
+            .http
+            .get(&url)
+            .header("Version", "2.0.0")
+            .send()
+            .await
+            .unwrap();
+        let next = r
+            .headers()
+            .get("link")
+            .and_then(|l| l.to_str().ok())
+            .and_then(|l| l.split(';').next())
+            .map(|u| {
+                u.trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_owned()
+            });
+        let page: Vec<Value> = r.json().await.unwrap();
+        out.extend(page);
+        match next {
+            Some(n) => url = n,
+            None => return out,
+        }
+    }
+}
+
 /// Every accepted upload ended ONBOARDED, or CREATED with the reason.
 async fn check_ended(c: &Cluster, accepted: &[String], ended: &mut BTreeMap<String, usize>) {
     for id in accepted {
@@ -454,14 +486,7 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
 
     println!("chaos: accepted uploads ended {ended:?}");
     // Every operation ended, and every FAILED_TEMP one completes on retry.
-    let all: Vec<Value> = c
-        .lcm(0, reqwest::Method::GET, "/vnf_lcm_op_occs")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let all = every_op(&c).await;
     for op in &all {
         let s = op["operationState"].as_str().unwrap();
         assert!(

@@ -1,0 +1,118 @@
+//! SOL005 package notification subscriptions (`/vnfpkgm/v1/subscriptions`) and the
+//! package management API's versions.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde_json::json;
+use tacker_db::pkgm_subscriptions::{self as subs, Insert};
+use tacker_domain::pkgm::{PkgmFilter, PkgmSubscription};
+use tacker_domain::sol013::{Marker, Selector};
+use uuid::Uuid;
+
+use super::lcm::subscriptions::{Authentication, auth, check_callback};
+use crate::extract::{AcceptsJson, JsonBody};
+use crate::http::{base_url, created, parse_id};
+use crate::query::ListQuery;
+use crate::{ApiError, ServerState};
+
+/// The SOL005 version served.
+pub const PKGM_API_VERSION: &str = "2.6.1";
+
+fn api_base(req: &HttpRequest, st: &ServerState) -> String {
+    format!("{}/vnfpkgm/v1", base_url(req, st))
+}
+
+/// `GET /vnfpkgm/api_versions`, `GET /vnfpkgm/v1/api_versions`.
+pub async fn api_versions(req: HttpRequest) -> HttpResponse {
+    let prefix = if req.path().starts_with("/vnfpkgm/v1") {
+        "/vnfpkgm/v1"
+    } else {
+        "/vnfpkgm"
+    };
+    HttpResponse::Ok().json(json!({"uriPrefix": prefix,
+        "apiVersions": [{"version": PKGM_API_VERSION, "isDeprecated": false}]}))
+}
+
+/// `PkgmSubscriptionRequest`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateRequest {
+    callback_uri: String,
+    #[serde(default)]
+    filter: Option<PkgmFilter>,
+    #[serde(default)]
+    authentication: Option<Authentication>,
+}
+
+pub async fn create(
+    req: HttpRequest,
+    JsonBody(b): JsonBody<CreateRequest>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let authentication = auth(b.authentication)?;
+    check_callback(&st, &b.callback_uri, authentication.as_ref()).await?;
+    let s = PkgmSubscription {
+        id: Uuid::new_v4(),
+        callback_uri: b.callback_uri,
+        filter: b.filter.unwrap_or_default(),
+        authentication,
+    };
+    let stored = s.clone();
+    let refuse = st.settings.refuse_duplicate_subscriptions;
+    let base = api_base(&req, &st);
+    match st.db.run(move |c| subs::insert(c, &stored, refuse)).await? {
+        Insert::Created => {
+            tracing::info!(subscription_id = %s.id, "package subscription created");
+            Ok(created(s.to_json(&base)))
+        }
+        // SOL005 lets the NFVO refuse a duplicate with 303 and the existing one.
+        Insert::Duplicate(existing) => Ok(HttpResponse::SeeOther()
+            .insert_header(("Location", format!("{base}/subscriptions/{existing}")))
+            .finish()),
+    }
+}
+
+const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "_links"];
+
+pub async fn list(
+    req: HttpRequest,
+    _: AcceptsJson,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let mut q = ListQuery::parse(req.query_string(), SUB_ATTRIBUTES)?;
+    q.selector = Selector::All;
+    let all = st.db.run(subs::list).await?;
+    let base = api_base(&req, &st);
+    let docs = all
+        .iter()
+        .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
+    super::paged(
+        &q,
+        docs,
+        st.settings.page_size,
+        &format!("{base}/subscriptions"),
+        &[],
+    )
+}
+
+pub async fn show(
+    req: HttpRequest,
+    _: AcceptsJson,
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let s = crate::http::load(&st, &path, "subscription", subs::get).await?;
+    Ok(HttpResponse::Ok().json(s.to_json(&api_base(&req, &st))))
+}
+
+pub async fn delete(
+    path: web::Path<String>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let id = parse_id(&path, "subscription")?;
+    if st.db.run(move |c| subs::delete(c, id)).await? {
+        Ok(HttpResponse::NoContent().finish())
+    } else {
+        Err(ApiError::NotFound(format!("subscription {id} not found")))
+    }
+}

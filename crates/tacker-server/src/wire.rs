@@ -1,0 +1,47 @@
+//! What every answer looks like on the wire, whoever produced it: header names in their
+//! canonical capitalisation on HTTP/1.1 (`Content-Type`, `Location`; some ETSI tooling
+//! looks them up case-sensitively), and every error a ProblemDetails, including those
+//! the HTTP layer produces before a handler runs.
+
+use actix_web::HttpResponse;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Next;
+use tacker_domain::ProblemDetails;
+
+const PROBLEM: &str = "application/problem+json";
+
+/// The middleware.
+pub async fn shape(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    // Errors reach here as answers already (handlers' and extractors'); an `Err` is
+    // left to actix, which renders it with our ResponseError (a ProblemDetails).
+    let mut res = next.call(req).await?.map_into_boxed_body();
+    let status = res.status();
+    let is_problem = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(PROBLEM));
+    if (status.is_client_error() || status.is_server_error()) && !is_problem {
+        let (req, old) = res.into_parts();
+        let detail = status
+            .canonical_reason()
+            .unwrap_or("the request could not be served")
+            .to_owned();
+        let mut new = HttpResponse::build(status)
+            .content_type(PROBLEM)
+            .json(ProblemDetails::new(status.as_u16(), detail));
+        for (name, value) in old.headers() {
+            if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+                new.headers_mut().insert(name.clone(), value.clone());
+            }
+        }
+        res = ServiceResponse::new(req, new);
+    }
+    res.response_mut().head_mut().set_camel_case_headers(true);
+    Ok(res)
+}
