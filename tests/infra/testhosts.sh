@@ -72,7 +72,11 @@ host_up() {
   ip netns add "ti-$n"
   ip link add "tv-$n" type veth peer name eth0 netns "ti-$n"
   ip link set "tv-$n" master "$br" up
-  for a in "$@"; do ip -n "ti-$n" addr add "$a" dev eth0; done
+  for a in "$@"; do
+    ip -n "ti-$n" addr add "$a" dev eth0
+    # An address a replaced host had: forget its old MAC here (no stale neighbour entry).
+    ip neigh flush to "${a%%/*}" 2>/dev/null || true
+  done
   ip -n "ti-$n" link set eth0 up
   ip -n "ti-$n" link set lo up
   setsid ip netns exec "ti-$n" unshare --mount --uts --pid --fork --propagation private \
@@ -110,7 +114,7 @@ case $cmd in
   bridge-down) ip link del "$1" 2>/dev/null || true ;;
   host-up) host_up "$@" ;;
   host-down) host_down "$1" ;;
-  addr-add) ip -n "ti-$1" addr replace "$2" dev eth0 ;;
+  addr-add) ip -n "ti-$1" addr replace "$2" dev eth0; ip neigh flush to "${2%%/*}" 2>/dev/null || true ;;
   link) ip link set "tv-$1" "$2" ;;
   list) ip netns list | awk '{print $1}' | sed -n "s/^ti-\($1.*\)/\1/p" ;;
   __init) hostinit "$@" ;;

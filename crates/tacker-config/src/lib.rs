@@ -490,11 +490,12 @@ impl Config {
             "all_in_one.conductors must be at least 1".into(),
         );
         check(
-            self.lcm.nfvo_grant_url.is_empty() || url::Url::parse(&self.lcm.nfvo_grant_url).is_ok(),
-            format!(
-                "lcm.nfvo_grant_url {:?} is not a URL",
-                self.lcm.nfvo_grant_url
-            ),
+            self.lcm.nfvo_grant_url.is_empty()
+                || url::Url::parse(&self.lcm.nfvo_grant_url)
+                    .is_ok_and(|u| u.username().is_empty() && u.password().is_none()),
+            // Not echoed: it may hold credentials.
+            "lcm.nfvo_grant_url is not a URL without credentials (give them in nfvo_user/nfvo_password)"
+                .into(),
         );
         check(
             self.lcm.default_vim.is_empty()

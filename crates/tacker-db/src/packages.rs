@@ -522,6 +522,8 @@ pub fn complete_onboarding(
         let n = diesel::update(
             by_id(id)
                 .filter(dsl::onboarding_state.eq(OnboardingState::Processing.as_str()))
+                // A failure being recorded (see `begin_failing`) wins.
+                .filter(dsl::onboarding_failure_details.is_null())
                 .filter(dsl::deleted_at.is_null()),
         )
         .set((
@@ -545,6 +547,23 @@ pub fn complete_onboarding(
         }
         Ok(Completion::Done)
     })
+}
+
+/// Marks an onboarding in flight as failing with `details` (it stays UPLOADING or
+/// PROCESSING, but can no longer complete): the content can then be removed before
+/// [`fail_onboarding`] returns it to CREATED. False when it is not in onboarding.
+pub fn begin_failing(c: &mut DbConnection, id: Uuid, details: &ProblemDetails) -> Result<bool> {
+    let n = diesel::update(by_id(id).filter(dsl::onboarding_state.eq_any([
+        OnboardingState::Uploading.as_str(),
+        OnboardingState::Processing.as_str(),
+    ])))
+    .set((
+        dsl::onboarding_failure_details.eq(Some(json_text(details))),
+        dsl::revision.eq(dsl::revision + 1),
+        dsl::updated_at.eq(now()),
+    ))
+    .execute(c)?;
+    Ok(n == 1)
 }
 
 /// UPLOADING/PROCESSING -> CREATED with `details` visible until the next upload; forgets

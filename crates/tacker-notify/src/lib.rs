@@ -40,11 +40,40 @@ pub enum Error {
 /// Result with the notify [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A token cache key: endpoint, client id and a digest of the secret (a subscription
+/// naming the same client with another password never gets the cached token).
+type TokenKey = (String, String, [u8; 32]);
+
+/// Longest a cached token is trusted, whatever `expires_in` says.
+const MAX_TOKEN_TTL: u64 = 24 * 3600;
+/// Largest token or NFVO answer read.
+const MAX_BODY: usize = 1024 * 1024;
+
 /// A shared HTTP client with an OAuth 2.0 token cache.
 #[derive(Debug)]
 pub struct Client {
     http: reqwest::Client,
-    tokens: Mutex<HashMap<(String, String), (String, Instant)>>,
+    tokens: Mutex<HashMap<TokenKey, (String, Instant)>>,
+}
+
+fn digest(secret: &str) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(secret.as_bytes()).into()
+}
+
+/// Reads at most `MAX_BODY` bytes of `resp` (an answer beyond that is an error).
+async fn limited(mut resp: reqwest::Response, url: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| unreachable(url, e))? {
+        if out.len() + chunk.len() > MAX_BODY {
+            return Err(Error::Unreachable {
+                url: url.to_owned(),
+                reason: format!("the answer is larger than {MAX_BODY} bytes"),
+            });
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
 }
 
 fn unreachable(url: &str, e: reqwest::Error) -> Error {
@@ -72,7 +101,7 @@ impl Client {
     }
 
     async fn token(&self, client_id: &str, secret: &str, endpoint: &str) -> Result<String> {
-        let key = (endpoint.to_owned(), client_id.to_owned());
+        let key = (endpoint.to_owned(), client_id.to_owned(), digest(secret));
         if let Some((t, until)) = self
             .tokens
             .lock()
@@ -97,7 +126,10 @@ impl Client {
         if !resp.status().is_success() {
             return Err(err(format!("HTTP {}", resp.status().as_u16())));
         }
-        let body: Value = resp.json().await.map_err(|e| err(e.to_string()))?;
+        let bytes = limited(resp, endpoint)
+            .await
+            .map_err(|e| err(e.to_string()))?;
+        let body: Value = serde_json::from_slice(&bytes).map_err(|e| err(e.to_string()))?;
         let token = body
             .get("access_token")
             .and_then(Value::as_str)
@@ -106,6 +138,7 @@ impl Client {
             .get("expires_in")
             .and_then(Value::as_u64)
             .unwrap_or(300)
+            .min(MAX_TOKEN_TTL)
             .saturating_sub(10);
         self.tokens
             .lock()
@@ -207,8 +240,9 @@ impl Client {
             .get(reqwest::header::LOCATION)
             .and_then(|l| l.to_str().ok())
             .map(str::to_owned);
-        let text = resp.text().await.unwrap_or_default();
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let url = resp.url().to_string();
+        let bytes = limited(resp, &url).await?;
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         Ok((status, location, body))
     }
 }

@@ -147,6 +147,8 @@ pub enum NfvoMode {
     Grant,
     Async,
     Refuse,
+    /// 202 with a `Location` on another origin: `http://127.0.0.1:<port>/...`.
+    AsyncElsewhere(u16),
 }
 
 /// An NFVO offering the SOL003 Grant API at `<url>/grant/v1`.
@@ -178,6 +180,9 @@ impl Nfvo {
                             NfvoMode::Async => HttpResponse::Accepted().insert_header(("Location", "/grant/v1/grants/g-1")).finish(),
                             NfvoMode::Refuse => HttpResponse::Forbidden()
                                 .json(json!({"status": 403, "detail": "no capacity left in zone A"})),
+                            NfvoMode::AsyncElsewhere(port) => HttpResponse::Accepted()
+                                .insert_header(("Location", format!("http://127.0.0.1:{port}/grant/v1/grants/g-1")))
+                                .finish(),
                         }
                     }),
                 )

@@ -205,6 +205,16 @@ async fn external(ctx: &Ctx, base: &str, req: &Value) -> Result<Value, Failure> 
     } else {
         format!("{}{}", origin(base), poll)
     };
+    // The NFVO's credentials go only to the NFVO's own origin.
+    if origin(&poll) != origin(base) {
+        return Err(Failure::new(
+            502,
+            format!(
+                "the NFVO answered 202 with a Location on another origin ({}); not followed",
+                origin(&poll)
+            ),
+        ));
+    }
     let deadline = tokio::time::Instant::now() + ctx.lcm.grant_timeout;
     loop {
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -224,35 +224,53 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
     }
 }
 
-/// The failure path: the package returns to CREATED with `problem` as its failure
-/// details, then its content leaves storage and every cache. Nothing is removed when it
-/// was no longer being onboarded (it may have been ONBOARDED meanwhile).
-pub async fn fail(ctx: &Ctx, id: Uuid, failure: &Failure) {
+/// Records a database step of the failure path, retrying while the database is
+/// unreachable (a package must not stay in onboarding under a live coordinator).
+async fn record<F>(ctx: &Ctx, id: Uuid, what: &str, step: F) -> Option<bool>
+where
+    F: Fn(&mut tacker_db::DbConnection) -> tacker_db::Result<bool> + Send + Clone + 'static,
+{
     let mut delay = Duration::from_millis(200);
-    let failed = loop {
-        let problem = failure.problem();
-        match ctx
-            .db
-            .run(move |c| packages::fail_onboarding(c, id, &problem))
-            .await
-        {
-            Ok(failed) => break failed,
-            // A package must not stay in onboarding under a live coordinator.
+    loop {
+        let s = step.clone();
+        match ctx.db.run(move |c| s(c)).await {
+            Ok(done) => return Some(done),
             Err(tacker_db::Error::Unavailable(e)) => {
-                tracing::warn!(package_id = %id, error = %e, retry_in = ?delay, "database unreachable; recording the failure again");
+                tracing::warn!(package_id = %id, error = %e, retry_in = ?delay, "database unreachable; {what} again");
                 tokio::time::sleep(delay).await;
                 delay = (delay * 2).min(Duration::from_secs(5));
             }
             Err(e) => {
-                return tracing::error!(package_id = %id, error = %e, "could not record the onboarding failure");
+                tracing::error!(package_id = %id, error = %e, "could not {what}");
+                return None;
             }
         }
-    };
-    if failed {
+    }
+}
+
+/// The failure path: the onboarding is marked failing (it can no longer complete), its
+/// content leaves storage and every cache, then the package returns to CREATED with
+/// `failure` as its details. Nothing is removed when it was no longer being onboarded
+/// (it may have been ONBOARDED meanwhile).
+pub async fn fail(ctx: &Ctx, id: Uuid, failure: &Failure) {
+    let problem = failure.problem();
+    let p = problem.clone();
+    let failing = record(ctx, id, "record the onboarding failure", move |c| {
+        packages::begin_failing(c, id, &p)
+    })
+    .await;
+    if failing != Some(true) {
+        return tracing::debug!(package_id = %id, "already out of onboarding; its content stays");
+    }
+    purge(ctx, id).await;
+    let p = problem.clone();
+    if record(ctx, id, "return the package to CREATED", move |c| {
+        packages::fail_onboarding(c, id, &p)
+    })
+    .await
+        == Some(true)
+    {
         tracing::info!(package_id = %id, "returned to CREATED");
-        purge(ctx, id).await;
-    } else {
-        tracing::debug!(package_id = %id, "already out of onboarding; its content stays");
     }
 }
 

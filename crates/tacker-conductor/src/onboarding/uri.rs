@@ -23,7 +23,14 @@ pub async fn open(
     let bad = |status: u16, m: String| Failure::new(status, m);
     let mut url =
         url::Url::parse(address).map_err(|e| bad(400, format!("invalid package URI: {e}")))?;
-    let origin = url.host_str().map(str::to_owned);
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad(
+            400,
+            "package URI must not carry credentials; give userName and password".into(),
+        ));
+    }
+    // Credentials go only to the origin (scheme, host, port) they were given for.
+    let origin = url.origin();
     for _ in 0..=MAX_REDIRECTS {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(bad(
@@ -52,6 +59,8 @@ pub async fn open(
         }
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
+            // A proxy would connect elsewhere than the addresses checked and pinned.
+            .no_proxy()
             .connect_timeout(settings.uri_connect_timeout)
             .read_timeout(Duration::from_secs(60))
             .resolve_to_addrs(&host, &addrs)
@@ -59,7 +68,7 @@ pub async fn open(
             .map_err(|e| bad(500, format!("http client: {e}")))?;
         let mut req = client.get(url.clone());
         // Credentials go only to the host they were given for.
-        if !user.is_empty() && origin.as_deref() == Some(host.as_str()) {
+        if !user.is_empty() && url.origin() == origin {
             req = req.basic_auth(user, Some(password));
         }
         let resp = req.send().await.map_err(|e| {
@@ -79,6 +88,9 @@ pub async fn open(
             url = url
                 .join(loc)
                 .map_err(|e| bad(502, format!("{url} redirected to an invalid URL: {e}")))?;
+            if !url.username().is_empty() || url.password().is_some() {
+                return Err(bad(502, "a redirect carried credentials in its URL".into()));
+            }
             continue;
         }
         if !status.is_success() {

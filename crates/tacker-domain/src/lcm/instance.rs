@@ -219,29 +219,45 @@ pub struct VnfInstance {
     pub created_at: DateTime<Utc>,
 }
 
-/// Keys of `accessInfo` (and `interfaceInfo`) that are secrets.
-const SECRET_KEYS: [&str; 6] = [
-    "password",
-    "bearer_token",
-    "client_secret",
-    "token",
-    "ssl_ca_cert_key",
-    "secret",
+/// The keys of `accessInfo` answered (an allowlist: every other key may be a secret,
+/// `apiKey`, `accessToken`, `client_key` and whatever a VIM type adds).
+const ACCESS_SHOWN: [&str; 7] = [
+    "username",
+    "region",
+    "project",
+    "projectId",
+    "projectDomain",
+    "userDomain",
+    "tenant",
 ];
+
+/// Whether an `interfaceInfo` key looks like a secret.
+fn secret_like(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["password", "secret", "token", "key", "credential"]
+        .iter()
+        .any(|w| k.contains(w))
+}
+
+/// One `vimConnectionInfo` entry as answered: `accessInfo` reduced to the allowlist,
+/// secret-like `interfaceInfo` keys removed.
+pub fn redact_vim_connection(entry: &mut Value) {
+    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
+        access.retain(|k, _| ACCESS_SHOWN.contains(&k.as_str()));
+    }
+    if let Some(iface) = entry
+        .get_mut("interfaceInfo")
+        .and_then(Value::as_object_mut)
+    {
+        iface.retain(|k, _| !secret_like(k));
+    }
+}
 
 /// `vimConnectionInfo` as answered: credentials removed.
 pub fn redact_vim_connection_info(vci: &Map<String, Value>) -> Map<String, Value> {
     let mut out = vci.clone();
     for v in out.values_mut() {
-        if let Some(access) = v.get_mut("accessInfo").and_then(Value::as_object_mut) {
-            for k in SECRET_KEYS {
-                access.remove(k);
-            }
-            access.retain(|k, _| {
-                !k.to_ascii_lowercase().contains("password")
-                    && !k.to_ascii_lowercase().contains("secret")
-            });
-        }
+        redact_vim_connection(v);
     }
     out
 }
@@ -350,14 +366,15 @@ mod tests {
 
     #[test]
     fn credentials_never_leave() {
-        let vci = json!({"vim1": {"vimType": "kubernetes", "interfaceInfo": {"endpoint": "https://k"},
-            "accessInfo": {"bearer_token": "t0k", "username": "u", "password": "p", "myPassword": "x"}}});
+        let vci = json!({"vim1": {"vimType": "kubernetes",
+            "interfaceInfo": {"endpoint": "https://k", "client_key": "ck-1"},
+            "accessInfo": {"bearer_token": "t0k", "username": "u", "password": "p", "myPassword": "x",
+                "apiKey": "ak-1", "accessToken": "at-1", "client_key": "ck-2"}}});
         let out = redact_vim_connection_info(vci.as_object().unwrap());
         let text = serde_json::to_string(&out).unwrap();
-        assert!(
-            !text.contains("t0k") && !text.contains("\"p\"") && !text.contains("myPassword"),
-            "{text}"
-        );
+        for secret in ["t0k", "\"p\"", "myPassword", "ak-1", "at-1", "ck-1", "ck-2"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
         assert!(text.contains("https://k") && text.contains("\"username\""));
     }
 }

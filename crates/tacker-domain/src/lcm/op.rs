@@ -174,7 +174,11 @@ impl OpOcc {
         }
         o.insert("operation".into(), json!(self.operation));
         o.insert("isAutomaticInvocation".into(), json!(false));
-        o.insert("operationParams".into(), self.operation_params.clone());
+        // Rows stored before secrets were masked at storage are masked here too.
+        o.insert(
+            "operationParams".into(),
+            super::secrets::shown_params(&self.operation_params),
+        );
         o.insert("isCancelPending".into(), json!(false));
         if let Some(e) = &self.error {
             o.insert("error".into(), json!(e));

@@ -5,7 +5,6 @@
 use serde_json::{Map, Value};
 
 use super::op::OpOcc;
-use super::redact_vim_connection_info;
 use super::request::OperationParams;
 
 /// What a secret is answered as.
@@ -82,28 +81,34 @@ impl OperationParams {
     }
 }
 
+/// A request body as stored and answered: every secret masked (also in URLs), VIM
+/// credentials reduced to what an answer may show (map or v1 list form).
+pub fn shown_params(body: &Value) -> Value {
+    let mut out = body.clone();
+    if let Some(vci) = out.get_mut("vimConnectionInfo") {
+        match vci {
+            Value::Object(m) => m
+                .values_mut()
+                .for_each(super::instance::redact_vim_connection),
+            Value::Array(list) => list
+                .iter_mut()
+                .for_each(super::instance::redact_vim_connection),
+            _ => {}
+        }
+    }
+    mask(&mut out);
+    out
+}
+
 impl OpOcc {
-    /// The occurrence as stored and answered: secrets in `additionalParams` masked in
-    /// the typed request, and every secret of the received body masked (VIM
-    /// credentials of `vimConnectionInfo` removed, as in instance answers).
+    /// The occurrence as stored: secrets in `additionalParams` masked in the typed
+    /// request (the instantiate ones are kept sealed with the instance), and the
+    /// received body as [`shown_params`] answers it.
     pub fn without_secrets(mut self) -> Self {
         if let Some(p) = self.request.additional_params_mut() {
             mask_map(p);
         }
-        if let Some(body) = self.operation_params.as_object_mut() {
-            if let Some(Value::Object(vci)) = body.get("vimConnectionInfo") {
-                let shown = redact_vim_connection_info(vci);
-                body.insert("vimConnectionInfo".into(), Value::Object(shown));
-            }
-            if let Some(Value::Array(list)) = body.get_mut("vimConnectionInfo") {
-                for e in list.iter_mut() {
-                    if let Some(a) = e.get_mut("accessInfo").and_then(Value::as_object_mut) {
-                        a.retain(|k, _| !is_secret_key(k) && k != "token" && k != "bearer_token");
-                    }
-                }
-            }
-        }
-        mask(&mut self.operation_params);
+        self.operation_params = shown_params(&self.operation_params);
         self
     }
 }

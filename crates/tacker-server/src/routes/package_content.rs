@@ -1,5 +1,8 @@
 //! Package content: upload (PUT), upload from a URI (POST), download (GET).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use bytes::Bytes;
@@ -28,17 +31,43 @@ async fn refuse_upload(st: &ServerState, id: Uuid) -> ApiError {
     }
 }
 
-/// Records progress while an upload streams, so it is never taken for stalled.
-fn progress_ticker(st: &ServerState, id: Uuid) -> tokio::task::JoinHandle<()> {
+/// Records progress while bytes arrive (`received` grows), so a streaming upload is
+/// never taken for stalled, and a client that goes silent is.
+fn progress_ticker(
+    st: &ServerState,
+    id: Uuid,
+    received: Arc<AtomicU64>,
+) -> tokio::task::JoinHandle<()> {
     let db = st.db.clone();
     let every = st.settings.progress_interval;
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(every);
         tick.tick().await;
+        let mut seen = 0;
         loop {
             tick.tick().await;
-            let _ = db.run(move |c| packages::touch_progress(c, id)).await;
+            let now = received.load(Ordering::Relaxed);
+            if now > seen {
+                seen = now;
+                let _ = db.run(move |c| packages::touch_progress(c, id)).await;
+            }
         }
+    })
+}
+
+/// Counts the bytes of `body` into `received`.
+fn counted<S>(
+    body: S,
+    received: Arc<AtomicU64>,
+) -> impl Stream<Item = Result<Bytes, String>> + Unpin
+where
+    S: Stream<Item = Result<Bytes, String>> + Unpin,
+{
+    body.map(move |c| {
+        if let Ok(b) = &c {
+            received.fetch_add(b.len() as u64, Ordering::Relaxed);
+        }
+        c
     })
 }
 
@@ -152,20 +181,21 @@ pub async fn upload(
     }
     tracing::info!(package_id = %id, "upload started");
     let key = PackageStore::package_key(&id.to_string());
-    let ticker = progress_ticker(&st, id);
+    let received = Arc::new(AtomicU64::new(0));
+    let ticker = progress_ticker(&st, id, received.clone());
     let multipart = req
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/"));
     let stored = if multipart {
-        let body = multipart_file(payload, &req);
+        let body = counted(multipart_file(payload, &req), received);
         st.store
             .put_stream(&key, body, max)
             .await
             .map_err(ApiError::from)
     } else {
-        let body = payload.map(|c| c.map_err(|e| e.to_string()));
+        let body = counted(payload.map(|c| c.map_err(|e| e.to_string())), received);
         st.store
             .put_stream(&key, body, max)
             .await
@@ -244,6 +274,11 @@ pub async fn upload_from_uri(
     if !matches!(uri.scheme(), "http" | "https") || uri.host_str().is_none_or(str::is_empty) {
         return Err(ApiError::BadRequest(
             "addressInformation must be an http:// or https:// URL with a host".into(),
+        ));
+    }
+    if !uri.username().is_empty() || uri.password().is_some() {
+        return Err(ApiError::BadRequest(
+            "addressInformation must not carry credentials; give userName and password".into(),
         ));
     }
     if let Some(types) = &b.auth_type

@@ -786,6 +786,7 @@ async fn external_nfvo_grants_synchronously_asynchronously_or_refuses() {
                     .await;
                 assert_eq!(again.status(), 202);
             }
+            NfvoMode::AsyncElsewhere(_) => unreachable!("not in this test"),
         }
     }
 }
@@ -1182,4 +1183,100 @@ async fn a_hook_without_a_driver_is_refused_by_the_api_and_by_a_conductor_before
         app.instance(&i).await["instantiationState"],
         "NOT_INSTANTIATED"
     );
+}
+
+#[tokio::test]
+async fn an_nfvo_location_on_another_origin_gets_no_credentials() {
+    // A listener on another origin, counting connections.
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = elsewhere.local_addr().unwrap().port();
+    elsewhere.set_nonblocking(true).unwrap();
+    let nfvo = Nfvo::start(NfvoMode::AsyncElsewhere(port));
+    let opts = Options {
+        conductors: 1,
+        nfvo_grant_url: Some(nfvo.url.clone()),
+        ..Options::default()
+    };
+    let app = TestApp::with(TestDb::sqlite(), opts).await;
+    app.onboarded_package().await;
+    let i = app.create_instance().await;
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    let done = app
+        .wait_op(&op, &["COMPLETED", "ROLLED_BACK", "FAILED_TEMP"])
+        .await;
+    assert_eq!(done["operationState"], "ROLLED_BACK", "{done}");
+    assert!(
+        done["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("another origin"),
+        "{done}"
+    );
+    assert!(
+        elsewhere.accept().is_err(),
+        "the other origin was contacted"
+    );
+}
+
+#[tokio::test]
+async fn vim_credentials_never_come_back_from_occurrences() {
+    let app = cluster(TestDb::sqlite()).await;
+    app.onboarded_package().await;
+    let i = app.create_instance().await;
+    let vim = json!({"vim1": {"vimType": "TACKER.SIM.V_1",
+        "interfaceInfo": {"endpoint": "sim://local", "client_key": "ck-5e1"},
+        "accessInfo": {"username": "admin", "password": "pw-5e1", "bearer_token": "bt-5e1",
+            "apiKey": "ak-5e1", "accessToken": "at-5e1", "client_secret": "cs-5e1"}}});
+    let op = app
+        .task(
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": vim,
+            "additionalParams": {"proxy": "http://u:pp-5e1@proxy:3128"}}),
+        )
+        .await;
+    assert_eq!(
+        app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+        "COMPLETED"
+    );
+    let mut answers = String::new();
+    for path in [
+        format!("/vnf_lcm_op_occs/{op}"),
+        "/vnf_lcm_op_occs?all_fields".into(),
+        "/vnf_lcm_op_occs?fields=operationParams".into(),
+        format!("/vnf_instances/{i}"),
+        "/vnf_instances?all_fields".into(),
+    ] {
+        answers += &app
+            .lcm(reqwest::Method::GET, &path)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+    }
+    for secret in [
+        "pw-5e1", "bt-5e1", "ak-5e1", "at-5e1", "cs-5e1", "ck-5e1", "pp-5e1",
+    ] {
+        assert!(!answers.contains(secret), "{secret} answered: {answers}");
+        // No filter is an oracle for it either.
+        let r = app
+            .lcm(
+                reqwest::Method::GET,
+                &format!("/vnf_lcm_op_occs?filter=(cont,operationParams/vimConnectionInfo/vim1/accessInfo/apiKey,{secret})"),
+            )
+            .send()
+            .await
+            .unwrap();
+        let listed: Value = r.json().await.unwrap();
+        assert_eq!(listed, json!([]), "{secret}");
+    }
+    assert!(answers.contains("\"username\":\"admin\""), "{answers}");
 }

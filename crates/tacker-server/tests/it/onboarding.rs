@@ -372,3 +372,53 @@ async fn a_conductor_that_cannot_sync_stays_syncing_and_retries() {
     assert!(app.conductors[c2].wait_ready(Duration::from_secs(15)).await);
     assert!(app.cached(2, &id));
 }
+
+#[tokio::test]
+async fn an_upload_whose_client_goes_silent_is_failed_as_stalled() {
+    use std::io::Write;
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            conductors: 1,
+            ..Options::default()
+        },
+    )
+    .await;
+    let r = app
+        .http
+        .post(app.url("/vnfpkgm/v1/vnf_packages"))
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    let id = r.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Headers and a little of the body, then nothing (the connection stays open).
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        s,
+        "PUT /vnfpkgm/v1/vnf_packages/{id}/package_content HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/zip\r\nContent-Length: 100000\r\n\r\nPK"
+    )
+    .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while app.get_package(&id).await["onboardingState"] != "UPLOADING" {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the upload never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let p = app.settled(&id, Duration::from_secs(30)).await;
+    assert_eq!(p["onboardingState"], "CREATED", "{p}");
+    assert!(
+        p["onboardingFailureDetails"]["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stalled"),
+        "{p}"
+    );
+    drop(s);
+}

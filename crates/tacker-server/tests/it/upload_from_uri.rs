@@ -157,6 +157,14 @@ async fn redirects_are_followed_and_bad_requests_refused() {
     assert_problem(r, 400, "http:// or https://").await;
     let (_, r) = from_uri(&app, json!({})).await;
     assert_problem(r, 400, "addressInformation").await;
+    // Credentials in the URL are refused (they would reach logs and failure details).
+    let with_userinfo = base.replace("http://", "http://ops:s3cret@");
+    let (_, r) = from_uri(
+        &app,
+        json!({"addressInformation": format!("{with_userinfo}/pkg.zip")}),
+    )
+    .await;
+    assert_problem(r, 400, "must not carry credentials").await;
     let (other, r) = from_uri(
         &app,
         json!({"addressInformation": format!("{base}/pkg.zip"), "password": "x"}),

@@ -70,7 +70,11 @@ pub fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiEr
             let o = a.params_oauth2_client_credentials.ok_or_else(|| {
                 bad("authType OAUTH2_CLIENT_CREDENTIALS needs paramsOauth2ClientCredentials")
             })?;
-            url::Url::parse(&o.token_endpoint).map_err(|_| bad("tokenEndpoint is not a URL"))?;
+            let t = url::Url::parse(&o.token_endpoint)
+                .map_err(|_| bad("tokenEndpoint is not a URL"))?;
+            if !t.username().is_empty() || t.password().is_some() {
+                return Err(bad("tokenEndpoint must not carry credentials"));
+            }
             Ok(Some(SubscriptionAuth::OAuth2 {
                 client_id: o.client_id,
                 client_password: o.client_password,
@@ -96,6 +100,11 @@ pub async fn check_callback(
     if !matches!(uri.scheme(), "http" | "https") {
         return Err(ApiError::BadRequest(
             "callbackUri must be http:// or https://".into(),
+        ));
+    }
+    if !uri.username().is_empty() || uri.password().is_some() {
+        return Err(ApiError::BadRequest(
+            "callbackUri must not carry credentials; use authentication".into(),
         ));
     }
     st.notify
