@@ -41,7 +41,12 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                     return;
                 }
                 let sid = p.subscription_id;
-                let Some(sub) = subscriber(&ctx, sid).await else { return };
+                let Some(mut sub) = subscriber(&ctx, sid).await else { return };
+                if let Some(a) = sub.authentication.as_mut()
+                    && let Err(e) = a.map_secret(&mut |s| ctx.keys.open(s))
+                {
+                    return tracing::error!(subscription_id = %sid, error = %e, "cannot open the subscription's credentials");
+                }
                 let body = render(&p, &sub);
                 match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &body).await {
                     Ok(()) => {

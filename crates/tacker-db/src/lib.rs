@@ -10,6 +10,7 @@ pub mod outbox;
 pub mod packages;
 pub mod pkgm_subscriptions;
 pub mod schema;
+pub mod sealed;
 pub mod secrets;
 pub mod subscriptions;
 pub mod vims;

@@ -130,3 +130,11 @@ pub fn base_url(req: &HttpRequest, st: &ServerState) -> String {
         }
     }
 }
+
+/// Seals a secret with the server's keyring (a value sealed already stays as it is).
+pub fn seal(st: &crate::ServerState, plain: &str) -> Result<String, crate::ApiError> {
+    if plain.starts_with(tacker_domain::lcm::secrets::SEALED_PREFIX) {
+        return Ok(plain.to_owned());
+    }
+    Ok(st.keys.seal(plain)?)
+}

@@ -245,7 +245,8 @@ async fn checked_keyring(cfg: &Config, db: &Db, all_in_one: bool) -> anyhow::Res
     let k = keys.clone();
     db.run(move |c| {
         tacker_db::vims::list(c, &k)?;
-        tacker_db::instances::open_sealed(c, &k).map(|_| ())
+        tacker_db::instances::open_sealed(c, &k)?;
+        tacker_db::sealed::open_all(c, &k).map(|_| ())
     })
     .await
     .context("opening the secrets stored in the database with the configured keys")?;
@@ -261,13 +262,11 @@ async fn rotate(cfg: &Config) -> anyhow::Result<()> {
         .run(move |c| {
             Ok::<_, tacker_db::Error>((
                 tacker_db::vims::reseal(c, &keys)?,
-                tacker_db::instances::reseal(c, &keys)?,
+                tacker_db::instances::reseal(c, &keys)? + tacker_db::sealed::reseal_all(c, &keys)?,
             ))
         })
         .await?;
-    println!(
-        "re-sealed {n} VIM credential(s) and {p} instance parameter set(s) with key {current}"
-    );
+    println!("re-sealed {n} VIM credential(s) and {p} row(s) of other secrets with key {current}");
     Ok(())
 }
 

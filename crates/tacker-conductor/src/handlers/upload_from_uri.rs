@@ -14,8 +14,9 @@ use crate::Ctx;
 use crate::handlers::package_id;
 use crate::onboarding::{self, uri};
 
-pub async fn handle(ctx: &Arc<Ctx>, msg: UploadFromUri) -> Result<Vec<u8>, HandlerError> {
+pub async fn handle(ctx: &Arc<Ctx>, mut msg: UploadFromUri) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
+    msg.password = ctx.keys.open(&msg.password).map_err(HandlerError::new)?;
     let claimed = onboarding::claim(ctx, id, OnboardingState::Uploading)
         .await
         .map_err(HandlerError::new)?;

@@ -47,7 +47,10 @@ pub async fn resolve(ctx: &Ctx, key: &str, entry: &Value) -> Result<VimConnectio
             })?;
         return Ok(vim.connection(key));
     }
-    VimConnection::from_json(key, entry)
+    let mut entry = entry.clone();
+    tacker_domain::lcm::secrets::map_vim_entry_secrets(&mut entry, &mut |s| ctx.keys.open(s))
+        .map_err(|e| Failure::internal(format!("opening vimConnectionInfo.{key}: {e}")))?;
+    VimConnection::from_json(key, &entry)
         .ok_or_else(|| Failure::unprocessable(format!("vimConnectionInfo.{key} names no vimType")))
 }
 

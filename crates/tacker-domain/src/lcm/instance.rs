@@ -221,7 +221,7 @@ pub struct VnfInstance {
 
 /// The keys of `accessInfo` answered (an allowlist: every other key may be a secret,
 /// `apiKey`, `accessToken`, `client_key` and whatever a VIM type adds).
-const ACCESS_SHOWN: [&str; 7] = [
+pub(crate) const ACCESS_SHOWN: [&str; 7] = [
     "username",
     "region",
     "project",
@@ -232,7 +232,7 @@ const ACCESS_SHOWN: [&str; 7] = [
 ];
 
 /// Whether an `interfaceInfo` key looks like a secret.
-fn secret_like(key: &str) -> bool {
+pub(crate) fn secret_like(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     ["password", "secret", "token", "key", "credential"]
         .iter()

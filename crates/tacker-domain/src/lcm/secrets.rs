@@ -81,6 +81,83 @@ impl OperationParams {
     }
 }
 
+/// The prefix of a sealed value (see `tacker_db::secrets::Keyring`).
+pub const SEALED_PREFIX: &str = "enc:v1:";
+
+/// Applies `f` to every credential of one `vimConnectionInfo` entry: the `accessInfo`
+/// values an answer does not show, and secret-like `interfaceInfo` values.
+fn vim_secrets<E>(
+    entry: &mut Value,
+    f: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
+        for (k, v) in access.iter_mut() {
+            if let Value::String(s) = v
+                && !super::instance::ACCESS_SHOWN.contains(&k.as_str())
+            {
+                *s = f(s)?;
+            }
+        }
+    }
+    if let Some(iface) = entry
+        .get_mut("interfaceInfo")
+        .and_then(Value::as_object_mut)
+    {
+        for (k, v) in iface.iter_mut() {
+            if let Value::String(s) = v
+                && super::instance::secret_like(k)
+            {
+                *s = f(s)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies `f` (sealing or opening) to every credential of a `vimConnectionInfo` map.
+pub fn map_vim_secrets<E>(
+    vci: &mut Map<String, Value>,
+    f: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    for entry in vci.values_mut() {
+        vim_secrets(entry, f)?;
+    }
+    Ok(())
+}
+
+/// Applies `f` to every credential of one `vimConnectionInfo` entry.
+pub fn map_vim_entry_secrets<E>(
+    entry: &mut Value,
+    f: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    vim_secrets(entry, f)
+}
+
+impl OperationParams {
+    /// The request's `vimConnectionInfo`, mutable (to seal its credentials).
+    pub fn vim_connection_info_mut(&mut self) -> Option<&mut Map<String, Value>> {
+        match self {
+            Self::Instantiate(r) => r.vim_connection_info.as_mut(),
+            Self::ChangeExtConn(r) => r.vim_connection_info.as_mut(),
+            Self::ModifyInfo(r) => r.vim_connection_info.as_mut(),
+            _ => None,
+        }
+    }
+}
+
+impl crate::lcm::SubscriptionAuth {
+    /// Applies `f` (sealing or opening) to its secret.
+    pub fn map_secret<E>(&mut self, f: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+        match self {
+            Self::Basic { password, .. } => *password = f(password)?,
+            Self::OAuth2 {
+                client_password, ..
+            } => *client_password = f(client_password)?,
+        }
+        Ok(())
+    }
+}
+
 /// A request body as stored and answered: every secret masked (also in URLs), VIM
 /// credentials reduced to what an answer may show (map or v1 list form).
 pub fn shown_params(body: &Value) -> Value {

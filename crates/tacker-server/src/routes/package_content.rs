@@ -300,7 +300,11 @@ pub async fn upload_from_uri(
         package_id: id.to_string(),
         address: uri.to_string(),
         user_name: b.user_name.unwrap_or_default(),
-        password: b.password.unwrap_or_default(),
+        // Sealed on the bus (durable and dead-letter queues keep messages).
+        password: match b.password {
+            Some(p) => crate::http::seal(&st, &p)?,
+            None => String::new(),
+        },
     };
     let id_text = id.to_string();
     if let Err(e) = st.bus.cast(&msg, &[("package_id", &id_text)]).await {

@@ -51,6 +51,11 @@ pub async fn create(
 ) -> Result<HttpResponse, ApiError> {
     let authentication = auth(b.authentication)?;
     check_callback(&st, &b.callback_uri, authentication.as_ref()).await?;
+    // Stored sealed; the notifier opens it.
+    let mut authentication = authentication;
+    if let Some(a) = authentication.as_mut() {
+        a.map_secret(&mut |s| crate::http::seal(&st, s))?;
+    }
     let s = PkgmSubscription {
         id: Uuid::new_v4(),
         callback_uri: b.callback_uri,

@@ -1280,3 +1280,130 @@ async fn vim_credentials_never_come_back_from_occurrences() {
     }
     assert!(answers.contains("\"username\":\"admin\""), "{answers}");
 }
+
+/// Everything stored, as text: `pg_dump` of a PostgreSQL database, the file of SQLite.
+fn dump(url: &str) -> String {
+    if url.starts_with("postgres") {
+        let out = std::process::Command::new("pg_dump")
+            .arg(url)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    } else {
+        let path = url.trim_start_matches("sqlite://");
+        let out = std::process::Command::new("sqlite3")
+            .arg(path)
+            .arg(".dump")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+#[tokio::test]
+async fn planted_secrets_are_sealed_at_rest_and_never_answered_or_notified() {
+    for tdb in [TestDb::postgres(), TestDb::sqlite()] {
+        let url = tdb.url.clone();
+        let app = cluster(tdb).await;
+        let lcm_sub = Subscriber::start(Expect::Basic("dXNlcjpzdWItcHctN2Ex"));
+        let pkg_sub = Subscriber::start(Expect::Nothing);
+        app.subscribe(
+            &lcm_sub,
+            json!({"authentication": {"authType": ["BASIC"],
+            "paramsBasic": {"userName": "user", "password": "sub-pw-7a1"}}}),
+        )
+        .await;
+        let r = app
+            .http
+            .post(app.url("/vnfpkgm/v1/subscriptions"))
+            .json(
+                &json!({"callbackUri": pkg_sub.url, "authentication": {"authType": ["BASIC"],
+                "paramsBasic": {"userName": "u", "password": "pkg-pw-7a1"}}}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        app.onboarded_package().await;
+        let i = app.create_instance().await;
+        let vim = json!({"vim1": {"vimType": "TACKER.SIM.V_1", "interfaceInfo": {"endpoint": "sim://local"},
+            "accessInfo": {"username": "admin", "password": "vim-pw-7a1", "bearer_token": "bt-7a1",
+                "client_secret": "cs-7a1", "apiKey": "ak-7a1"}}});
+        let op = app
+            .task(
+                &i,
+                "instantiate",
+                json!({"flavourId": "simple", "vimConnectionInfo": vim,
+                "additionalParams": {"sim": {"fail": ["instantiate"], "failTimes": 1},
+                    "db": {"password": "param-pw-7a1"}}}),
+            )
+            .await;
+        assert_eq!(
+            app.wait_op(&op, &["FAILED_TEMP", "COMPLETED"]).await["operationState"],
+            "FAILED_TEMP"
+        );
+        let r = app
+            .lcm(
+                reqwest::Method::POST,
+                &format!("/vnf_lcm_op_occs/{op}/retry"),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+        assert_eq!(
+            app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+            "COMPLETED"
+        );
+        // The stored credentials still work: the heal runs with them.
+        let heal = app.task(&i, "heal", json!({})).await;
+        assert_eq!(
+            app.wait_op(&heal, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
+            "COMPLETED"
+        );
+        lcm_sub.wait("notifications", |g| g.len() >= 9).await;
+        let planted = [
+            "sub-pw-7a1",
+            "pkg-pw-7a1",
+            "vim-pw-7a1",
+            "bt-7a1",
+            "cs-7a1",
+            "ak-7a1",
+            "param-pw-7a1",
+        ];
+        let stored = dump(&url);
+        assert!(
+            stored.contains("enc:v1:t1:"),
+            "sealed values are in the database"
+        );
+        let mut shown = String::new();
+        for path in [
+            "/vnflcm/v2/vnf_lcm_op_occs?all_fields",
+            "/vnflcm/v2/vnf_instances?all_fields",
+            "/vnflcm/v2/subscriptions",
+            "/vnfpkgm/v1/subscriptions",
+        ] {
+            shown += &app
+                .http
+                .get(app.url(path))
+                .header("Version", "2.0.0")
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+        }
+        let notified = Value::Array(lcm_sub.received()).to_string();
+        for secret in planted {
+            assert!(!stored.contains(secret), "{secret} stored in clear ({url})");
+            assert!(!shown.contains(secret), "{secret} answered");
+            assert!(!notified.contains(secret), "{secret} notified");
+        }
+    }
+}

@@ -219,6 +219,11 @@ pub async fn start(
         ),
         _ => None,
     };
+    // VIM credentials given inline are kept sealed (the conductor opens them).
+    let mut params = params;
+    if let Some(vci) = params.vim_connection_info_mut() {
+        tacker_domain::lcm::secrets::map_vim_secrets(vci, &mut |s| crate::http::seal(st, s))?;
+    }
     let op = OpOcc::new(
         Uuid::new_v4(),
         instance,
