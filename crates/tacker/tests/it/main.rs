@@ -12,6 +12,7 @@ mod onboarding;
 pub mod openstack_cli;
 mod procs;
 mod readme;
+mod secrets;
 mod support;
 mod tackerctl;
 mod vm;

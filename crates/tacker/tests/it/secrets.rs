@@ -1,0 +1,109 @@
+//! `tacker secrets rotate` over every sealed secret, and start-up refusing keys it lacks.
+
+use std::time::Duration;
+
+use serde_json::json;
+use tacker_testkit::peers::{Expect, Subscriber};
+
+use crate::procs::{Cluster, SIM_HOOKS};
+use crate::support::{TEST_KEY, tacker};
+
+fn dump(url: &str) -> String {
+    let out = std::process::Command::new("pg_dump")
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test]
+async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
+    let c = Cluster::start_with(
+        1,
+        &["sk-1"],
+        &[
+            ("TACKER__LCM__SIMULATED_VIM", "true"),
+            ("TACKER__MGMT__DRIVERS", SIM_HOOKS),
+        ],
+    )
+    .await;
+    let sub = Subscriber::start(Expect::Nothing);
+    let r = c
+        .lcm(0, reqwest::Method::POST, "/subscriptions")
+        .json(
+            &json!({"callbackUri": sub.url, "authentication": {"authType": ["BASIC"],
+            "paramsBasic": {"userName": "u", "password": "rot-pw-1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let pkg = c.upload(tacker_testkit::csar::valid().zip()).await;
+    c.wait_state(&pkg, &["ONBOARDED"], Duration::from_secs(30))
+        .await;
+    let i = c.instance().await;
+    let vim = json!({"vim1": {"vimType": "TACKER.SIM.V_1", "accessInfo": {"username": "a", "password": "rot-vim-1"}}});
+    let (status, op) = c
+        .task(
+            0,
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": vim}),
+        )
+        .await;
+    assert_eq!(status, 202);
+    c.wait_op(&op.unwrap(), &["COMPLETED"], Duration::from_secs(30))
+        .await;
+    let db_url = c
+        .env
+        .vars
+        .iter()
+        .find(|(k, _)| k == "TACKER__DATABASE__URL")
+        .unwrap()
+        .1
+        .clone();
+    let before = dump(&db_url);
+    assert!(
+        before.contains("enc:v1:t1:")
+            && !before.contains("rot-pw-1")
+            && !before.contains("rot-vim-1")
+    );
+    let new_key = {
+        let out = tacker()
+            .args(["secrets", "generate-key", "t2"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    let run = |keys: String, args: &[&str]| {
+        let mut cmd = c.env.command(&[("TACKER__SECRETS__KEYS", keys)]);
+        cmd.args(args).output().unwrap()
+    };
+    let out = run(format!("{new_key},{TEST_KEY}"), &["secrets", "rotate"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("with key t2"), "{text}");
+    let after = dump(&db_url);
+    assert!(!after.contains("enc:v1:t1:"), "everything re-sealed");
+    assert!(after.contains("enc:v1:t2:"));
+    // Without the key the secrets are sealed with, a process refuses to start.
+    let out = run(TEST_KEY.to_owned(), &["secrets", "rotate"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("t2"),
+        "names the missing key"
+    );
+    // With it alone, all is well.
+    let out = run(new_key, &["secrets", "rotate"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    c.teardown().await;
+}
