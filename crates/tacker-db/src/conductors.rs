@@ -91,6 +91,18 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<Conductor>> {
         .collect()
 }
 
+/// The members, read under a shared lock on their rows (PostgreSQL; SQLite serialises
+/// writers anyway) held until the transaction ends: a conductor registering a new
+/// incarnation meanwhile waits, and one that registered first is seen. A decision taken
+/// on a member's incarnation (an onboarding completed on its confirmation) can then
+/// never interleave with its restart.
+pub fn list_locked(c: &mut DbConnection) -> Result<Vec<Conductor>> {
+    if let DbConnection::Pg(pg) = c {
+        diesel::sql_query("SELECT id FROM conductors ORDER BY id FOR SHARE").execute(pg)?;
+    }
+    list(c)
+}
+
 /// The conductors still heartbeating (they own their work, even while STOPPING).
 pub fn alive(c: &mut DbConnection, dead_after: std::time::Duration) -> Result<Vec<Conductor>> {
     let now = chrono::Utc::now();

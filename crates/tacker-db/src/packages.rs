@@ -489,7 +489,9 @@ pub fn complete_onboarding(
     dead_after: std::time::Duration,
 ) -> Result<Completion> {
     c.transaction(|c| {
-        let members = crate::conductors::list(c)?;
+        // Locked: a member restarting now either registers after this commits (its
+        // start-up sync then sees ONBOARDED) or before (its new incarnation must confirm).
+        let members = crate::conductors::list_locked(c)?;
         let confirmed = download_confirmations(c, id)?;
         let now = chrono::Utc::now();
         let mut needed: Vec<&tacker_domain::conductor::Conductor> = members
