@@ -140,6 +140,8 @@ pub struct Ctx {
     heartbeat_failing: AtomicBool,
     /// Cache fills in flight, by package id (shared by everyone who needs that package).
     pub(crate) fills: std::sync::Mutex<std::collections::HashMap<String, Fill>>,
+    /// Operations this conductor cast again because nobody took them, and when.
+    pub(crate) recast: std::sync::Mutex<std::collections::HashMap<uuid::Uuid, std::time::Instant>>,
 }
 
 impl Ctx {
@@ -163,6 +165,7 @@ impl Ctx {
             recovered_at: std::sync::Mutex::new(None),
             heartbeat_failing: AtomicBool::new(false),
             fills: Default::default(),
+            recast: Default::default(),
         })
     }
 

@@ -15,6 +15,7 @@ use tacker_db::packages::{self, InFlight};
 use tacker_domain::conductor::Conductor;
 use tacker_domain::lcm::OperationState;
 use tacker_domain::{Failure, ProblemDetails};
+use tacker_rpc::proto::RunLcmOp;
 use tokio_util::sync::CancellationToken;
 
 use crate::cache::ensure_cached;
@@ -155,14 +156,15 @@ fn abandoned(ctx: &Ctx, members: &[Conductor], p: &InFlight) -> Option<String> {
 
 /// Operations whose runner is gone (not alive, or another incarnation now):
 /// STARTING -> ROLLED_BACK, PROCESSING / ROLLING_BACK -> FAILED_TEMP, each notified.
+/// Operations no conductor took are cast again (see [`recast_orphans`]).
 async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
-    let running: Vec<Running> = ctx
+    let (running, orphans): (Vec<Running>, Vec<Running>) = ctx
         .db
         .run(ops::in_progress)
         .await?
         .into_iter()
-        .filter(|r| r.runner.is_some())
-        .collect();
+        .partition(|r| r.runner.is_some());
+    recast_orphans(ctx, &orphans).await;
     if running.is_empty() {
         return Ok(());
     }
@@ -181,6 +183,45 @@ async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
         end_lost(ctx, &r, detail).await?;
     }
     Ok(())
+}
+
+/// Casts again the operations in progress that no conductor has taken for `dead_after`:
+/// their cast was lost (the broker restarted before it was delivered, or it was
+/// dead-lettered after its handler failed twice while the database was away). Taking an
+/// occurrence is exclusive ([`ops::claim`]), so a cast that was only slow, or cast by
+/// several sweepers, runs it once.
+/// Each is cast again at most once per `dead_after` by each conductor.
+async fn recast_orphans(ctx: &Ctx, orphans: &[Running]) {
+    let now = chrono::Utc::now();
+    let wait = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
+    let due: Vec<&Running> = {
+        let Ok(mut recast) = ctx.recast.lock() else {
+            return;
+        };
+        recast.retain(|id, _| orphans.iter().any(|r| r.id == *id));
+        orphans
+            .iter()
+            .filter(|r| now - r.since > wait)
+            .filter(|r| {
+                let last = recast.get(&r.id);
+                let due = last.is_none_or(|t| t.elapsed() > ctx.dead_after);
+                if due {
+                    recast.insert(r.id, std::time::Instant::now());
+                }
+                due
+            })
+            .collect()
+    };
+    for r in due {
+        let id = r.id.to_string();
+        tracing::warn!(op_occ_id = %id, state = %r.state, "no conductor took the operation; casting it again");
+        let msg = RunLcmOp {
+            op_occ_id: id.clone(),
+        };
+        if let Err(e) = ctx.bus.cast(&msg, &[("op_occ_id", &id)]).await {
+            tracing::warn!(op_occ_id = %id, error = %e, "could not cast it again; next sweep");
+        }
+    }
 }
 
 /// Ends an operation whose runner is lost.

@@ -319,7 +319,8 @@ pub fn checkpoint(c: &mut DbConnection, id: Uuid) -> Result<Option<Value>> {
 }
 
 /// Records incarnation `incarnation` of `conductor` as the one running `id`, while it
-/// is in one of `states`.
+/// is in one of `states` and nobody runs it: of two conductors handed the same
+/// occurrence (a cast delivered twice, or cast again after it was lost), one takes it.
 pub fn claim(
     c: &mut DbConnection,
     id: Uuid,
@@ -331,7 +332,8 @@ pub fn claim(
     let n = diesel::update(
         dsl::vnf_lcm_op_occs
             .filter(dsl::id.eq(id.to_string()))
-            .filter(dsl::operation_state.eq_any(states)),
+            .filter(dsl::operation_state.eq_any(states))
+            .filter(dsl::conductor_id.is_null()),
     )
     .set((
         dsl::conductor_id.eq(Some(conductor)),

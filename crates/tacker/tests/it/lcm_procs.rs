@@ -199,6 +199,78 @@ async fn a_conductor_killed_mid_operation_leaves_it_failed_temp_and_retry_comple
     c.teardown().await;
 }
 
+/// The broker loses the cast (its queue purged while no conductor listens, as a broker
+/// restart without the message would): the occurrence waits in STARTING with nobody
+/// running it, until a conductor's sweep casts it again; it then runs once.
+#[tokio::test]
+async fn an_operation_whose_cast_was_lost_is_cast_again_and_runs_once() {
+    let mut c = lcm_cluster(1, &["lo-1", "lo-2"]).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    c.subscribe(&sub).await;
+    let i = c.instance().await;
+    for id in ["lo-1", "lo-2"] {
+        c.signal(id, "KILL");
+        let _ = c
+            .nodes
+            .get_mut(id)
+            .unwrap()
+            .proc
+            .wait(Duration::from_secs(5));
+    }
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()});
+    let (status, op) = c.task(0, &i, "instantiate", body).await;
+    assert_eq!(status, 202);
+    let op = op.unwrap();
+    // The cast is in the conductors' queue: the broker loses it.
+    let conn = lapin::Connection::connect(&c.bus_url, lapin::ConnectionProperties::default())
+        .await
+        .unwrap();
+    let ch = conn.create_channel().await.unwrap();
+    let purged = ch
+        .queue_purge(
+            format!("{}.conductor", c.prefix).as_str().into(),
+            lapin::options::QueuePurgeOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(purged, 1, "the cast was waiting in the queue");
+    let _ = conn.close(0, "done".into()).await;
+    assert_eq!(c.op(&op).await["operationState"], "STARTING");
+    for id in ["lo-1", "lo-2"] {
+        c.start_conductor(id);
+    }
+    let done = c
+        .wait_op(
+            &op,
+            &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"],
+            Duration::from_secs(30),
+        )
+        .await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    let recast: Vec<&str> = ["lo-1", "lo-2"]
+        .into_iter()
+        .filter(|id| {
+            c.nodes[*id]
+                .proc
+                .log_text()
+                .contains("no conductor took the operation; casting it again")
+        })
+        .collect();
+    assert!(!recast.is_empty(), "nobody cast it again");
+    // Run once, however many casts: each state notified once.
+    sub.wait("the result", |g| {
+        states_of(g, &op).contains(&"RESULT:COMPLETED".to_owned())
+    })
+    .await;
+    // Later casts (the sweep every 300 ms, dead_after 2 s) change nothing.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        states_of(&sub.received(), &op),
+        ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+    );
+    c.teardown().await;
+}
+
 #[tokio::test]
 async fn two_concurrent_operations_through_two_servers_one_wins() {
     let c = lcm_cluster(2, &["lc-1", "lc-2"]).await;

@@ -30,7 +30,7 @@ pub struct Cluster {
     #[allow(dead_code)]
     pub servers: Vec<Proc>,
     pub nodes: BTreeMap<String, Node>,
-    bus_url: String,
+    pub bus_url: String,
     _tdb: Option<TestDb>,
 }
 
