@@ -213,12 +213,13 @@ async fn recast_orphans(ctx: &Ctx, orphans: &[Running]) {
             .collect()
     };
     for r in due {
-        let id = r.id.to_string();
+        let (id, instance) = (r.id.to_string(), r.vnf_instance_id.to_string());
         tracing::warn!(op_occ_id = %id, state = %r.state, "no conductor took the operation; casting it again");
         let msg = RunLcmOp {
             op_occ_id: id.clone(),
         };
-        if let Err(e) = ctx.bus.cast(&msg, &[("op_occ_id", &id)]).await {
+        let context = [("op_occ_id", id.as_str()), ("vnf_instance_id", &instance)];
+        if let Err(e) = ctx.bus.cast(&msg, &context).await {
             tracing::warn!(op_occ_id = %id, error = %e, "could not cast it again; next sweep");
         }
     }

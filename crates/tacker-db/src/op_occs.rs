@@ -348,6 +348,8 @@ pub fn claim(
 pub struct Running {
     /// The occurrence.
     pub id: Uuid,
+    /// Its VNF instance.
+    pub vnf_instance_id: Uuid,
     /// STARTING, PROCESSING or ROLLING_BACK.
     pub state: OperationState,
     /// The conductor running it, if one took it.
@@ -363,6 +365,7 @@ pub fn in_progress(c: &mut DbConnection) -> Result<Vec<Running>> {
     type RunningRow = (
         String,
         String,
+        String,
         Option<String>,
         Option<String>,
         NaiveDateTime,
@@ -375,6 +378,7 @@ pub fn in_progress(c: &mut DbConnection) -> Result<Vec<Running>> {
         ]))
         .select((
             dsl::id,
+            dsl::vnf_instance_id,
             dsl::operation_state,
             dsl::conductor_id,
             dsl::runner_incarnation,
@@ -382,9 +386,12 @@ pub fn in_progress(c: &mut DbConnection) -> Result<Vec<Running>> {
         ))
         .load(c)?;
     rows.into_iter()
-        .map(|(id, state, runner, incarnation, since)| {
+        .map(|(id, instance, state, runner, incarnation, since)| {
             Ok(Running {
                 id: id.parse().map_err(|e| corrupt("id", e))?,
+                vnf_instance_id: instance
+                    .parse()
+                    .map_err(|e| corrupt("vnf_instance_id", e))?,
                 state: state.parse().map_err(|e| corrupt("operation_state", e))?,
                 runner,
                 incarnation,

@@ -30,12 +30,17 @@ pub enum Error {
     /// Local input or output failed (files, configuration).
     #[error("{0}")]
     Local(String),
+    /// Whoever read the output stopped reading (`tackerctl ... | head`): not a failure.
+    #[error("output closed")]
+    OutputClosed,
 }
 
 impl Error {
-    /// The exit status: 1 refused or ended badly, 3 unreachable, 4 timed out, 5 local.
+    /// The exit status: 1 refused or ended badly, 3 unreachable, 4 timed out, 5 local,
+    /// 0 when the reader closed the output.
     pub fn exit_code(&self) -> i32 {
         match self {
+            Self::OutputClosed => 0,
             Self::Api { .. } | Self::Ended(_) => 1,
             Self::Unreachable { .. } => 3,
             Self::Timeout(_) => 4,
@@ -46,6 +51,9 @@ impl Error {
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return Self::OutputClosed;
+        }
         Self::Local(e.to_string())
     }
 }

@@ -30,6 +30,7 @@ where
     };
     match execute(cli, stdout).await {
         Ok(()) => 0,
+        Err(Error::OutputClosed) => 0,
         Err(e) => {
             eprintln!("tackerctl: {e}");
             e.exit_code()
@@ -44,8 +45,10 @@ async fn execute(cli: cli::Cli, stdout: &mut dyn Write) -> Result<()> {
     };
     if let cli::Command::Completions { shell } = cli.command {
         let mut cmd = cli::Cli::command();
-        clap_complete::generate(shell, &mut cmd, "tackerctl", out.w);
-        return Ok(());
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut cmd, "tackerctl", &mut script);
+        out.w.write_all(&script)?;
+        return Ok(out.w.flush()?);
     }
     if let cli::Command::Package(cli::PackageCmd::Validate { file }) = &cli.command {
         let file = file.clone();

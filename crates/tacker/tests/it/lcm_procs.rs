@@ -12,15 +12,16 @@ use crate::procs::Cluster;
 const VNFD: &str = "11111111-2222-3333-4444-555555555555";
 
 async fn lcm_cluster(servers: usize, conductors: &[&str]) -> Cluster {
-    let c = Cluster::start_with(
-        servers,
-        conductors,
-        &[
-            ("TACKER__LCM__SIMULATED_VIM", "true"),
-            ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS),
-        ],
-    )
-    .await;
+    lcm_cluster_with(servers, conductors, &[]).await
+}
+
+async fn lcm_cluster_with(servers: usize, conductors: &[&str], extra: &[(&str, &str)]) -> Cluster {
+    let mut env = vec![
+        ("TACKER__LCM__SIMULATED_VIM", "true"),
+        ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS),
+    ];
+    env.extend_from_slice(extra);
+    let c = Cluster::start_with(servers, conductors, &env).await;
     let pkg = c.upload(valid().zip()).await;
     assert_eq!(
         c.wait_state(&pkg, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
@@ -117,13 +118,37 @@ impl Cluster {
     }
 }
 
+/// The conductors' JSON log lines of the operation's runs (the RunLcmOp spans) name the
+/// operation and its instance; there is at least one.
+fn runs_are_traced(c: &Cluster, op: &str, instance: &str) {
+    let lines: Vec<String> = c
+        .nodes
+        .values()
+        .flat_map(|n| {
+            n.proc
+                .log_text()
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .filter(|l| l.contains("\"method\":\"tacker.rpc.v1.RunLcmOp\"") && l.contains(op))
+        .collect();
+    assert!(!lines.is_empty(), "no log line of a RunLcmOp run of {op}");
+    for l in &lines {
+        assert!(
+            l.contains(&format!("\"vnf_instance_id\":\"{instance}\"")),
+            "a RunLcmOp span without its instance: {l}"
+        );
+    }
+}
+
 fn sim_vim() -> Value {
     json!({"vim1": {"vimType": "TACKER.SIM.V_1"}})
 }
 
 #[tokio::test]
 async fn a_conductor_killed_mid_operation_leaves_it_failed_temp_and_retry_completes_elsewhere() {
-    let c = lcm_cluster(1, &["lc-1", "lc-2"]).await;
+    let c = lcm_cluster_with(1, &["lc-1", "lc-2"], &[("TACKER__LOG__FORMAT", "json")]).await;
     let sub = Subscriber::start(Expect::Nothing);
     c.subscribe(&sub).await;
     let i = c.instance().await;
@@ -196,6 +221,7 @@ async fn a_conductor_killed_mid_operation_leaves_it_failed_temp_and_retry_comple
             "RESULT:COMPLETED"
         ]
     );
+    runs_are_traced(&c, &op, &i);
     c.teardown().await;
 }
 
@@ -204,7 +230,7 @@ async fn a_conductor_killed_mid_operation_leaves_it_failed_temp_and_retry_comple
 /// running it, until a conductor's sweep casts it again; it then runs once.
 #[tokio::test]
 async fn an_operation_whose_cast_was_lost_is_cast_again_and_runs_once() {
-    let mut c = lcm_cluster(1, &["lo-1", "lo-2"]).await;
+    let mut c = lcm_cluster_with(1, &["lo-1", "lo-2"], &[("TACKER__LOG__FORMAT", "json")]).await;
     let sub = Subscriber::start(Expect::Nothing);
     c.subscribe(&sub).await;
     let i = c.instance().await;
@@ -257,6 +283,7 @@ async fn an_operation_whose_cast_was_lost_is_cast_again_and_runs_once() {
         })
         .collect();
     assert!(!recast.is_empty(), "nobody cast it again");
+    runs_are_traced(&c, &op, &i);
     // Run once, however many casts: each state notified once.
     sub.wait("the result", |g| {
         states_of(g, &op).contains(&"RESULT:COMPLETED".to_owned())

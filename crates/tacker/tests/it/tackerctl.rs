@@ -37,6 +37,32 @@ impl Ctl {
     }
 }
 
+/// Asserts that every cell of every row of table `t` holds something: a cell starts at
+/// its header's column, so a blank there is an empty cell.
+fn every_cell_filled(what: &str, t: &str) {
+    let mut lines = t.lines();
+    let header = lines.next().unwrap_or_default();
+    let starts: Vec<(usize, &str)> = header
+        .match_indices(|c: char| c != ' ')
+        .filter(|(i, _)| {
+            *i == 0 || header.as_bytes()[i - 1] == b' ' && header.as_bytes()[i - 2] == b' '
+        })
+        .map(|(i, _)| (i, header[i..].split("  ").next().unwrap_or_default()))
+        .collect();
+    let mut rows = 0;
+    for row in lines {
+        rows += 1;
+        for (at, name) in &starts {
+            let cell = row.get(*at..).and_then(|r| r.chars().next());
+            assert!(
+                cell.is_some_and(|c| c != ' '),
+                "{what}: column {name} is empty:\n{t}"
+            );
+        }
+    }
+    assert!(rows > 0, "{what}: no rows:\n{t}");
+}
+
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -154,6 +180,7 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         listed.contains(&pkg_sub_id) && !listed.contains(&sub_id),
         "{listed}"
     );
+    every_cell_filled("subscription list --api vnfpkgm", &listed);
     ctl.ok(&["subscription", "delete", "--api", "vnfpkgm", &pkg_sub_id])
         .await;
 
@@ -205,6 +232,16 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         .await;
     assert_eq!(heals.as_array().unwrap().len(), 1);
     assert!(ctl.ok(&["vnf", "list"]).await.contains("INSTANTIATED"));
+    // Every column of every list shows something for these populated objects.
+    for cmd in [
+        &["conductor", "list"][..],
+        &["package", "list"],
+        &["vnf", "list"],
+        &["op", "list"],
+        &["subscription", "list"],
+    ] {
+        every_cell_filled(&cmd.join(" "), &ctl.ok(cmd).await);
+    }
 
     // Refusals exit 1 with the API's reason.
     let (code, _) = ctl.run(&["vnf", "delete", &id]).await;

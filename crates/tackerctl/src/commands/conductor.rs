@@ -13,8 +13,8 @@ const COLUMNS: [(&str, &str); 6] = [
     ("HOST", "/host"),
     ("STATE", "/state"),
     ("LIVE", "/live"),
-    ("STARTED", "/started_at"),
-    ("LAST HEARTBEAT", "/last_heartbeat"),
+    ("STARTED", "/startedAt"),
+    ("LAST HEARTBEAT", "/lastHeartbeat"),
 ];
 
 pub async fn run(c: &Client, cmd: ConductorCmd, out: &mut Out<'_>) -> Result<()> {

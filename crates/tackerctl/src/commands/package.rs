@@ -27,10 +27,6 @@ fn path(id: &str) -> String {
     format!("/vnfpkgm/v1/vnf_packages/{id}")
 }
 
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
-}
-
 /// Streams `file` as the package content, showing bytes, rate and ETA on stderr.
 async fn upload(c: &Client, id: &str, file: &Path) -> Result<()> {
     let f = tokio::fs::File::open(file)
@@ -62,9 +58,9 @@ async fn upload(c: &Client, id: &str, file: &Path) -> Result<()> {
     sent?;
     let secs = started.elapsed().as_secs_f64().max(0.001);
     eprintln!(
-        "uploaded {:.1} MiB in {secs:.1} s ({:.1} MiB/s)",
-        mib(len),
-        mib(len) / secs
+        "uploaded {} ({len} bytes) in {secs:.2} s ({}/s)",
+        indicatif::HumanBytes(len),
+        indicatif::HumanBytes((len as f64 / secs) as u64)
     );
     Ok(())
 }

@@ -243,7 +243,7 @@ pub async fn start(
             "VNF instance {instance} has an operation in progress or FAILED_TEMP; finish it first"
         )));
     }
-    if let Err(e) = cast(st, op.id).await {
+    if let Err(e) = cast(st, &op).await {
         // Nobody will run it: end it, so the instance is free again.
         let t = ops::Transition {
             from: vec![OperationState::Starting],
@@ -266,14 +266,14 @@ pub async fn start(
 }
 
 /// Casts the occurrence to a conductor.
-pub async fn cast(st: &ServerState, op: Uuid) -> Result<(), ApiError> {
-    let id = op.to_string();
+pub async fn cast(st: &ServerState, op: &OpOcc) -> Result<(), ApiError> {
+    let (id, instance) = (op.id.to_string(), op.vnf_instance_id.to_string());
     st.bus
         .cast(
             &RunLcmOp {
                 op_occ_id: id.clone(),
             },
-            &[("op_occ_id", &id)],
+            &[("op_occ_id", &id), ("vnf_instance_id", &instance)],
         )
         .await?;
     Ok(())

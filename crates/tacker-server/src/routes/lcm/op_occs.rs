@@ -92,7 +92,7 @@ pub async fn retry(
         ..Default::default()
     };
     let op = from_failed_temp(&st, &op, t, "retry").await?;
-    cast(&st, op.id).await?;
+    cast(&st, &op).await?;
     tracing::info!(op_occ_id = %op.id, "retry");
     Ok(HttpResponse::Accepted().finish())
 }
@@ -125,7 +125,7 @@ pub async fn rollback(
         ..Default::default()
     };
     let op = from_failed_temp(&st, &op, t, "rollback").await?;
-    cast(&st, op.id).await?;
+    cast(&st, &op).await?;
     tracing::info!(op_occ_id = %op.id, "rollback");
     Ok(HttpResponse::Accepted().finish())
 }
