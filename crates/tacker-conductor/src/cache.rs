@@ -63,7 +63,13 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Fail
                     cache
                         .fill(&id, &store, &key, &digest, extract)
                         .await
-                        .map_err(|e| Failure::internal(e.to_string()))
+                        .map_err(|e| match e {
+                            // The content is not a readable, safe CSAR: the user's to fix.
+                            tacker_storage::Error::Extract(detail) => Failure::unprocessable(
+                                format!("the package is not a valid CSAR: {detail}"),
+                            ),
+                            e => Failure::internal(e.to_string()),
+                        })
                 }
                 .boxed()
                 .shared()

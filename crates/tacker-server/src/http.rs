@@ -84,8 +84,31 @@ pub async fn json_body<T: DeserializeOwned>(
             "the request body is empty; a JSON object is expected".into(),
         ));
     }
-    serde_json::from_slice(&buf)
-        .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))
+    let mut de = serde_json::Deserializer::from_slice(&buf);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let at = pointer(e.path());
+        let inner = e.into_inner();
+        ApiError::BadRequest(if at.is_empty() || inner.is_syntax() || inner.is_eof() {
+            format!("invalid request body: {inner}")
+        } else {
+            // Type errors name the field (`/flavourId: invalid type: ...`).
+            format!("invalid request body: {at}: {inner}")
+        })
+    })
+}
+
+/// A deserialisation path as a JSON pointer (`/vimConnectionInfo/vim1/vimType`).
+fn pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .filter_map(|s| match s {
+            Segment::Seq { index } => Some(format!("/{index}")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                Some(format!("/{}", key.replace('~', "~0").replace('/', "~1")))
+            }
+            Segment::Unknown => None,
+        })
+        .collect()
 }
 
 /// Reads resource `raw` (a path id) with `get`; 404 "<what> <id> not found" when the id

@@ -44,6 +44,8 @@ pub struct Settings {
     /// Which management driver runs which hook artifact (`[mgmt] drivers`): requests
     /// whose hooks have none, or whose driver parameters are wrong, are refused.
     pub mgmt: tacker_domain::mgmt::Mapping,
+    /// Whether the simulated VIM (`TACKER.SIM.V_1`) may be used (`lcm.simulated_vim`).
+    pub simulated_vim: bool,
 }
 
 /// Everything a request handler can reach.

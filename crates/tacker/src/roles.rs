@@ -114,6 +114,7 @@ fn server_state(
             refuse_duplicate_subscriptions: cfg.server.duplicate_subscriptions == "see_other",
             mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
                 .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
+            simulated_vim: cfg.lcm.simulated_vim,
         },
         metrics: Arc::new(Metrics::new()?),
         notify: Arc::new(tacker_notify::Client::new(cfg.lcm.http_timeout)?),

@@ -28,19 +28,7 @@ use uuid::Uuid;
 use crate::Ctx;
 use crate::cache::ensure_cached;
 
-/// The Kubernetes VIM type of SOL003 (and Tacker's legacy spelling).
-pub const KUBERNETES: &str = "ETSINFV.KUBERNETES.V_1";
-
-/// Normalises a VIM type (`kubernetes` -> `ETSINFV.KUBERNETES.V_1`).
-pub fn vim_type(raw: &str) -> String {
-    match raw {
-        "kubernetes" | "ETSINFV.KUBERNETES.V_1" => KUBERNETES.to_owned(),
-        "openstack" | "ETSINFV.OPENSTACK_KEYSTONE.V_3" => {
-            "ETSINFV.OPENSTACK_KEYSTONE.V_3".to_owned()
-        }
-        other => other.to_owned(),
-    }
-}
+pub use tacker_domain::lcm::vim_type::{KUBERNETES, canonical as vim_type};
 
 /// Drivers by VIM type, management drivers by name, and which driver runs the hooks
 /// naming which artifact.
@@ -463,7 +451,13 @@ fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Failure> {
     })?;
     let t = vim_type(&vim.vim_type);
     ctx.lcm.drivers.infra.get(&t).cloned().ok_or_else(|| {
-        Failure::unprocessable(format!("no infra driver for VIM type {}", vim.vim_type))
+        let simulated = ctx.lcm.drivers.infra.contains_key(sim::SIM_VIM);
+        let why = tacker_domain::lcm::vim_type::unsupported(&vim.vim_type, simulated)
+            .unwrap_or_else(|| "no driver is configured for it".to_owned());
+        Failure::unprocessable(format!(
+            "no infra driver for VIM type {}: {why}",
+            vim.vim_type
+        ))
     })
 }
 

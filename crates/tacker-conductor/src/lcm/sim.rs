@@ -18,7 +18,7 @@ use uuid::Uuid;
 use tacker_domain::lcm::plan;
 
 /// The simulated VIM type.
-pub const SIM_VIM: &str = "TACKER.SIM.V_1";
+pub const SIM_VIM: &str = tacker_domain::lcm::vim_type::SIMULATED;
 
 /// The simulated infra driver (also a management driver that can fail hooks).
 #[derive(Debug, Default)]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tacker_db::{conductors, packages};
-use tacker_domain::Failure;
 use tacker_domain::package::OnboardingState;
+use tacker_domain::{Failure, FailureKind};
 use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone, PrefetchCsar};
 use tacker_storage::PackageStore;
 use uuid::Uuid;
@@ -83,12 +83,15 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
     {
         tracing::debug!(package_id = %id, error = %e, "prefetch fanout failed; conductors fetch on DownloadCsar");
     }
-    ensure_cached(ctx, id, &digest).await.map_err(|e| {
-        Failure::internal(format!(
-            "conductor {} could not cache the package: {e}",
-            ctx.id
-        ))
-    })?;
+    ensure_cached(ctx, id, &digest)
+        .await
+        .map_err(|e| match e.kind {
+            FailureKind::BadRequest => e,
+            _ => Failure::internal(format!(
+                "conductor {} could not cache the package: {e}",
+                ctx.id
+            )),
+        })?;
     let path = ctx.cache.csar_path(&id.to_string());
     let started = std::time::Instant::now();
     let validated = tokio::task::spawn_blocking(move || {

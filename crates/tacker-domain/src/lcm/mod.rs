@@ -10,6 +10,7 @@ pub mod plan;
 pub mod request;
 pub mod secrets;
 mod subscription;
+pub mod vim_type;
 
 pub use instance::{
     CpProtocolInfo, InstantiatedVnfInfo, InstantiationState, IpAddresses, IpOverEthernet,

@@ -1407,3 +1407,66 @@ async fn planted_secrets_are_sealed_at_rest_and_never_answered_or_notified() {
         }
     }
 }
+
+/// A VIM type nothing drives, or the simulated VIM while `lcm.simulated_vim` is off, is
+/// refused when the request arrives (naming the setting), and no occurrence is made.
+#[tokio::test]
+async fn unknown_or_disabled_vim_types_are_refused_at_the_api() {
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            conductors: 1,
+            simulated_vim: false,
+            ..Options::default()
+        },
+    )
+    .await;
+    app.onboarded_package().await;
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            "/vnf_instances",
+            json!({"vnfdId": 5}),
+        )
+        .await;
+    assert_problem(
+        r,
+        400,
+        "/vnfdId: invalid type: integer `5`, expected a string",
+    )
+    .await;
+    let i = app.create_instance().await;
+    for (vim, says) in [
+        (sim_vim(), "lcm.simulated_vim = true"),
+        (
+            json!({"v": {"vimType": "VMWARE.VCENTER", "interfaceInfo": {"endpoint": "https://vc"}}}),
+            "unknown VIM type \"VMWARE.VCENTER\"",
+        ),
+    ] {
+        let r = app
+            .lcm_json(
+                reqwest::Method::POST,
+                &format!("/vnf_instances/{i}/instantiate"),
+                json!({"flavourId": "simple", "vimConnectionInfo": vim}),
+            )
+            .await;
+        assert_problem(r, 422, says).await;
+    }
+    let r = app
+        .lcm_json(
+            reqwest::Method::PATCH,
+            &format!("/vnf_instances/{i}"),
+            json!({"vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    assert_eq!(r.status(), 422);
+    let ops: Value = app
+        .lcm(reqwest::Method::GET, "/vnf_lcm_op_occs")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ops, json!([]), "no occurrence was made");
+}

@@ -190,6 +190,24 @@ async fn an_invalid_package_returns_to_created_with_details_and_leaves_nothing()
         assert!(p.get("vnfdId").is_none() && p.get("checksum").is_none());
         assert!(!app.stored(&id).await);
         assert!(!app.cached(1, &id) && !app.cached(2, &id));
+        // Content that is no zip at all, or a zip that is no CSAR, is the user's too.
+        for (what, content) in [
+            ("not a zip", b"this is not a zip archive".to_vec()),
+            (
+                "no TOSCA-Metadata",
+                tacker_testkit::csar::Csar::default()
+                    .with("README", "hi")
+                    .zip(),
+            ),
+        ] {
+            assert_eq!(app.put_content(&id, content).await, 202);
+            let p = app.settled(&id, T).await;
+            let d = &p["onboardingFailureDetails"];
+            assert_eq!(p["onboardingState"], "CREATED", "{what}: {p}");
+            assert_eq!(d["status"], 422, "{what}: {d}");
+            assert_eq!(d["title"], "Unprocessable Entity", "{what}: {d}");
+            assert!(!app.stored(&id).await, "{what}");
+        }
         // A correct upload afterwards onboards and clears the details.
         assert_eq!(app.put_content(&id, valid().zip()).await, 202);
         let p = app.settled(&id, T).await;

@@ -72,6 +72,21 @@ async fn create_rejects_bad_requests_with_problem_details() {
             .await
             .unwrap();
         assert_problem(r, 400, "invalid request body").await;
+        // A type error names the field.
+        let r = post()
+            .header("content-type", "application/json")
+            .body(r#"{"userDefinedData": {"team": "core"}, "nope": 1, "x": [1]}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_problem(r, 400, "unknown field `nope`").await;
+        let r = post()
+            .header("content-type", "application/json")
+            .body(r#"{"userDefinedData": ["not", "an", "object"]}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_problem(r, 400, "/userDefinedData: invalid type: sequence").await;
         let r = post()
             .header("content-type", "application/json")
             .send()

@@ -126,6 +126,8 @@ pub struct Options {
     pub nfvo_grant_url: Option<String>,
     /// Duplicate package subscriptions answered 303.
     pub refuse_duplicate_subscriptions: bool,
+    /// `lcm.simulated_vim` at the API (the conductors always have the simulated VIM).
+    pub simulated_vim: bool,
     /// `[mgmt] drivers` of the API server.
     pub server_mgmt: Vec<&'static str>,
     /// `[mgmt] drivers` of the conductors, when other than the server's.
@@ -143,6 +145,7 @@ impl Default for Options {
             s3: false,
             nfvo_grant_url: None,
             refuse_duplicate_subscriptions: true,
+            simulated_vim: true,
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
         }
@@ -236,6 +239,7 @@ impl TestApp {
                         .collect::<Vec<_>>(),
                 )
                 .unwrap(),
+                simulated_vim: opts.simulated_vim,
             },
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),

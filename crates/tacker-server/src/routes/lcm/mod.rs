@@ -12,6 +12,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use serde_json::{Value, json};
 use tacker_db::op_occs as ops;
+use tacker_domain::lcm::vim_type;
 use tacker_domain::lcm::{ApiVersion, OpOcc, OperationParams, OperationState, VnfInstance};
 use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
@@ -165,12 +166,20 @@ impl Api {
     }
 }
 
-/// Refuses `vimConnectionInfo` entries naming a VIM that is not registered (422).
+/// Refuses (422) `vimConnectionInfo` entries of a VIM type nothing drives (the simulated
+/// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered.
 pub async fn check_registered_vims(
     st: &ServerState,
     vci: Option<&serde_json::Map<String, Value>>,
 ) -> Result<(), ApiError> {
     for (k, e) in vci.into_iter().flatten() {
+        if let Some(t) = e.get("vimType").and_then(Value::as_str)
+            && let Some(why) = vim_type::unsupported(t, st.settings.simulated_vim)
+        {
+            return Err(ApiError::Unprocessable(format!(
+                "vimConnectionInfo.{k}.vimType: {why}"
+            )));
+        }
         let Some(vim_id) = e.get("vimId").and_then(Value::as_str) else {
             continue;
         };
