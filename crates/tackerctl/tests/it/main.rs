@@ -1,4 +1,5 @@
 //! The `tackerctl` binary as a shell runs it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::{Command, Stdio};
 
