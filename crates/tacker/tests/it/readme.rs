@@ -32,7 +32,7 @@ pub fn walkthrough(name: &str) -> String {
 /// Runs `script` with bash (errexit, pipefail) in a scratch directory that sees the
 /// repository's `target/` and `docs/`; returns stdout (panics with the output on failure).
 pub fn run_script(script: &str, dir: &Path) -> String {
-    for link in ["target", "docs"] {
+    for link in ["target", "docs", ".venv"] {
         let _ = std::os::unix::fs::symlink(repo().join(link), dir.join(link));
     }
     let out = Command::new("timeout")
@@ -50,47 +50,143 @@ pub fn run_script(script: &str, dir: &Path) -> String {
     stdout
 }
 
+/// `make run` as a newcomer starts it (all-in-one on its defaults: SQLite, the
+/// in-process bus, local storage, a key it makes), with `extra` environment.
+struct MakeRun {
+    api: String,
+    env: ClusterEnv,
+    _aio: Proc,
+    _db: tempfile::TempDir,
+}
+
+impl MakeRun {
+    async fn start(extra: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let env = ClusterEnv::new(
+            &format!("sqlite://{}/tacker.db", dir.path().display()),
+            "memory://",
+            &tacker_testkit::unique_prefix(),
+        );
+        let port = free_port();
+        let mut vars = vec![
+            ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
+            (
+                "TACKER__CONDUCTOR__HEALTH_BIND",
+                format!("127.0.0.1:{}", free_port()),
+            ),
+        ];
+        vars.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
+        let mut cmd = env.command(&vars);
+        // No key configured: it makes one, as `make run` does.
+        cmd.env_remove("TACKER__SECRETS__KEYS");
+        let aio = Proc::spawn(cmd.arg("all-in-one"), &env.log_path("aio"));
+        let api = format!("http://127.0.0.1:{port}");
+        wait_status(
+            &reqwest::Client::new(),
+            &format!("{api}/readyz"),
+            200,
+            Duration::from_secs(60),
+        )
+        .await;
+        Self {
+            api,
+            env,
+            _aio: aio,
+            _db: dir,
+        }
+    }
+
+    /// Runs walkthrough `name` against it, the README's addresses replaced by the ones
+    /// of this test (`make run`'s, then `replace`); returns its output.
+    async fn walkthrough(&self, name: &str, replace: &[(&str, &str)]) -> String {
+        let mut script = walkthrough(name).replace("http://127.0.0.1:9890", &self.api);
+        for (from, to) in replace {
+            script = script.replace(from, to);
+        }
+        let script = format!("export TACKER_URL={}\n{script}", self.api);
+        let work = tempfile::tempdir().unwrap();
+        tokio::task::spawn_blocking({
+            let dir = work.path().to_owned();
+            move || run_script(&script, &dir)
+        })
+        .await
+        .unwrap()
+    }
+}
+
+/// The lines of `out` equal to `line`.
+fn count(out: &str, line: &str) -> usize {
+    out.lines().filter(|l| l.trim_end() == line).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_quickstart_runs_as_written() {
+    let run = MakeRun::start(&[("TACKER__LCM__SIMULATED_VIM", "true")]).await;
+    let out = run.walkthrough("quickstart", &[]).await;
+    assert_eq!(count(&out, "valid"), 2, "packed and validated:\n{out}");
+    assert_eq!(count(&out, "ONBOARDED"), 1, "{out}");
+    assert_eq!(count(&out, "INSTANTIATED"), 1, "{out}");
+    assert_eq!(count(&out, "COMPLETED INSTANTIATE"), 1, "{out}");
+    assert!(
+        count(&out, "VDU1") == 1 && count(&out, "VDU2") == 1,
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.ends_with("TERMINATE COMPLETED")),
+        "{out}"
+    );
+    // The conductor list shows both conductors, READY.
+    assert_eq!(
+        out.lines().filter(|l| l.contains("READY")).count(),
+        2,
+        "{out}"
+    );
+    // Deleted at the end.
+    let instances: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/vnflcm/v2/vnf_instances", run.api))
+        .header("Version", "2.0.0")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(instances, serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_cnf_walkthrough_runs_as_written() {
+    let sim = kube_sim::spawn(kube_sim::Settings {
+        timing: crate::cnf::timing(),
+        ..Default::default()
+    })
+    .unwrap();
+    let run = MakeRun::start(&[]).await;
+    let out = run
+        .walkthrough("cnf", &[("http://127.0.0.1:6443", &sim.url)])
+        .await;
+    assert_eq!(count(&out, "ONBOARDED"), 1, "{out}");
+    assert_eq!(count(&out, "VDU1-vdu1-pod"), 1, "the Pod is a VNFC:\n{out}");
+    for op in ["INSTANTIATE", "HEAL", "TERMINATE"] {
+        assert!(
+            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
+            "{op}:\n{out}"
+        );
+    }
+    assert!(
+        sim.sim.lock().list("/pods", Some("default")).is_empty(),
+        "terminated"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_vm_walkthrough_runs_as_written() {
     crate::vm::need_root();
     let sim = heat_sim::spawn(heat_sim::Settings::default()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let env = ClusterEnv::new(
-        &format!("sqlite://{}/tacker.db", dir.path().display()),
-        "memory://",
-        &tacker_testkit::unique_prefix(),
-    );
-    let port = free_port();
-    let mut cmd = env.command(&[
-        ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
-        (
-            "TACKER__CONDUCTOR__HEALTH_BIND",
-            format!("127.0.0.1:{}", free_port()),
-        ),
-        ("TACKER__OPENSTACK__POLL_INTERVAL", "200ms".into()),
-    ]);
-    // As `make run`: all-in-one with its defaults (no key configured: it makes one).
-    cmd.env_remove("TACKER__SECRETS__KEYS");
-    let _aio = Proc::spawn(cmd.arg("all-in-one"), &env.log_path("aio"));
-    let api = format!("http://127.0.0.1:{port}");
-    wait_status(
-        &reqwest::Client::new(),
-        &format!("{api}/readyz"),
-        200,
-        Duration::from_secs(60),
-    )
-    .await;
-    let script = walkthrough("vm")
-        .replace("http://127.0.0.1:9890", &api)
-        .replace("http://127.0.0.1:5000", &sim.url);
-    let script = format!("export TACKER_URL={api}\n{script}");
-    let work = tempfile::tempdir().unwrap();
-    let out = tokio::task::spawn_blocking({
-        let dir = work.path().to_owned();
-        move || run_script(&script, &dir)
-    })
-    .await
-    .unwrap();
+    let run = MakeRun::start(&[("TACKER__OPENSTACK__POLL_INTERVAL", "200ms")]).await;
+    let out = run
+        .walkthrough("vm", &[("http://127.0.0.1:5000", &sim.url)])
+        .await;
     // The auth_cred answered masks the password; every VM answered SSH with its name.
     assert!(out.contains("\"***\""), "{out}");
     assert!(!out.contains("tacker-password"), "{out}");
@@ -104,7 +200,7 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
         "terminate left VMs"
     );
     assert!(
-        env.dir.path().join("data/secrets.key").exists(),
+        run.env.dir.path().join("data/secrets.key").exists(),
         "all-in-one made its key"
     );
 }
