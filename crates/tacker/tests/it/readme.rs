@@ -15,14 +15,19 @@ fn repo() -> PathBuf {
 
 /// The shell code of walkthrough `name` in README.md.
 pub fn walkthrough(name: &str) -> String {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    walkthrough_in("README.md", name)
+}
+
+/// The shell code of walkthrough `name` in `doc` (a path from the repository root).
+pub fn walkthrough_in(doc: &str, name: &str) -> String {
+    let readme = std::fs::read_to_string(repo().join(doc)).unwrap();
     let start = format!("<!-- walkthrough:{name} -->");
     let end = format!("<!-- /walkthrough:{name} -->");
     let body = readme
         .split(&start)
         .nth(1)
         .and_then(|r| r.split(&end).next())
-        .unwrap_or_else(|| panic!("README.md has no walkthrough {name}"));
+        .unwrap_or_else(|| panic!("{doc} has no walkthrough {name}"));
     body.lines()
         .filter(|l| !l.starts_with("```"))
         .collect::<Vec<_>>()
@@ -99,7 +104,12 @@ impl MakeRun {
     /// Runs walkthrough `name` against it, the README's addresses replaced by the ones
     /// of this test (`make run`'s, then `replace`); returns its output.
     async fn walkthrough(&self, name: &str, replace: &[(&str, &str)]) -> String {
-        let mut script = walkthrough(name).replace("http://127.0.0.1:9890", &self.api);
+        self.walkthrough_in("README.md", name, replace).await
+    }
+
+    /// The same for a walkthrough of `doc`.
+    async fn walkthrough_in(&self, doc: &str, name: &str, replace: &[(&str, &str)]) -> String {
+        let mut script = walkthrough_in(doc, name).replace("http://127.0.0.1:9890", &self.api);
         for (from, to) in replace {
             script = script.replace(from, to);
         }
@@ -202,5 +212,40 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
     assert!(
         run.env.dir.path().join("data/secrets.key").exists(),
         "all-in-one made its key"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_user_guide_walkthroughs_run_as_written() {
+    let sim = kube_sim::spawn(kube_sim::Settings {
+        timing: crate::cnf::timing(),
+        ..Default::default()
+    })
+    .unwrap();
+    let run = MakeRun::start(&[]).await;
+    let out = run
+        .walkthrough_in("docs/user-guide.md", "onboard", &[])
+        .await;
+    assert!(
+        out.contains("ONBOARDED") && out.contains("Hello VNF"),
+        "{out}"
+    );
+    let out = run
+        .walkthrough_in(
+            "docs/user-guide.md",
+            "cnf",
+            &[("http://127.0.0.1:6443", &sim.url)],
+        )
+        .await;
+    assert_eq!(count(&out, "VDU1-vdu1-pod"), 1, "{out}");
+    for op in ["INSTANTIATE", "HEAL", "SCALE", "TERMINATE"] {
+        assert!(
+            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
+            "{op}:\n{out}"
+        );
+    }
+    assert!(
+        sim.sim.lock().list("/pods", Some("default")).is_empty(),
+        "terminated"
     );
 }
