@@ -48,6 +48,7 @@ lint:
 	@tests/infra/domain-has-no-io.sh
 	@tests/infra/helm-check.sh
 	@tests/infra/deploy-check.sh
+	@tests/infra/grafana-check.sh
 
 fmt:
 	$(CARGO) fmt --all

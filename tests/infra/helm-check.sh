@@ -18,8 +18,14 @@ for values in "" helm/tacker/values-ha.yaml; do
   "$venv/bin/python" - "$out/$name.yaml" "$out/$name.toml" <<'PY'
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
-cm = next(d for d in docs if d["kind"] == "ConfigMap")
+cm = next(d for d in docs if d["kind"] == "ConfigMap" and "tacker.toml" in d.get("data", {}))
 open(sys.argv[2], "w").write(cm["data"]["tacker.toml"])
+# The dashboard ConfigMap (HA profile): the sidecar's label and a dashboard that parses.
+for d in docs:
+    if d["kind"] == "ConfigMap" and "tacker.json" in d.get("data", {}):
+        assert d["metadata"]["labels"].get("grafana_dashboard") == "1", d["metadata"]
+        import json
+        assert json.loads(d["data"]["tacker.json"])["panels"], "empty dashboard"
 PY
   cargo run -q -p tacker -- --config "$out/$name.toml" config show >/dev/null
 done

@@ -124,6 +124,18 @@ impl Conductor {
         &self.ctx
     }
 
+    /// A source of this conductor's metrics, labelled with its id, for an exposition
+    /// that is not its own health endpoint (all-in-one's `/metrics`).
+    pub fn metric_source(
+        &self,
+    ) -> impl Fn() -> Vec<prometheus::proto::MetricFamily> + Send + Sync + 'static {
+        let ctx = self.ctx.clone();
+        move || {
+            ctx.metrics.observe_bus(&ctx.bus);
+            ctx.metrics.families_of(&ctx.id)
+        }
+    }
+
     /// Waits until the conductor is READY (or `timeout` passes); true when READY.
     pub async fn wait_ready(&self, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;

@@ -23,6 +23,7 @@ pub struct Metrics {
     redeliveries: IntCounterVec,
     live: IntGauge,
     cached: IntGauge,
+    undelivered: IntGauge,
 }
 
 const DURATION_BUCKETS: [f64; 12] = [
@@ -97,6 +98,10 @@ impl Metrics {
         )?;
         let live = IntGauge::new("conductors_live", "Live conductors, as this one sees them")?;
         let cached = IntGauge::new("cache_packages", "Packages in this conductor's cache")?;
+        let undelivered = IntGauge::new(
+            "notifications_undelivered",
+            "Notifications queued and not delivered yet (the whole cluster's backlog)",
+        )?;
         for m in [&onboarding_seconds, &lcm_seconds, &hook_seconds] {
             registry.register(Box::new(m.clone()))?;
         }
@@ -105,6 +110,7 @@ impl Metrics {
         }
         registry.register(Box::new(live.clone()))?;
         registry.register(Box::new(cached.clone()))?;
+        registry.register(Box::new(undelivered.clone()))?;
         registry.register(Box::new(ready.clone()))?;
         registry.register(Box::new(handled.clone()))?;
         registry.register(Box::new(sync_failures.clone()))?;
@@ -125,6 +131,7 @@ impl Metrics {
             redeliveries,
             live,
             cached,
+            undelivered,
         })
     }
 
@@ -193,9 +200,31 @@ impl Metrics {
         self.cached.set(i64::try_from(cached).unwrap_or(i64::MAX));
     }
 
+    /// Records the notification backlog.
+    pub fn set_undelivered(&self, n: i64) {
+        self.undelivered.set(n);
+    }
+
     /// Brings the bus counters up to what `bus` has counted (before a scrape).
     pub fn observe_bus(&self, bus: &tacker_rpc::Bus) {
         self.bus.observe(bus);
+    }
+
+    /// Every metric, each labelled `conductor_id="<id>"` (for one exposition of several
+    /// conductors, as all-in-one serves on its API port).
+    pub fn families_of(&self, id: &str) -> Vec<prometheus::proto::MetricFamily> {
+        let mut families = self.registry.gather();
+        for f in &mut families {
+            for m in f.mut_metric() {
+                let mut labels = m.take_label();
+                let mut l = prometheus::proto::LabelPair::default();
+                l.set_name("conductor_id".into());
+                l.set_value(id.into());
+                labels.insert(0, l);
+                m.set_label(labels);
+            }
+        }
+        families
     }
 
     /// The Prometheus text exposition.

@@ -49,6 +49,9 @@ async fn gauges(ctx: &Ctx) {
         .count();
     let cached = ctx.cache.list().map(|l| l.len()).unwrap_or(0);
     ctx.metrics.set_cluster(live, cached);
+    if let Ok(n) = ctx.db.run(tacker_db::outbox::undelivered).await {
+        ctx.metrics.set_undelivered(n);
+    }
 }
 
 /// Whether work owned by `runner` (incarnation `incarnation`, since `since`) is lost.

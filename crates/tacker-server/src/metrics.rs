@@ -1,23 +1,34 @@
 //! Prometheus metrics of the API server and the request-tracking middleware.
 
+use std::collections::BTreeMap;
 use std::future::{Ready, ready};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use actix_web::Error;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform, forward_ready};
 use futures::future::LocalBoxFuture;
+use prometheus::proto::MetricFamily;
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder};
 
+/// Metric families from elsewhere in the process (all-in-one's conductors).
+pub type MetricSource = Box<dyn Fn() -> Vec<MetricFamily> + Send + Sync>;
+
 /// The server's metrics.
-#[derive(Debug)]
 pub struct Metrics {
     /// The registry `/metrics` renders.
     pub registry: Registry,
     bus: tacker_rpc::BusMetrics,
     requests: IntCounterVec,
     latency: HistogramVec,
+    sources: std::sync::Mutex<Vec<MetricSource>>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
 }
 
 impl Metrics {
@@ -49,6 +60,7 @@ impl Metrics {
             bus,
             requests,
             latency,
+            sources: Default::default(),
         })
     }
 
@@ -59,9 +71,30 @@ impl Metrics {
 
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
+        let mut by_name: BTreeMap<String, MetricFamily> = BTreeMap::new();
+        let sources = self.sources.lock().unwrap_or_else(PoisonError::into_inner);
+        let extra = sources.iter().flat_map(|s| s());
+        for mut f in self.registry.gather().into_iter().chain(extra) {
+            match by_name.get_mut(f.name()) {
+                Some(known) => known.mut_metric().extend(f.take_metric()),
+                None => {
+                    by_name.insert(f.name().to_owned(), f);
+                }
+            }
+        }
+        let families: Vec<MetricFamily> = by_name.into_values().collect();
         TextEncoder::new()
-            .encode_to_string(&self.registry.gather())
+            .encode_to_string(&families)
             .unwrap_or_default()
+    }
+
+    /// Adds metrics from elsewhere in this process to what `/metrics` renders (families
+    /// of the same name are merged; their labels tell them apart).
+    pub fn add_source(&self, source: MetricSource) {
+        self.sources
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(source);
     }
 
     fn observe(&self, method: &str, route: &str, status: u16, secs: f64) {

@@ -310,12 +310,12 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
     }
     let bus = Bus::connect(&bus_options(&cfg), format!("server-{}", uuid_suffix())).await?;
     let listener = bind(&cfg.server.bind, "API server")?;
-    tacker_server::run(
-        listener,
-        server_state(&cfg, db, bus, store, keys)?,
-        shutdown,
-    )
-    .await?;
+    let state = server_state(&cfg, db, bus, store, keys)?;
+    // One /metrics, on the API port, carries the conductors' metrics too.
+    for c in &conductors {
+        state.metrics.add_source(Box::new(c.metric_source()));
+    }
+    tacker_server::run(listener, state, shutdown).await?;
     for c in conductors {
         c.shutdown().await;
     }

@@ -162,6 +162,80 @@ async fn the_readme_quickstart_runs_as_written() {
         .await
         .unwrap();
     assert_eq!(instances, serde_json::json!([]));
+    // One /metrics on the API port carries the conductors' metrics too: both conductors,
+    // the onboarding one of them coordinated, the operations they ran.
+    let metrics = reqwest::Client::new()
+        .get(format!("{}/metrics", run.api))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let sum = |name: &str, needle: &str| -> f64 {
+        metrics
+            .lines()
+            .filter(|l| l.starts_with(name) && l.contains(needle))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    for n in [1, 2] {
+        assert_eq!(
+            sum("tacker_conductor_ready{", &format!("-aio-{n}\"")),
+            1.0,
+            "{metrics}"
+        );
+    }
+    assert_eq!(
+        sum("tacker_onboardings_total{", "outcome=\"onboarded\""),
+        1.0,
+        "{metrics}"
+    );
+    for op in ["INSTANTIATE", "TERMINATE"] {
+        assert_eq!(
+            sum(
+                "tacker_lcm_operations_total{",
+                &format!("operation=\"{op}\"")
+            ),
+            1.0,
+            "{op}: {metrics}"
+        );
+    }
+    assert!(sum("tacker_http_requests_total{", "") > 0.0, "{metrics}");
+    assert!(
+        sum("tacker_bus_messages_handled_total{", "") > 0.0,
+        "{metrics}"
+    );
+    // The Grafana dashboard's metrics are in this scrape, but those only events this
+    // walkthrough does not cause would make (notifications, hooks, redeliveries).
+    let dashboard: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("deploy/grafana/tacker.json")).unwrap(),
+    )
+    .unwrap();
+    let event_only = [
+        "tacker_notification_deliveries_total",
+        "tacker_mgmt_hook_duration_seconds",
+        "tacker_bus_redeliveries_total",
+    ];
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for t in panel["targets"].as_array().unwrap() {
+            let expr = t["expr"].as_str().unwrap();
+            for m in expr
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| w.starts_with("tacker_"))
+            {
+                let family = m
+                    .trim_end_matches("_bucket")
+                    .trim_end_matches("_sum")
+                    .trim_end_matches("_count");
+                assert!(
+                    event_only.contains(&family) || metrics.contains(&format!("# TYPE {family} ")),
+                    "panel {}: {family} is not scraped:\n{metrics}",
+                    panel["title"]
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
