@@ -33,9 +33,8 @@ setup: setup-deps
 
 test: setup lint test-only
 
-# The binaries first: the README walkthroughs run ./target/debug/tacker and tackerctl.
-test-only:
-	$(CARGO) build -p tacker -p tackerctl -p kube-sim -p heat-sim
+# `build` first: the README walkthroughs run ./target/debug/tacker and tackerctl.
+test-only: build
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
 		$(CARGO) nextest run --workspace --no-fail-fast; \
 	else \

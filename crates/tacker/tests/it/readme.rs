@@ -13,11 +13,6 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The shell code of walkthrough `name` in README.md.
-pub fn walkthrough(name: &str) -> String {
-    walkthrough_in("README.md", name)
-}
-
 /// The shell code of walkthrough `name` in `doc` (a path from the repository root).
 pub fn walkthrough_in(doc: &str, name: &str) -> String {
     let readme = std::fs::read_to_string(repo().join(doc)).unwrap();
