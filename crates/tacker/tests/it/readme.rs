@@ -128,6 +128,10 @@ fn count(out: &str, line: &str) -> usize {
 async fn the_readme_quickstart_runs_as_written() {
     let run = MakeRun::start(&[("TACKER__LCM__SIMULATED_VIM", "true")]).await;
     let out = run.walkthrough("quickstart", &[]).await;
+    // "Operating it", on what the quickstart left.
+    let ops = run.walkthrough("operate", &[]).await;
+    assert!(ops.contains("Hello VNF") && ops.contains("READY"), "{ops}");
+    assert!(ops.lines().any(|l| l.ends_with(" COMPLETED")), "{ops}");
     assert_eq!(count(&out, "valid"), 2, "packed and validated:\n{out}");
     assert_eq!(count(&out, "ONBOARDED"), 1, "{out}");
     assert_eq!(count(&out, "INSTANTIATED"), 1, "{out}");
@@ -295,6 +299,20 @@ async fn the_user_guide_walkthroughs_run_as_written() {
     let out = run
         .walkthrough_in("docs/user-guide.md", "onboard", &[])
         .await;
+    // Registering an OpenStack VIM (heat-sim's Keystone): the password is answered masked.
+    let heat = heat_sim::spawn(heat_sim::Settings::default()).unwrap();
+    let vim = run
+        .walkthrough_in(
+            "docs/user-guide.md",
+            "vim",
+            &[("http://127.0.0.1:5000", &heat.url)],
+        )
+        .await;
+    assert!(
+        vim.contains("\"password\":\"***\"") && !vim.contains("tacker-password\""),
+        "{vim}"
+    );
+    assert!(vim.lines().any(|l| l.starts_with("my-openstack")), "{vim}");
     assert!(
         out.contains("ONBOARDED") && out.contains("Hello VNF"),
         "{out}"
