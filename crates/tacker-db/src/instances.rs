@@ -106,7 +106,7 @@ impl Row {
             vnf_configurable_properties: json_text(&i.vnf_configurable_properties),
             current_op_id: None,
             revision: 0,
-            created_at: i.created_at.naive_utc(),
+            created_at: chrono::SubsecRound::trunc_subsecs(i.created_at.naive_utc(), 6),
             updated_at: now(),
         }
     }
@@ -219,6 +219,23 @@ pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<VnfInstance>> {
 pub fn list(c: &mut DbConnection) -> Result<Vec<VnfInstance>> {
     dsl::vnf_instances
         .order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(Row::into_domain)
+        .collect()
+}
+
+/// Up to `limit` instances from `from` on, in (created_at, id) order.
+pub fn list_from(
+    c: &mut DbConnection,
+    from: &crate::scan::From,
+    limit: i64,
+) -> Result<Vec<VnfInstance>> {
+    let q = dsl::vnf_instances.into_boxed::<crate::scan::Backend>();
+    crate::scan::keyset!(q, dsl, created_at, from)
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .limit(limit)
         .select(Row::as_select())
         .load(c)?
         .into_iter()

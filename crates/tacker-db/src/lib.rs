@@ -9,6 +9,7 @@ pub mod op_occs;
 pub mod outbox;
 pub mod packages;
 pub mod pkgm_subscriptions;
+pub mod scan;
 pub mod schema;
 pub mod sealed;
 pub mod secrets;
@@ -145,7 +146,9 @@ pub(crate) fn json_text(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
-/// The current UTC time as stored in the database.
+/// Now, to the microsecond: what PostgreSQL keeps, and what page markers carry, so
+/// both backends store and order the same instants.
 pub(crate) fn now() -> chrono::NaiveDateTime {
-    chrono::Utc::now().naive_utc()
+    use chrono::SubsecRound;
+    chrono::Utc::now().naive_utc().trunc_subsecs(6)
 }

@@ -174,6 +174,20 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<OpOcc>> {
         .collect()
 }
 
+/// Up to `limit` occurrences from `from` on, in (start time, id) order (`created_at`,
+/// indexed, is the start time: both are set once, at creation).
+pub fn list_from(c: &mut DbConnection, from: &crate::scan::From, limit: i64) -> Result<Vec<OpOcc>> {
+    let q = dsl::vnf_lcm_op_occs.into_boxed::<crate::scan::Backend>();
+    crate::scan::keyset!(q, dsl, created_at, from)
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .limit(limit)
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(Row::into_domain)
+        .collect()
+}
+
 /// Who runs an occurrence after a transition.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Runner {

@@ -80,7 +80,7 @@ impl Row {
             downloading: p.downloading,
             coordinator_id: None,
             revision: 0,
-            created_at: p.created_at.naive_utc(),
+            created_at: chrono::SubsecRound::trunc_subsecs(p.created_at.naive_utc(), 6),
             updated_at: p.updated_at.naive_utc(),
             deleted_at: None,
             progress_at: None,
@@ -176,6 +176,25 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<VnfPackage>> {
     dsl::vnf_packages
         .filter(dsl::deleted_at.is_null())
         .order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(|r| r.into_stored().map(|s| s.package))
+        .collect()
+}
+
+/// Up to `limit` packages (not deleted) from `from` on, in (created_at, id) order.
+pub fn list_from(
+    c: &mut DbConnection,
+    from: &crate::scan::From,
+    limit: i64,
+) -> Result<Vec<VnfPackage>> {
+    let q = dsl::vnf_packages
+        .filter(dsl::deleted_at.is_null())
+        .into_boxed::<crate::scan::Backend>();
+    crate::scan::keyset!(q, dsl, created_at, from)
+        .order((dsl::created_at.asc(), dsl::id.asc()))
+        .limit(limit)
         .select(Row::as_select())
         .load(c)?
         .into_iter()

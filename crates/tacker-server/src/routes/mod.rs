@@ -8,6 +8,7 @@ mod package_content;
 mod package_files;
 mod packages;
 mod pkgm_subscriptions;
+mod scan;
 mod vims;
 
 use actix_web::{HttpResponse, web};

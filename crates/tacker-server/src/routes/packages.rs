@@ -4,6 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tacker_db::packages;
+use tacker_db::scan::From;
 use tacker_domain::package::{
     OnboardingState, OperationalState, VNF_PKG_INFO_ATTRIBUTES, VNF_PKG_INFO_DEFAULT_EXCLUDED,
     VnfPackage, merge_patch,
@@ -14,6 +15,7 @@ use uuid::Uuid;
 use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::{base_url, created, parse_id};
 use crate::query::ListQuery;
+use crate::routes::scan::{Listing, scanned};
 use crate::{ApiError, ServerState};
 
 fn api_base(req: &HttpRequest, st: &ServerState) -> String {
@@ -50,18 +52,21 @@ pub async fn list(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), VNF_PKG_INFO_ATTRIBUTES)?;
-    let all = st.db.run(packages::list).await?;
     let base = api_base(&req, &st);
-    let docs = all
-        .iter()
-        .map(|p| (Marker::of(p.created_at, p.id.to_string()), p.to_info(&base)));
-    super::paged(
-        &q,
-        docs,
-        st.settings.page_size,
-        &format!("{base}/vnf_packages"),
-        VNF_PKG_INFO_DEFAULT_EXCLUDED,
-    )
+    let listing = Listing {
+        query: &q,
+        page_size: st.settings.page_size,
+        url: format!("{base}/vnf_packages"),
+        default_excluded: VNF_PKG_INFO_DEFAULT_EXCLUDED,
+    };
+    scanned(&st, listing, packages::list_from, |p| {
+        (
+            Marker::of(p.created_at, p.id.to_string()),
+            From::After(p.created_at, p.id.to_string()),
+            p.to_info(&base),
+        )
+    })
+    .await
 }
 
 async fn load(st: &ServerState, raw_id: &str) -> Result<packages::Stored, ApiError> {

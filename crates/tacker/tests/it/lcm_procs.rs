@@ -235,13 +235,7 @@ async fn an_operation_whose_cast_was_lost_is_cast_again_and_runs_once() {
     c.subscribe(&sub).await;
     let i = c.instance().await;
     for id in ["lo-1", "lo-2"] {
-        c.signal(id, "KILL");
-        let _ = c
-            .nodes
-            .get_mut(id)
-            .unwrap()
-            .proc
-            .wait(Duration::from_secs(5));
+        c.kill(id);
     }
     let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()});
     let (status, op) = c.task(0, &i, "instantiate", body).await;

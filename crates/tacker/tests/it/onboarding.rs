@@ -153,13 +153,7 @@ async fn a_coordinator_killed_mid_onboarding_is_recovered_by_a_live_conductor() 
 /// Kills conductor `id` and starts it again at once under the same id and cache (a
 /// StatefulSet pod restarting).
 fn restart(c: &mut Cluster, id: &str) {
-    c.signal(id, "KILL");
-    let _ = c
-        .nodes
-        .get_mut(id)
-        .unwrap()
-        .proc
-        .wait(Duration::from_secs(5));
+    c.kill(id);
     c.start_conductor(id);
 }
 

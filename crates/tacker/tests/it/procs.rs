@@ -183,6 +183,14 @@ impl Cluster {
         self.nodes[id].proc.signal(sig);
     }
 
+    /// SIGKILLs conductor `id` and waits until it is gone.
+    pub fn kill(&mut self, id: &str) {
+        self.signal(id, "KILL");
+        if let Some(n) = self.nodes.get_mut(id) {
+            let _ = n.proc.wait(Duration::from_secs(5));
+        }
+    }
+
     pub fn cached(&self, id: &str, pkg: &str) -> bool {
         self.nodes[id].cache.join(pkg).join("package.zip").is_file()
     }

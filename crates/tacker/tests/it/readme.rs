@@ -119,6 +119,30 @@ impl MakeRun {
     }
 }
 
+/// `make kube-sim`, on a free port.
+fn kube_sim() -> kube_sim::Running {
+    kube_sim::spawn(kube_sim::Settings {
+        timing: crate::cnf::timing(),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// Every operation of `ops` was followed to COMPLETED (`tackerctl op wait` prints
+/// "<time>  <OPERATION> <STATE>"), and the terminated CNF left no Pod.
+fn cnf_ended(out: &str, ops: &[&str], sim: &kube_sim::Running) {
+    for op in ops {
+        assert!(
+            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
+            "{op}:\n{out}"
+        );
+    }
+    assert!(
+        sim.sim.lock().list("/pods", Some("default")).is_empty(),
+        "terminated"
+    );
+}
+
 /// The lines of `out` equal to `line`.
 fn count(out: &str, line: &str) -> usize {
     out.lines().filter(|l| l.trim_end() == line).count()
@@ -239,27 +263,14 @@ async fn the_readme_quickstart_runs_as_written() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_cnf_walkthrough_runs_as_written() {
-    let sim = kube_sim::spawn(kube_sim::Settings {
-        timing: crate::cnf::timing(),
-        ..Default::default()
-    })
-    .unwrap();
+    let sim = kube_sim();
     let run = MakeRun::start(&[]).await;
     let out = run
         .walkthrough("cnf", &[("http://127.0.0.1:6443", &sim.url)])
         .await;
     assert_eq!(count(&out, "ONBOARDED"), 1, "{out}");
     assert_eq!(count(&out, "VDU1-vdu1-pod"), 1, "the Pod is a VNFC:\n{out}");
-    for op in ["INSTANTIATE", "HEAL", "TERMINATE"] {
-        assert!(
-            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
-            "{op}:\n{out}"
-        );
-    }
-    assert!(
-        sim.sim.lock().list("/pods", Some("default")).is_empty(),
-        "terminated"
-    );
+    cnf_ended(&out, &["INSTANTIATE", "HEAL", "TERMINATE"], &sim);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -290,11 +301,7 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_user_guide_walkthroughs_run_as_written() {
-    let sim = kube_sim::spawn(kube_sim::Settings {
-        timing: crate::cnf::timing(),
-        ..Default::default()
-    })
-    .unwrap();
+    let sim = kube_sim();
     let run = MakeRun::start(&[]).await;
     let out = run
         .walkthrough_in("docs/user-guide.md", "onboard", &[])
@@ -325,14 +332,5 @@ async fn the_user_guide_walkthroughs_run_as_written() {
         )
         .await;
     assert_eq!(count(&out, "VDU1-vdu1-pod"), 1, "{out}");
-    for op in ["INSTANTIATE", "HEAL", "SCALE", "TERMINATE"] {
-        assert!(
-            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
-            "{op}:\n{out}"
-        );
-    }
-    assert!(
-        sim.sim.lock().list("/pods", Some("default")).is_empty(),
-        "terminated"
-    );
+    cnf_ended(&out, &["INSTANTIATE", "HEAL", "SCALE", "TERMINATE"], &sim);
 }

@@ -4,6 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tacker_db::instances;
+use tacker_db::scan::From;
 use tacker_domain::lcm::request::ModifyRequest;
 use tacker_domain::lcm::{
     InstantiationState, OperationParams, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED,
@@ -16,6 +17,7 @@ use super::{Api, check_registered_vims, start};
 use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::{created, parse_id};
 use crate::query::ListQuery;
+use crate::routes::scan::{Listing, scanned};
 use crate::{ApiError, ServerState};
 
 /// `CreateVnfRequest`.
@@ -88,21 +90,21 @@ pub async fn list(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), VNF_INSTANCE_ATTRIBUTES)?;
-    let all = st.db.run(instances::list).await?;
     let base = api.base(&req, &st);
-    let docs = all.iter().map(|i| {
+    let listing = Listing {
+        query: &q,
+        page_size: st.settings.page_size,
+        url: format!("{base}/vnf_instances"),
+        default_excluded: VNF_INSTANCE_DEFAULT_EXCLUDED,
+    };
+    scanned(&st, listing, instances::list_from, |i| {
         (
             Marker::of(i.created_at, i.id.to_string()),
+            From::After(i.created_at, i.id.to_string()),
             api.instance_json(i, &base),
         )
-    });
-    crate::routes::paged(
-        &q,
-        docs,
-        st.settings.page_size,
-        &format!("{base}/vnf_instances"),
-        VNF_INSTANCE_DEFAULT_EXCLUDED,
-    )
+    })
+    .await
 }
 
 pub async fn load(st: &ServerState, raw: &str) -> Result<VnfInstance, ApiError> {

@@ -2,6 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use tacker_db::op_occs::{self as ops, Runner, Transition};
+use tacker_db::scan::From;
 use tacker_domain::lcm::{
     LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
 };
@@ -10,6 +11,7 @@ use tacker_domain::sol013::Marker;
 use super::{Api, cast};
 use crate::extract::AcceptsJson;
 use crate::query::ListQuery;
+use crate::routes::scan::{Listing, scanned};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
@@ -19,18 +21,21 @@ pub async fn list(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = ListQuery::parse(req.query_string(), OP_OCC_ATTRIBUTES)?;
-    let all = st.db.run(ops::list).await?;
     let base = api.base(&req, &st);
-    let docs = all
-        .iter()
-        .map(|o| (Marker::of(o.start_time, o.id.to_string()), o.to_json(&base)));
-    crate::routes::paged(
-        &q,
-        docs,
-        st.settings.page_size,
-        &format!("{base}/vnf_lcm_op_occs"),
-        OP_OCC_DEFAULT_EXCLUDED,
-    )
+    let listing = Listing {
+        query: &q,
+        page_size: st.settings.page_size,
+        url: format!("{base}/vnf_lcm_op_occs"),
+        default_excluded: OP_OCC_DEFAULT_EXCLUDED,
+    };
+    scanned(&st, listing, ops::list_from, |o| {
+        (
+            Marker::of(o.start_time, o.id.to_string()),
+            From::After(o.start_time, o.id.to_string()),
+            o.to_json(&base),
+        )
+    })
+    .await
 }
 
 async fn load(st: &ServerState, raw: &str) -> Result<OpOcc, ApiError> {

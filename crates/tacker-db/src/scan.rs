@@ -1,0 +1,38 @@
+//! Keyset scans: a list read in its key order (creation time, then id) a chunk at a
+//! time, so that a request holds one chunk and one page in memory, never the table.
+
+use chrono::{DateTime, Utc};
+
+/// The backend of [`crate::DbConnection`], for boxed queries.
+pub(crate) type Backend = <crate::DbConnection as diesel::Connection>::Backend;
+
+/// Where a scan resumes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum From {
+    /// At the first row.
+    Start,
+    /// At the rows created at or after this instant (a client's page marker, which has
+    /// microseconds: the caller skips the rows its marker already covered).
+    AtOrAfter(DateTime<Utc>),
+    /// Strictly after this row: its creation time as stored, and its id.
+    After(DateTime<Utc>, String),
+}
+
+/// Narrows a query on a table with `created_at` and `id` columns to the rows from
+/// `from` on; the caller orders by (created_at, id).
+macro_rules! keyset {
+    ($query:expr, $dsl:ident, $at:ident, $from:expr) => {{
+        use diesel::prelude::*;
+        let q = $query;
+        match $from {
+            $crate::scan::From::Start => q,
+            $crate::scan::From::AtOrAfter(t) => q.filter($dsl::$at.ge(t.naive_utc())),
+            $crate::scan::From::After(t, id) => q.filter(
+                $dsl::$at
+                    .gt(t.naive_utc())
+                    .or($dsl::$at.eq(t.naive_utc()).and($dsl::id.gt(id.clone()))),
+            ),
+        }
+    }};
+}
+pub(crate) use keyset;

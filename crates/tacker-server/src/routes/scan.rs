@@ -1,0 +1,72 @@
+//! Lists read from the database a chunk at a time in key order (creation time, id),
+//! filtered as they stream and cut at one page: a request holds a chunk and a page in
+//! memory, never the table, and the page marker stays what it was.
+
+use actix_web::HttpResponse;
+use serde_json::Value;
+use tacker_db::DbConnection;
+use tacker_db::scan::From;
+use tacker_domain::sol013::Marker;
+
+use crate::query::ListQuery;
+use crate::{ApiError, ServerState};
+
+/// One list request: its query, page size, collection URL and default exclusions.
+pub struct Listing<'a> {
+    pub query: &'a ListQuery,
+    pub page_size: usize,
+    pub url: String,
+    pub default_excluded: &'a [&'a str],
+}
+
+/// Rows read per database round trip: at least a page and one more.
+fn chunk(page_size: usize) -> i64 {
+    i64::try_from((page_size + 1).clamp(100, 1000)).unwrap_or(1000)
+}
+
+/// Answers the list with rows read by `fetch` (up to a limit, from a position, in key
+/// order); `doc` gives each row's page marker, its exact position, and its document.
+pub async fn scanned<T, F, D>(
+    st: &ServerState,
+    l: Listing<'_>,
+    fetch: F,
+    doc: D,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Send + 'static,
+    F: Fn(&mut DbConnection, &From, i64) -> tacker_db::Result<Vec<T>> + Send + Copy + 'static,
+    D: Fn(&T) -> (Marker, From, Value),
+{
+    let q = l.query;
+    let limit = chunk(l.page_size);
+    let mut from = match &q.marker {
+        None => From::Start,
+        Some(m) => From::AtOrAfter(
+            chrono::DateTime::from_timestamp_micros(m.created_micros)
+                .ok_or_else(|| ApiError::BadRequest("invalid nextpage_opaque_marker".into()))?,
+        ),
+    };
+    let mut kept: Vec<(Marker, Value)> = Vec::new();
+    loop {
+        let at = from.clone();
+        let rows = st.db.run(move |c| fetch(c, &at, limit)).await?;
+        let read = rows.len();
+        for row in &rows {
+            let (marker, position, d) = doc(row);
+            from = position;
+            if q.marker.as_ref().is_some_and(|after| &marker <= after) {
+                continue;
+            }
+            if q.filter.as_ref().is_none_or(|f| f.matches(&d)) {
+                kept.push((marker, d));
+            }
+            if kept.len() > l.page_size {
+                break;
+            }
+        }
+        if kept.len() > l.page_size || i64::try_from(read).unwrap_or(0) < limit {
+            break;
+        }
+    }
+    super::paged(q, kept, l.page_size, &l.url, l.default_excluded)
+}
