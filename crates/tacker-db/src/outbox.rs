@@ -98,8 +98,21 @@ impl Stored {
     }
 }
 
-/// The oldest undelivered notification of every subscription that is due now.
+/// The oldest undelivered notification of every subscription that is due now. Only the
+/// heads are read (by the pending index: one row per subscription with a backlog), not
+/// the backlog itself.
 pub fn due_heads(c: &mut DbConnection) -> Result<Vec<Pending>> {
+    let heads: Vec<i64> = dsl::notification_outbox
+        .filter(dsl::delivered_at.is_null())
+        .group_by(dsl::subscription_id)
+        .select(diesel::dsl::min(dsl::seq))
+        .load::<Option<i64>>(c)?
+        .into_iter()
+        .flatten()
+        .collect();
+    if heads.is_empty() {
+        return Ok(Vec::new());
+    }
     let rows: Vec<(
         i64,
         String,
@@ -108,6 +121,7 @@ pub fn due_heads(c: &mut DbConnection) -> Result<Vec<Pending>> {
         NaiveDateTime,
         Option<NaiveDateTime>,
     )> = dsl::notification_outbox
+        .filter(dsl::seq.eq_any(heads))
         .filter(dsl::delivered_at.is_null())
         .order(dsl::seq.asc())
         .select((
