@@ -33,6 +33,7 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
             tracing::warn!(error = %e, "cache convergence failed");
         }
         gauges(&ctx).await;
+        prune_notifications(&ctx).await;
     })
     .await;
 }
@@ -51,6 +52,27 @@ async fn gauges(ctx: &Ctx) {
     ctx.metrics.set_cluster(live, cached);
     if let Ok(n) = ctx.db.run(tacker_db::outbox::undelivered).await {
         ctx.metrics.set_undelivered(n);
+    }
+}
+
+/// Deletes delivered notifications older than `lcm.notification_retention` (a batch per
+/// sweep, so a large backlog of old rows goes over a few sweeps without a long lock).
+async fn prune_notifications(ctx: &Ctx) {
+    let keep = ctx.lcm.notification_retention;
+    if keep.is_zero() {
+        return;
+    }
+    match ctx
+        .db
+        .run(move |c| tacker_db::outbox::prune_delivered(c, keep, 1000))
+        .await
+    {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            pruned = n,
+            "delivered notifications past their retention removed"
+        ),
+        Err(e) => tracing::warn!(error = %e, "could not prune delivered notifications"),
     }
 }
 

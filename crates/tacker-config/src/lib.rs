@@ -204,6 +204,9 @@ pub struct LcmConfig {
     /// Longest wait between notification delivery attempts.
     #[serde(with = "duration")]
     pub notification_max_backoff: Duration,
+    /// How long delivered notifications are kept (0: forever).
+    #[serde(with = "duration")]
+    pub notification_retention: Duration,
     /// How often instantiated VNFs' stored VNFCs are reconciled with their VIM (0: never).
     #[serde(with = "duration")]
     pub sync_interval: Duration,

@@ -190,6 +190,25 @@ pub fn delivered(c: &mut DbConnection, seq: i64) -> Result<()> {
     Ok(())
 }
 
+/// Deletes up to `batch` notifications delivered more than `older_than` ago; how many.
+pub fn prune_delivered(
+    c: &mut DbConnection,
+    older_than: std::time::Duration,
+    batch: i64,
+) -> Result<usize> {
+    let before = now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::MAX);
+    let seqs: Vec<i64> = dsl::notification_outbox
+        .filter(dsl::delivered_at.lt(before))
+        .order(dsl::seq.asc())
+        .limit(batch)
+        .select(dsl::seq)
+        .load(c)?;
+    if seqs.is_empty() {
+        return Ok(0);
+    }
+    Ok(diesel::delete(dsl::notification_outbox.filter(dsl::seq.eq_any(seqs))).execute(c)?)
+}
+
 /// Records a failed attempt; the next one is due after `retry_in`.
 pub fn failed(
     c: &mut DbConnection,
@@ -208,6 +227,11 @@ pub fn failed(
         ))
         .execute(c)?;
     Ok(())
+}
+
+/// Notifications kept, delivered or not.
+pub fn kept(c: &mut DbConnection) -> Result<i64> {
+    Ok(dsl::notification_outbox.count().get_result(c)?)
 }
 
 /// Notifications not delivered yet.

@@ -70,6 +70,8 @@ pub struct LcmSettings {
     pub http_timeout: Duration,
     /// Longest wait between notification attempts.
     pub notification_max_backoff: Duration,
+    /// How long delivered notifications are kept (zero: forever).
+    pub notification_retention: Duration,
     /// Period of the resource sync (zero: only on demand).
     pub sync_interval: Duration,
     /// Drivers.
@@ -115,6 +117,7 @@ impl LcmSettings {
             default_vim,
             http_timeout: l.http_timeout,
             notification_max_backoff: l.notification_max_backoff,
+            notification_retention: l.notification_retention,
             sync_interval: l.sync_interval,
             drivers,
         })

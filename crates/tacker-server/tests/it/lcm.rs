@@ -1470,3 +1470,39 @@ async fn unknown_or_disabled_vim_types_are_refused_at_the_api() {
         .unwrap();
     assert_eq!(ops, json!([]), "no occurrence was made");
 }
+
+/// Delivered notifications leave the outbox after `lcm.notification_retention`;
+/// undelivered ones stay.
+#[tokio::test]
+async fn delivered_notifications_are_pruned_after_their_retention() {
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            notification_retention: Duration::from_secs(1),
+            ..Options::default()
+        },
+    )
+    .await;
+    let sub = Subscriber::start(Expect::Nothing);
+    let (_, op) = app.instantiated(Some(&sub)).await;
+    sub.wait("the result", |g| states_of(g, &op).len() == 3)
+        .await;
+    let kept = || app.db.run(tacker_db::outbox::kept);
+    assert!(kept().await.unwrap() > 0, "delivered rows are kept a while");
+    let deadline = tokio::time::Instant::now() + T;
+    while kept().await.unwrap() > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "never pruned");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // A subscriber that is down keeps its backlog however old.
+    let down = Subscriber::start(Expect::Nothing);
+    app.subscribe(&down, json!({})).await;
+    down.set_down(true);
+    let i = app.create_instance().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        app.db.run(tacker_db::outbox::undelivered).await.unwrap() > 0,
+        "the creation of {i} waits for its subscriber"
+    );
+}

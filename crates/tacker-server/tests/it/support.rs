@@ -59,6 +59,7 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     l.nfvo_grant_url = opts.nfvo_grant_url.clone().unwrap_or_default();
     l.grant_timeout = Duration::from_secs(5);
     l.notification_max_backoff = Duration::from_millis(500);
+    l.notification_retention = opts.notification_retention;
     l.sync_interval = Duration::ZERO;
     cfg.mgmt.drivers = opts
         .conductor_mgmt
@@ -128,6 +129,8 @@ pub struct Options {
     pub refuse_duplicate_subscriptions: bool,
     /// `lcm.simulated_vim` at the API (the conductors always have the simulated VIM).
     pub simulated_vim: bool,
+    /// `lcm.notification_retention` of the conductors.
+    pub notification_retention: Duration,
     /// `[mgmt] drivers` of the API server.
     pub server_mgmt: Vec<&'static str>,
     /// `[mgmt] drivers` of the conductors, when other than the server's.
@@ -146,6 +149,7 @@ impl Default for Options {
             nfvo_grant_url: None,
             refuse_duplicate_subscriptions: true,
             simulated_vim: true,
+            notification_retention: Duration::from_secs(7 * 24 * 3600),
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
         }
