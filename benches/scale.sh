@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Scale benchmark: GET one and paged lists (the first page, and page 50 or the last) as the tables grow (BENCH_SCALE_SIZES rows of
+# packages and of operation occurrences, default 1000 10000 100000), wrk -c16 for
+# BENCH_SCALE_DURATION seconds each (default 5, after a 1 s warm-up), against
+# `tacker server` on PostgreSQL; the server's RSS after each size.
+#
+# Generator: rows go straight into PostgreSQL with generate_series after `tacker db
+# migrate`: packages CREATED with userDefinedData {"i": n}; occurrences TERMINATE
+# COMPLETED of random instances, every 100th FAILED_TEMP; creation times one
+# millisecond apart.
+set -euo pipefail
+BIN=${TACKER_BIN:?}
+DUR=${BENCH_SCALE_DURATION:-5}
+PG=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
+AMQP=${TACKER_TEST_AMQP:-amqp://guest:guest@127.0.0.1:5672/%2f}
+work=$(mktemp -d)
+server=
+db=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  [ -n "$db" ] && psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+base=http://127.0.0.1:$port
+key="$("$BIN" secrets generate-key bench)"
+
+generate() {
+  psql -q "$PG/$db" <<SQL
+INSERT INTO vnf_packages (id, onboarding_state, operational_state, usage_state, user_defined_data, created_at, updated_at)
+SELECT gen_random_uuid()::text, 'CREATED', 'DISABLED', 'NOT_IN_USE', '{"i": ' || n || '}',
+       now() - interval '1 day' + n * interval '1 millisecond', now()
+FROM generate_series(1, $1) AS n;
+INSERT INTO vnf_lcm_op_occs (id, vnf_instance_id, operation, operation_state, state_entered_time, start_time, operation_params, created_at)
+SELECT gen_random_uuid()::text, gen_random_uuid()::text, 'TERMINATE',
+       CASE WHEN n % 100 = 0 THEN 'FAILED_TEMP' ELSE 'COMPLETED' END,
+       now(), now() - interval '1 day' + n * interval '1 millisecond', '{"terminationType": "FORCEFUL"}',
+       now() - interval '1 day' + n * interval '1 millisecond'
+FROM generate_series(1, $1) AS n;
+ANALYZE;
+SQL
+}
+
+# The URL of page $2 of list $1 (following Link: rel="next").
+page() {
+  local url=$1 n=$2
+  for _ in $(seq 2 "$n"); do
+    url=$(curl -fsS -D - -o /dev/null "$url" -H 'Version: 2.0.0' | tr -d '\r' | sed -n 's/^[Ll]ink: <\(.*\)>; rel="next"$/\1/p')
+  done
+  echo "$url"
+}
+
+measure() {
+  local name=$1 url=$2 size=$3
+  wrk -c16 -t2 -d1s -H 'Version: 2.0.0' "$url" >/dev/null
+  local out; out=$(wrk -c16 -t2 -d"${DUR}s" --latency -H 'Version: 2.0.0' "$url")
+  grep -q "Non-2xx" <<<"$out" && { echo "non-2xx answers from $url:"; echo "$out"; exit 1; }
+  printf '%8s  %-34s %9s req/s  p50 %-8s p99 %-8s\n' "$size" "$name" \
+    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" \
+    "$(awk '$1=="99%" {print $2}' <<<"$out")"
+}
+
+echo "== scale: tacker server on PostgreSQL, wrk -c16 -t2 -d${DUR}s per line (page size 100)"
+for size in ${BENCH_SCALE_SIZES:-1000 10000 100000}; do
+  db=tacker_scale_$$_$size
+  psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
+  export TACKER__SECRETS__KEYS="$key" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP \
+    TACKER__BUS__PREFIX=scale-$$ TACKER__SERVER__BIND=127.0.0.1:$port \
+    TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=warn
+  "$BIN" db migrate >/dev/null
+  generate "$size"
+  "$BIN" server >"$work/server.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  pkgs=$base/vnfpkgm/v1/vnf_packages
+  ops=$base/vnflcm/v2/vnf_lcm_op_occs
+  one=$(curl -fsS "$pkgs" | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["id"])')
+  measure "GET one package" "$pkgs/$one" "$size"
+  measure "packages, first page" "$pkgs" "$size"
+  deep=$(( size / 100 < 50 ? size / 100 : 50 ))
+  measure "packages, page $deep" "$(page "$pkgs" "$deep")" "$size"
+  measure "op occurrences, first page" "$ops" "$size"
+  measure "op occurrences, page $deep" "$(page "$ops" "$deep")" "$size"
+  measure "op occ. (eq,operationState,FAILED_TEMP)" "$ops?filter=(eq,operationState,FAILED_TEMP)" "$size"
+  printf '%8s  server RSS after: %s\n' "$size" "$(awk '/VmHWM/ {printf "%.1f MiB peak", $2/1024}' "/proc/$server/status")"
+  kill "$server"; wait "$server" 2>/dev/null || true; server=
+  psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null; db=
+done
