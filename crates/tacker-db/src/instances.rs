@@ -230,9 +230,14 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<VnfInstance>> {
 pub fn list_from(
     c: &mut DbConnection,
     from: &crate::scan::From,
+    narrow: &crate::scan::Narrow,
     limit: i64,
 ) -> Result<Vec<VnfInstance>> {
     let q = dsl::vnf_instances.into_boxed::<crate::scan::Backend>();
+    let q = crate::scan::narrowed!(q, narrow, {
+        "id" => dsl::id,
+        "instantiationState" => dsl::instantiation_state,
+    });
     crate::scan::keyset!(q, dsl, created_at, from)
         .order((dsl::created_at.asc(), dsl::id.asc()))
         .limit(limit)

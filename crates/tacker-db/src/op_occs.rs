@@ -176,8 +176,19 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<OpOcc>> {
 
 /// Up to `limit` occurrences from `from` on, in (start time, id) order (`created_at`,
 /// indexed, is the start time: both are set once, at creation).
-pub fn list_from(c: &mut DbConnection, from: &crate::scan::From, limit: i64) -> Result<Vec<OpOcc>> {
+pub fn list_from(
+    c: &mut DbConnection,
+    from: &crate::scan::From,
+    narrow: &crate::scan::Narrow,
+    limit: i64,
+) -> Result<Vec<OpOcc>> {
     let q = dsl::vnf_lcm_op_occs.into_boxed::<crate::scan::Backend>();
+    let q = crate::scan::narrowed!(q, narrow, {
+        "id" => dsl::id,
+        "operation" => dsl::operation,
+        "operationState" => dsl::operation_state,
+        "vnfInstanceId" => dsl::vnf_instance_id,
+    });
     crate::scan::keyset!(q, dsl, created_at, from)
         .order((dsl::created_at.asc(), dsl::id.asc()))
         .limit(limit)

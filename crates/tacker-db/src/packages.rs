@@ -187,11 +187,18 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<VnfPackage>> {
 pub fn list_from(
     c: &mut DbConnection,
     from: &crate::scan::From,
+    narrow: &crate::scan::Narrow,
     limit: i64,
 ) -> Result<Vec<VnfPackage>> {
     let q = dsl::vnf_packages
         .filter(dsl::deleted_at.is_null())
         .into_boxed::<crate::scan::Backend>();
+    let q = crate::scan::narrowed!(q, narrow, {
+        "id" => dsl::id,
+        "onboardingState" => dsl::onboarding_state,
+        "operationalState" => dsl::operational_state,
+        "usageState" => dsl::usage_state,
+    });
     crate::scan::keyset!(q, dsl, created_at, from)
         .order((dsl::created_at.asc(), dsl::id.asc()))
         .limit(limit)

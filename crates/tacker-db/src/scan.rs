@@ -18,6 +18,22 @@ pub enum From {
     After(DateTime<Utc>, String),
 }
 
+/// Top-level attributes a list is narrowed by (attribute, the values it must equal one
+/// of); a store applies those that map onto a column holding the attribute's value as
+/// is, and ignores the rest (the caller's filter decides on every row it gets).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Narrow(pub Vec<(String, Vec<String>)>);
+
+impl Narrow {
+    /// The values attribute `name` must equal one of, if it is narrowed.
+    pub fn values(&self, name: &str) -> impl Iterator<Item = &Vec<String>> {
+        self.0
+            .iter()
+            .filter(move |(a, _)| a == name)
+            .map(|(_, v)| v)
+    }
+}
+
 /// Narrows a query on a table with `created_at` and `id` columns to the rows from
 /// `from` on; the caller orders by (created_at, id).
 macro_rules! keyset {
@@ -36,3 +52,16 @@ macro_rules! keyset {
     }};
 }
 pub(crate) use keyset;
+
+/// Applies `narrow`'s values of each `"attribute" => column` pair to a boxed query.
+macro_rules! narrowed {
+    ($query:expr, $narrow:expr, { $( $attr:literal => $col:expr ),+ $(,)? }) => {{
+        use diesel::prelude::*;
+        let mut q = $query;
+        $( for values in $narrow.values($attr) {
+            q = q.filter($col.eq_any(values.clone()));
+        } )+
+        q
+    }};
+}
+pub(crate) use narrowed;

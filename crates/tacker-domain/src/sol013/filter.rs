@@ -95,6 +95,17 @@ impl Filter {
     pub fn matches(&self, doc: &Value) -> bool {
         self.terms.iter().all(|t| t.matches(doc))
     }
+
+    /// The terms that require a top-level attribute to equal one of some values
+    /// (`eq`/`in` on a one-segment path): a store may narrow its rows by them before
+    /// [`Filter::matches`] decides.
+    pub fn equalities(&self) -> Vec<(&str, &[String])> {
+        self.terms
+            .iter()
+            .filter(|t| matches!(t.op, Op::Eq | Op::In) && t.path.len() == 1)
+            .map(|t| (t.path[0].as_str(), t.values.as_slice()))
+            .collect()
+    }
 }
 
 /// Splits one term body (after its '(') into its comma-separated fields, honouring

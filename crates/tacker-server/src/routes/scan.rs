@@ -5,7 +5,7 @@
 use actix_web::HttpResponse;
 use serde_json::Value;
 use tacker_db::DbConnection;
-use tacker_db::scan::From;
+use tacker_db::scan::{From, Narrow};
 use tacker_domain::sol013::Marker;
 
 use crate::query::ListQuery;
@@ -34,7 +34,10 @@ pub async fn scanned<T, F, D>(
 ) -> Result<HttpResponse, ApiError>
 where
     T: Send + 'static,
-    F: Fn(&mut DbConnection, &From, i64) -> tacker_db::Result<Vec<T>> + Send + Copy + 'static,
+    F: Fn(&mut DbConnection, &From, &Narrow, i64) -> tacker_db::Result<Vec<T>>
+        + Send
+        + Copy
+        + 'static,
     D: Fn(&T) -> (Marker, From, Value),
 {
     let q = l.query;
@@ -46,10 +49,23 @@ where
                 .ok_or_else(|| ApiError::BadRequest("invalid nextpage_opaque_marker".into()))?,
         ),
     };
+    // The database narrows by the filter's top-level equalities it can; the filter
+    // decides on every row either way.
+    let narrow = Narrow(
+        q.filter
+            .as_ref()
+            .map(|f| {
+                f.equalities()
+                    .into_iter()
+                    .map(|(a, v)| (a.to_owned(), v.to_vec()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    );
     let mut kept: Vec<(Marker, Value)> = Vec::new();
     loop {
-        let at = from.clone();
-        let rows = st.db.run(move |c| fetch(c, &at, limit)).await?;
+        let (at, by) = (from.clone(), narrow.clone());
+        let rows = st.db.run(move |c| fetch(c, &at, &by, limit)).await?;
         let read = rows.len();
         for row in &rows {
             let (marker, position, d) = doc(row);

@@ -597,6 +597,14 @@ async fn lists_page_in_key_order_over_thousands_of_rows() {
                 &*format!("filter={}", urlencode("(eq,userDefinedData/even,true)")),
                 true,
             ),
+            // Narrowed in the database (a column), then decided by the filter.
+            (
+                &*format!(
+                    "filter={}",
+                    urlencode("(eq,onboardingState,CREATED);(eq,userDefinedData/even,true)")
+                ),
+                true,
+            ),
         ] {
             let want: Vec<&str> = expected
                 .iter()

@@ -1,0 +1,4 @@
+DROP INDEX vnf_instances_state_listing;
+DROP INDEX vnf_packages_onboarding_listing;
+DROP INDEX vnf_lcm_op_occs_state_listing;
+DROP INDEX vnf_lcm_op_occs_instance_listing;
