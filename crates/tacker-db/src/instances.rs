@@ -238,9 +238,7 @@ pub fn list_from(
         "id" => dsl::id,
         "instantiationState" => dsl::instantiation_state,
     });
-    crate::scan::keyset!(q, dsl, created_at, from)
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .limit(limit)
+    crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())
         .load(c)?
         .into_iter()

@@ -189,9 +189,7 @@ pub fn list_from(
         "operationState" => dsl::operation_state,
         "vnfInstanceId" => dsl::vnf_instance_id,
     });
-    crate::scan::keyset!(q, dsl, created_at, from)
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .limit(limit)
+    crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())
         .load(c)?
         .into_iter()

@@ -199,9 +199,7 @@ pub fn list_from(
         "operationalState" => dsl::operational_state,
         "usageState" => dsl::usage_state,
     });
-    crate::scan::keyset!(q, dsl, created_at, from)
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .limit(limit)
+    crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())
         .load(c)?
         .into_iter()

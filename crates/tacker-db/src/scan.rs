@@ -34,24 +34,26 @@ impl Narrow {
     }
 }
 
-/// Narrows a query on a table with `created_at` and `id` columns to the rows from
-/// `from` on; the caller orders by (created_at, id).
-macro_rules! keyset {
-    ($query:expr, $dsl:ident, $at:ident, $from:expr) => {{
+/// One chunk of a keyset scan of a boxed query on a table with `created_at` and `id`
+/// columns: the rows from `from` on, ordered by (created_at, id), at most `limit`.
+macro_rules! chunk {
+    ($query:expr, $dsl:ident, $from:expr, $limit:expr) => {{
         use diesel::prelude::*;
         let q = $query;
-        match $from {
+        let q = match $from {
             $crate::scan::From::Start => q,
-            $crate::scan::From::AtOrAfter(t) => q.filter($dsl::$at.ge(t.naive_utc())),
+            $crate::scan::From::AtOrAfter(t) => q.filter($dsl::created_at.ge(t.naive_utc())),
             $crate::scan::From::After(t, id) => q.filter(
-                $dsl::$at
-                    .gt(t.naive_utc())
-                    .or($dsl::$at.eq(t.naive_utc()).and($dsl::id.gt(id.clone()))),
+                $dsl::created_at.gt(t.naive_utc()).or($dsl::created_at
+                    .eq(t.naive_utc())
+                    .and($dsl::id.gt(id.clone()))),
             ),
-        }
+        };
+        q.order(($dsl::created_at.asc(), $dsl::id.asc()))
+            .limit($limit)
     }};
 }
-pub(crate) use keyset;
+pub(crate) use chunk;
 
 /// Applies `narrow`'s values of each `"attribute" => column` pair to a boxed query.
 macro_rules! narrowed {

@@ -315,32 +315,11 @@ async fn list_pages_with_link_headers() {
                     .to_owned(),
             );
         }
-        let mut seen = Vec::new();
-        let mut url = app.url(&format!(
+        let url = app.url(&format!(
             "{PKGS}?filter={}",
             urlencode("(gte,userDefinedData/i,0)")
         ));
-        let mut pages = 0;
-        loop {
-            let r = app.http.get(&url).send().await.unwrap();
-            assert_eq!(r.status(), 200);
-            let next = r
-                .headers()
-                .get("link")
-                .map(|l| l.to_str().unwrap().to_owned());
-            let items: Vec<Value> = r.json().await.unwrap();
-            assert!(items.len() <= 3);
-            seen.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_owned()));
-            pages += 1;
-            match next {
-                Some(link) => {
-                    assert!(link.ends_with(r#">; rel="next""#), "{link}");
-                    assert!(link.contains("filter="), "the filter is kept: {link}");
-                    url = link[1..link.find('>').unwrap()].to_owned();
-                }
-                None => break,
-            }
-        }
+        let (seen, pages) = every_page(&app, url, 3).await;
         assert_eq!(pages, 3);
         assert_eq!(seen, created);
         assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 7);
@@ -611,25 +590,38 @@ async fn lists_page_in_key_order_over_thousands_of_rows() {
                 .filter(|(_, _, even)| !only_even || *even)
                 .map(|(_, id, _)| id.as_str())
                 .collect();
-            let mut url = app.url(&format!("{PKGS}?{query}"));
-            let mut seen = Vec::new();
-            loop {
-                let r = app.http.get(&url).send().await.unwrap();
-                assert_eq!(r.status(), 200);
-                let next = r
-                    .headers()
-                    .get("link")
-                    .map(|l| l.to_str().unwrap().to_owned());
-                let items: Vec<Value> = r.json().await.unwrap();
-                assert!(items.len() <= 100);
-                seen.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_owned()));
-                match next {
-                    Some(link) => url = link[1..link.find('>').unwrap()].to_owned(),
-                    None => break,
-                }
-            }
+            let (seen, _) = every_page(&app, app.url(&format!("{PKGS}?{query}")), 100).await;
             assert_eq!(seen.len(), want.len(), "{query}");
             assert!(seen.iter().zip(&want).all(|(a, b)| a == b), "{query}");
+        }
+    }
+}
+
+/// Follows `Link: rel="next"` from `url` to the last page (each at most `size` items, the
+/// query kept in every link); the ids in order, and the number of pages.
+async fn every_page(app: &TestApp, mut url: String, size: usize) -> (Vec<String>, usize) {
+    let (mut seen, mut pages) = (Vec::new(), 0);
+    loop {
+        let r = app.http.get(&url).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let next = r
+            .headers()
+            .get("link")
+            .map(|l| l.to_str().unwrap().to_owned());
+        let items: Vec<Value> = r.json().await.unwrap();
+        assert!(items.len() <= size);
+        seen.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_owned()));
+        pages += 1;
+        match next {
+            Some(link) => {
+                assert!(link.ends_with(r#">; rel="next""#), "{link}");
+                let q = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
+                if let Some(f) = q.split('&').find(|p| p.starts_with("filter=")) {
+                    assert!(link.contains(f), "the filter is kept: {link}");
+                }
+                url = link[1..link.find('>').unwrap()].to_owned();
+            }
+            None => return (seen, pages),
         }
     }
 }
