@@ -214,15 +214,16 @@ async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
 /// their cast was lost (the broker restarted before it was delivered, or it was
 /// dead-lettered after its handler failed twice while the database was away). Taking an
 /// occurrence is exclusive ([`ops::claim`]), so a cast that was only slow, or cast by
-/// several sweepers, runs it once.
-/// Each is cast again at most once per `dead_after` by each conductor.
+/// several sweepers, runs it once. Each conductor casts one again at most once per
+/// `dead_after`.
 async fn recast_orphans(ctx: &Ctx, orphans: &[Running]) {
     let now = chrono::Utc::now();
     let wait = chrono::Duration::from_std(ctx.dead_after).unwrap_or(chrono::Duration::MAX);
     let due: Vec<&Running> = {
-        let Ok(mut recast) = ctx.recast.lock() else {
-            return;
-        };
+        let mut recast = ctx
+            .recast
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         recast.retain(|id, _| orphans.iter().any(|r| r.id == *id));
         orphans
             .iter()
