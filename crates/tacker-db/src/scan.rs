@@ -60,8 +60,12 @@ macro_rules! narrowed {
     ($query:expr, $narrow:expr, { $( $attr:literal => $col:expr ),+ $(,)? }) => {{
         use diesel::prelude::*;
         let mut q = $query;
+        // One value as `=`, so the index also gives the order (no sort of every match).
         $( for values in $narrow.values($attr) {
-            q = q.filter($col.eq_any(values.clone()));
+            q = match values.as_slice() {
+                [one] => q.filter($col.eq(one.clone())),
+                _ => q.filter($col.eq_any(values.clone())),
+            };
         } )+
         q
     }};

@@ -19,9 +19,11 @@ pub struct Listing<'a> {
     pub default_excluded: &'a [&'a str],
 }
 
-/// Rows read per database round trip: at least a page and one more.
+/// Rows read per database round trip: at least a page, one more (is there a next
+/// page?) and the marker's own row (a resumed scan starts at it), so an unfiltered page
+/// is one round trip.
 fn chunk(page_size: usize) -> i64 {
-    i64::try_from((page_size + 1).clamp(100, 1000)).unwrap_or(1000)
+    i64::try_from((page_size + 2).clamp(100, 1000)).unwrap_or(1000)
 }
 
 /// Answers the list with rows read by `fetch` (up to a limit, from a position, in key
