@@ -120,7 +120,7 @@ impl MakeRun {
 }
 
 /// `make kube-sim`, on a free port.
-fn kube_sim() -> kube_sim::Running {
+fn kube_sim() -> kube_sim::Handle {
     kube_sim::spawn(kube_sim::Settings {
         timing: crate::cnf::timing(),
         ..Default::default()
@@ -130,7 +130,7 @@ fn kube_sim() -> kube_sim::Running {
 
 /// Every operation of `ops` was followed to COMPLETED (`tackerctl op wait` prints
 /// "<time>  <OPERATION> <STATE>"), and the terminated CNF left no Pod.
-fn cnf_ended(out: &str, ops: &[&str], sim: &kube_sim::Running) {
+fn cnf_ended(out: &str, ops: &[&str], sim: &kube_sim::Handle) {
     for op in ops {
         assert!(
             out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
