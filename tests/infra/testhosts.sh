@@ -31,7 +31,8 @@ hostinit() {   # PID 1 in new mount+uts+pid namespaces, inside the host's netns
   mount -t proc proc "$R/proc"
   mount -t sysfs sysfs "$R/sys"
   mount -t tmpfs tmpfs "$R/run"; mkdir -p "$R/run/sshd" "$R/run/lock"; chmod 0755 "$R/run/sshd"
-  mount -t tmpfs tmpfs "$R/tmp"; chmod 1777 "$R/tmp"
+  # /tmp stays the overlay's (copy-on-write like the rest): a workspace under /tmp, whose
+  # binaries the shims run, is then visible inside.
   hostname "$HOSTNAME"; echo "$HOSTNAME" > "$R/etc/hostname"
   echo "127.0.1.1 $HOSTNAME" >> "$R/etc/hosts"
   rm -f "$R"/etc/ssh/ssh_host_*
