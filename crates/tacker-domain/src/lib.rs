@@ -8,6 +8,7 @@ pub mod mgmt;
 pub mod package;
 pub mod pkgm;
 pub mod problem;
+pub mod products;
 pub mod sol013;
 mod states;
 pub mod uri_guard;

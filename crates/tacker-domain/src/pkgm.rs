@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::lcm::SubscriptionAuth;
 use crate::package::{OperationalState, UsageState, VnfPackage};
+use crate::products::{self, ProductOf, ProductsFromProvider};
 
 /// The package notification types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,39 +39,6 @@ pub enum ChangeType {
     OpStateChange,
     /// The package was deleted.
     PkgDelete,
-}
-
-/// `VnfProductsFromProviders` of a package filter.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ProductsFromProvider {
-    /// Provider.
-    pub vnf_provider: String,
-    /// Products (empty: all of the provider's).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub vnf_products: Vec<Product>,
-}
-
-/// A product and, optionally, versions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Product {
-    /// Product name.
-    pub vnf_product_name: String,
-    /// Versions (empty: all).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub versions: Vec<Version>,
-}
-
-/// A software version and, optionally, VNFD versions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Version {
-    /// Software version.
-    pub vnf_software_version: String,
-    /// VNFD versions (empty: all).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub vnfd_versions: Vec<String>,
 }
 
 /// `PkgmNotificationsFilter`.
@@ -112,20 +80,15 @@ impl PkgmFilter {
             && (self.usage_state.is_empty() || self.usage_state.contains(&pkg.usage_state))
             && (self.vnf_products_from_providers.is_empty()
                 || d.is_some_and(|d| {
-                    self.vnf_products_from_providers.iter().any(|p| {
-                        p.vnf_provider == d.provider
-                            && (p.vnf_products.is_empty()
-                                || p.vnf_products.iter().any(|prod| {
-                                    prod.vnf_product_name == d.product_name
-                                        && (prod.versions.is_empty()
-                                            || prod.versions.iter().any(|v| {
-                                                v.vnf_software_version == d.software_version
-                                                    && (v.vnfd_versions.is_empty()
-                                                        || v.vnfd_versions
-                                                            .contains(&d.vnfd_version))
-                                            }))
-                                }))
-                    })
+                    products::admits(
+                        &self.vnf_products_from_providers,
+                        ProductOf {
+                            provider: &d.provider,
+                            product_name: &d.product_name,
+                            software_version: &d.software_version,
+                            vnfd_version: &d.vnfd_version,
+                        },
+                    )
                 }))
     }
 }

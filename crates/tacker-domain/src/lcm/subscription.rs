@@ -7,6 +7,7 @@ use uuid::Uuid;
 use super::instance::VnfInstance;
 use super::notification::NotificationKind;
 use super::op::{LcmOperation, OperationState};
+use crate::products::{self, ProductOf, ProductsFromProvider};
 
 /// `filter` of a subscription (SOL003 `LifecycleChangeNotificationsFilter`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -44,39 +45,6 @@ pub struct InstanceFilter {
     pub vnf_instance_names: Vec<String>,
 }
 
-/// Products of one provider.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ProductsFromProvider {
-    /// Provider.
-    pub vnf_provider: String,
-    /// Products (empty: all of the provider's).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub vnf_products: Vec<Product>,
-}
-
-/// A product and, optionally, versions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Product {
-    /// Product name.
-    pub vnf_product_name: String,
-    /// Versions (empty: all).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub versions: Vec<Version>,
-}
-
-/// A software version and, optionally, VNFD versions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Version {
-    /// Software version.
-    pub vnf_software_version: String,
-    /// VNFD versions (empty: all).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub vnfd_versions: Vec<String>,
-}
-
 impl InstanceFilter {
     fn matches(&self, i: &VnfInstance) -> bool {
         let id = i.id.to_string();
@@ -86,20 +54,15 @@ impl InstanceFilter {
                 || i.name
                     .as_ref()
                     .is_some_and(|n| self.vnf_instance_names.contains(n)))
-            && (self.vnf_products_from_providers.is_empty()
-                || self.vnf_products_from_providers.iter().any(|p| {
-                    p.vnf_provider == i.vnf_provider
-                        && (p.vnf_products.is_empty()
-                            || p.vnf_products.iter().any(|prod| {
-                                prod.vnf_product_name == i.vnf_product_name
-                                    && (prod.versions.is_empty()
-                                        || prod.versions.iter().any(|v| {
-                                            v.vnf_software_version == i.vnf_software_version
-                                                && (v.vnfd_versions.is_empty()
-                                                    || v.vnfd_versions.contains(&i.vnfd_version))
-                                        }))
-                            }))
-                }))
+            && products::admits(
+                &self.vnf_products_from_providers,
+                ProductOf {
+                    provider: &i.vnf_provider,
+                    product_name: &i.vnf_product_name,
+                    software_version: &i.vnf_software_version,
+                    vnfd_version: &i.vnfd_version,
+                },
+            )
     }
 }
 

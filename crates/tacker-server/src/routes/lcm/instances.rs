@@ -13,7 +13,7 @@ use tacker_domain::lcm::{
 use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
-use super::{Api, check_registered_vims, start};
+use super::{Api, check_vims, start};
 use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::{created, parse_id};
 use crate::query::ListQuery;
@@ -133,7 +133,7 @@ pub async fn modify(
     let instance = load(&st, &path).await?;
     let m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
-    check_registered_vims(&st, m.vim_connection_info.as_ref()).await?;
+    check_vims(&st, m.vim_connection_info.as_ref()).await?;
     start(
         &st,
         &api.base(&req, &st),

@@ -168,7 +168,7 @@ impl Api {
 
 /// Refuses (422) `vimConnectionInfo` entries of a VIM type nothing drives (the simulated
 /// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered.
-pub async fn check_registered_vims(
+pub async fn check_vims(
     st: &ServerState,
     vci: Option<&serde_json::Map<String, Value>>,
 ) -> Result<(), ApiError> {

@@ -16,7 +16,7 @@ use tacker_rpc::Target;
 use tacker_rpc::proto::{SyncInstance, SyncInstanceDone};
 
 use super::instances::load;
-use super::{Api, check_registered_vims, start};
+use super::{Api, check_vims, start};
 use crate::extract::{AcceptsJson, JsonBody};
 use crate::{ApiError, ServerState};
 
@@ -134,7 +134,7 @@ pub async fn instantiate(
     let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     let m = model(&st, &i).await?;
     r.check(&m)?;
-    check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
+    check_vims(&st, r.vim_connection_info.as_ref()).await?;
     run(
         &req,
         api,
@@ -205,7 +205,7 @@ pub async fn change_ext_conn(
     let i = load(&st, &path).await?;
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
     let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
-    check_registered_vims(&st, r.vim_connection_info.as_ref()).await?;
+    check_vims(&st, r.vim_connection_info.as_ref()).await?;
     run(
         &req,
         api,
