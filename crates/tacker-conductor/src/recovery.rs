@@ -93,7 +93,7 @@ fn lost(
 /// At start (registered, not READY): settles what earlier incarnations of this
 /// conductor owned. Their onboardings fail ("coordinator restarted": back to CREATED,
 /// content dropped from storage and caches), their operations end as a lost
-/// conductor's do.
+/// conductor's do, their notification deliveries are released.
 pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
     let mine = |who: &Option<String>, inc: &Option<String>| {
         who.as_deref() == Some(ctx.id.as_str()) && inc.as_deref() != Some(ctx.incarnation.as_str())
@@ -120,6 +120,18 @@ pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
             ctx.id, r.state
         );
         end_lost(ctx, &r, detail).await?;
+    }
+    // Notifications it was delivering are due again at once (not after the lease).
+    let me = ctx.id.clone();
+    let released = ctx
+        .db
+        .run(move |c| tacker_db::outbox::release_claims(c, &me))
+        .await?;
+    if released > 0 {
+        tracing::warn!(
+            released,
+            "released notification deliveries of an earlier incarnation"
+        );
     }
     Ok(())
 }

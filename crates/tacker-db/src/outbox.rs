@@ -179,6 +179,19 @@ pub fn claim(
     Ok(n == 1)
 }
 
+/// Releases the delivery claims `who` holds (its earlier incarnation died mid-delivery:
+/// the notifications are due again now, not when the lease runs out); how many.
+pub fn release_claims(c: &mut DbConnection, who: &str) -> Result<usize> {
+    Ok(diesel::update(
+        dsl::notification_outbox
+            .filter(dsl::delivered_at.is_null())
+            .filter(dsl::claimed_by.eq(who))
+            .filter(dsl::claimed_until.is_not_null()),
+    )
+    .set(dsl::claimed_until.eq(None::<NaiveDateTime>))
+    .execute(c)?)
+}
+
 /// Marks `seq` delivered.
 pub fn delivered(c: &mut DbConnection, seq: i64) -> Result<()> {
     diesel::update(dsl::notification_outbox.filter(dsl::seq.eq(seq)))

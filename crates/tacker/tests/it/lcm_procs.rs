@@ -347,8 +347,20 @@ async fn notifications_survive_a_subscriber_outage_and_a_conductor_restart() {
     // Every conductor dies with the notifications undelivered, then comes back.
     c.signal("lc-1", "KILL");
     c.signal("lc-2", "KILL");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     assert!(sub.received().is_empty());
+    // lc-1 died in the middle of delivering: it still holds the claims (a minute's lease).
+    let held =
+        c.db.run(|db| {
+            let heads = tacker_db::outbox::due_heads(db)?;
+            for h in &heads {
+                tacker_db::outbox::claim(db, h.seq, "lc-1", Duration::from_secs(60))?;
+            }
+            Ok::<_, tacker_db::Error>(heads.len())
+        })
+        .await
+        .unwrap();
+    assert!(held > 0, "deliveries were in flight");
     c.start_conductor("lc-1");
     c.start_conductor("lc-2");
     c.wait_ready("lc-1").await;
