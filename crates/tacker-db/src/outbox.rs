@@ -98,18 +98,24 @@ impl Stored {
     }
 }
 
-/// The oldest undelivered notification of every subscription that is due now. Only the
-/// heads are read (by the pending index: one row per subscription with a backlog), not
-/// the backlog itself.
-pub fn due_heads(c: &mut DbConnection) -> Result<Vec<Pending>> {
-    let heads: Vec<i64> = dsl::notification_outbox
+/// The sequence numbers of the oldest undelivered notification of every subscription,
+/// due or not (by the pending index).
+pub fn heads(c: &mut DbConnection) -> Result<Vec<i64>> {
+    Ok(dsl::notification_outbox
         .filter(dsl::delivered_at.is_null())
         .group_by(dsl::subscription_id)
         .select(diesel::dsl::min(dsl::seq))
         .load::<Option<i64>>(c)?
         .into_iter()
         .flatten()
-        .collect();
+        .collect())
+}
+
+/// The oldest undelivered notification of every subscription that is due now. Only the
+/// heads are read (by the pending index: one row per subscription with a backlog), not
+/// the backlog itself.
+pub fn due_heads(c: &mut DbConnection) -> Result<Vec<Pending>> {
+    let heads = heads(c)?;
     if heads.is_empty() {
         return Ok(Vec::new());
     }
