@@ -54,6 +54,8 @@ pub struct Config {
     pub all_in_one: AllInOneConfig,
     /// Secrets at rest.
     pub secrets: SecretsConfig,
+    /// Authentication of API clients.
+    pub auth: AuthConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -68,6 +70,51 @@ pub struct SecretsConfig {
     pub key_file: String,
     /// Store secrets in plaintext when no key is configured (not for production).
     pub allow_plaintext: bool,
+}
+
+/// `[auth]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// `none` or `oauth2`.
+    pub mode: String,
+    /// Let mode `none` listen beyond loopback.
+    pub allow_insecure_none: bool,
+    /// An external authorization server's JWKS.
+    pub jwks_url: String,
+    /// The `iss` of every token.
+    pub issuer: String,
+    /// The `aud` of every token.
+    pub audience: String,
+    /// The claim (dotted path) holding the roles.
+    pub roles_claim: String,
+    /// The claim (dotted path) holding the tenant.
+    pub tenant_claim: String,
+    /// Serve `/metrics` without a token.
+    pub public_metrics: bool,
+    /// The built-in token endpoint's Ed25519 key (PKCS#8 PEM).
+    pub signing_key_file: String,
+    /// Lifetime of the built-in endpoint's tokens.
+    #[serde(with = "duration")]
+    pub token_lifetime: Duration,
+    /// Clients of the built-in endpoint.
+    pub clients: Vec<AuthClient>,
+}
+
+/// One `[[auth.clients]]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthClient {
+    /// The client id.
+    pub id: String,
+    /// Argon2id PHC string of the client secret.
+    pub secret_hash: String,
+    /// Roles the client may be granted.
+    #[serde(default)]
+    pub roles: Vec<String>,
+    /// The client's tenant (empty: none).
+    #[serde(default)]
+    pub tenant: String,
 }
 
 /// `[server]`
@@ -536,6 +583,7 @@ impl Config {
                 );
             }
         }
+        self.validate_auth(&mut check);
         check(
             matches!(self.log.format.as_str(), "text" | "json"),
             format!(
@@ -547,6 +595,71 @@ impl Config {
             Ok(())
         } else {
             Err(Error::Invalid(problems))
+        }
+    }
+
+    fn validate_auth(&self, check: &mut impl FnMut(bool, String)) {
+        let a = &self.auth;
+        check(
+            matches!(a.mode.as_str(), "none" | "oauth2"),
+            format!("auth.mode {:?} must be \"none\" or \"oauth2\"", a.mode),
+        );
+        let loopback = self
+            .server
+            .bind
+            .parse::<SocketAddr>()
+            .is_ok_and(|b| b.ip().is_loopback());
+        check(
+            a.mode != "none" || loopback || a.allow_insecure_none,
+            format!(
+                "auth.mode \"none\" makes anyone who reaches server.bind {:?} an administrator: \
+                 bind a loopback address, set auth.mode = \"oauth2\", or (not for production) \
+                 auth.allow_insecure_none = true",
+                self.server.bind
+            ),
+        );
+        check(
+            a.jwks_url.is_empty()
+                || url::Url::parse(&a.jwks_url).is_ok_and(|u| {
+                    matches!(u.scheme(), "http" | "https") && u.password().is_none()
+                }),
+            "auth.jwks_url must be an http(s) URL without credentials".into(),
+        );
+        check(
+            !a.issuer.is_empty() && !a.audience.is_empty(),
+            "auth.issuer and auth.audience must not be empty".into(),
+        );
+        check(
+            !a.roles_claim.is_empty() && !a.tenant_claim.is_empty(),
+            "auth.roles_claim and auth.tenant_claim must not be empty".into(),
+        );
+        check(
+            !a.token_lifetime.is_zero(),
+            "auth.token_lifetime must be positive".into(),
+        );
+        let mut seen = std::collections::HashSet::new();
+        for c in &a.clients {
+            check(
+                !c.id.is_empty() && seen.insert(c.id.as_str()),
+                format!("auth.clients: id {:?} is empty or given twice", c.id),
+            );
+            check(
+                c.secret_hash.starts_with("$argon2"),
+                format!(
+                    "auth.clients {:?}: secret_hash must be an Argon2 PHC string \
+                     (`tacker auth hash-secret` prints one)",
+                    c.id
+                ),
+            );
+            for r in &c.roles {
+                check(
+                    matches!(r.as_str(), "reader" | "member" | "admin"),
+                    format!(
+                        "auth.clients {:?}: role {r:?} is not reader, member or admin",
+                        c.id
+                    ),
+                );
+            }
         }
     }
 
@@ -583,6 +696,9 @@ impl Config {
         }
         if !c.storage.s3_secret_access_key.is_empty() {
             c.storage.s3_secret_access_key = "***".into();
+        }
+        for client in &mut c.auth.clients {
+            client.secret_hash = "***".into();
         }
         for k in &mut c.secrets.keys {
             let id = k.split_once(':').map(|(id, _)| id).unwrap_or_default();

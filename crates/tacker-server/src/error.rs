@@ -11,6 +11,12 @@ pub enum ApiError {
     /// 400: the request is malformed.
     #[error("{0}")]
     BadRequest(String),
+    /// 401: no valid token.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 403: the caller lacks the role, or the host is not served.
+    #[error("{0}")]
+    Forbidden(String),
     /// 404: no such resource.
     #[error("{0}")]
     NotFound(String),
@@ -74,6 +80,8 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
@@ -94,6 +102,9 @@ impl ResponseError for ApiError {
             _ => {}
         }
         let mut resp = HttpResponse::build(self.status_code());
+        if let ApiError::Unauthorized(_) = self {
+            resp.insert_header(("WWW-Authenticate", "Bearer realm=\"tacker\""));
+        }
         if let ApiError::RangeNotSatisfiable(size) = self {
             resp.insert_header(("Content-Range", format!("bytes */{size}")));
         }

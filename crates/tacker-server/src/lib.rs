@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod auth;
 mod entry_stream;
 mod error;
 mod extract;
@@ -65,6 +66,8 @@ pub struct ServerState {
     pub notify: Arc<tacker_notify::Client>,
     /// Keys sealing secrets at rest (registered VIMs' credentials).
     pub keys: Arc<tacker_db::secrets::Keyring>,
+    /// Who may call the API.
+    pub auth: Arc<auth::Auth>,
 }
 
 /// Registers every route on an actix `App`.
@@ -85,6 +88,7 @@ pub async fn run(
         App::new()
             .app_data(data.clone())
             .wrap(actix_web::middleware::from_fn(wire::shape))
+            .wrap(actix_web::middleware::from_fn(auth::authenticate))
             .wrap(metrics::Track(metrics.clone()))
             .wrap(actix_web::middleware::from_fn(request_id::assign))
             .wrap(actix_web::middleware::NormalizePath::new(

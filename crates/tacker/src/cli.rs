@@ -38,6 +38,11 @@ pub enum Command {
         #[command(subcommand)]
         command: SecretsCommand,
     },
+    /// API authentication.
+    Auth {
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
     /// VNF packages (offline, no server needed).
     Csar {
         #[command(subcommand)]
@@ -75,6 +80,15 @@ pub enum SecretsCommand {
     },
     /// Re-seal every stored secret with the first configured key.
     Rotate,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Print the Argon2id hash of a client secret read from stdin, for
+    /// `[[auth.clients]] secret_hash`.
+    HashSecret,
+    /// Print a new Ed25519 signing key (PKCS#8 PEM) for `auth.signing_key_file`.
+    GenerateKey,
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod auth;
 mod cli;
 mod csar;
 mod roles;
@@ -31,6 +32,15 @@ fn main() -> anyhow::Result<()> {
             command: cli::SecretsCommand::GenerateKey { id },
         } => {
             println!("{}", tacker_db::secrets::Keyring::generate(id)?);
+            return Ok(());
+        }
+        cli::Command::Auth {
+            command: cli::AuthCommand::HashSecret,
+        } => return auth::hash_secret_from_stdin(),
+        cli::Command::Auth {
+            command: cli::AuthCommand::GenerateKey,
+        } => {
+            print!("{}", tacker_server::auth::SigningKey::generate_pem()?);
             return Ok(());
         }
         cli::Command::Config {

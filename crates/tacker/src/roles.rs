@@ -27,7 +27,10 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
         Command::Secrets {
             command: SecretsCommand::Rotate,
         } => rotate(&cfg).await,
-        Command::Config { .. } | Command::Csar { .. } | Command::Secrets { .. } => Ok(()),
+        Command::Config { .. }
+        | Command::Csar { .. }
+        | Command::Secrets { .. }
+        | Command::Auth { .. } => Ok(()),
     }
 }
 
@@ -99,8 +102,10 @@ fn server_state(
     bus: Bus,
     store: PackageStore,
     keys: Arc<Keyring>,
+    all_in_one: bool,
 ) -> anyhow::Result<ServerState> {
     Ok(ServerState {
+        auth: Arc::new(crate::auth::from_config(cfg, all_in_one)?),
         db,
         bus,
         store,
@@ -217,7 +222,7 @@ async fn server(cfg: Config) -> anyhow::Result<()> {
     let listener = bind(&cfg.server.bind, "API server")?;
     tacker_server::run(
         listener,
-        server_state(&cfg, db, bus, store, keys)?,
+        server_state(&cfg, db, bus, store, keys, false)?,
         shutdown,
     )
     .await?;
@@ -310,7 +315,7 @@ async fn all_in_one(cfg: Config) -> anyhow::Result<()> {
     }
     let bus = Bus::connect(&bus_options(&cfg), format!("server-{}", uuid_suffix())).await?;
     let listener = bind(&cfg.server.bind, "API server")?;
-    let state = server_state(&cfg, db, bus, store, keys)?;
+    let state = server_state(&cfg, db, bus, store, keys, true)?;
     // One /metrics, on the API port, carries the conductors' metrics too.
     for c in &conductors {
         state.metrics.add_source(Box::new(c.metric_source()));

@@ -14,6 +14,7 @@ mod vims;
 use actix_web::{HttpResponse, web};
 
 use crate::ApiError;
+use crate::auth::{self, Access};
 
 async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
     Err(ApiError::NotFound(format!("no resource at {}", req.path())))
@@ -59,22 +60,23 @@ pub fn paged(
 }
 
 /// Declares every route once: registered with actix, and described in `/openapi.json`.
-/// `[lcm]` routes require and answer the `Version` header.
+/// Each method names what it needs (`public`, `reader`, `member`, `admin`, `metrics`;
+/// see [`crate::auth::Access`]). `[lcm]` routes require and answer the `Version` header.
 macro_rules! api {
-    ($( [$($flag:ident)?] $path:literal, $std:expr, { $( $method:ident $handler:path => $summary:literal ),+ $(,)? } )+) => {
+    ($( [$($flag:ident)?] $path:literal, $std:expr, { $( $method:ident [$access:ident] $handler:path => $summary:literal ),+ $(,)? } )+) => {
         /// Every route of the API.
         pub const ROUTES: &[openapi::Route] = &[
             $( openapi::Route {
                 path: $path,
                 standard: $std,
                 lcm: api!(@lcm $($flag)?),
-                ops: &[ $( (stringify!($method), $summary) ),+ ],
+                ops: &[ $( (stringify!($method), api!(@access $access), $summary) ),+ ],
             } ),+
         ];
 
         /// Registers every route on an actix `App`.
         pub fn configure(cfg: &mut web::ServiceConfig) {
-            $( cfg.service(api!(@wrap [$($flag)?] resource($path) $( .route(web::$method().to($handler)) )+ )); )+
+            $( cfg.service(api!(@wrap [$($flag)?] resource($path) $( .route(api!(@route $method $access $handler)) )+ )); )+
             cfg.default_service(web::to(not_found));
         }
     };
@@ -82,6 +84,15 @@ macro_rules! api {
     (@lcm) => { false };
     (@wrap [lcm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(lcm::version)) };
     (@wrap [] $e:expr) => { $e };
+    (@access public) => { Access::Public };
+    (@access reader) => { Access::Reader };
+    (@access member) => { Access::Member };
+    (@access admin) => { Access::Admin };
+    (@access metrics) => { Access::Metrics };
+    (@route $method:ident public $handler:path) => { web::$method().to($handler) };
+    (@route $method:ident $access:ident $handler:path) => {
+        web::$method().to($handler).wrap(actix_web::middleware::from_fn(auth::$access))
+    };
 }
 
 const SOL003: Option<&str> = Some("SOL003 v3.3.1");
@@ -94,120 +105,124 @@ const OURS: Option<&str> = None;
 const TACKER: Option<&str> = None;
 
 api! {
-    [] "/healthz", OURS, { get health::healthz => "Liveness" }
-    [] "/readyz", OURS, { get health::readyz => "Readiness: database and bus reachable" }
-    [] "/metrics", OURS, { get health::metrics => "Prometheus metrics" }
-    [] "/openapi.json", OURS, { get openapi::document => "This OpenAPI document" }
-    [] "/admin/v1/conductors", OURS, { get conductors::list => "Conductors, their states and whether they are live" }
+    [] "/healthz", OURS, { get [public] health::healthz => "Liveness" }
+    [] "/readyz", OURS, { get [public] health::readyz => "Readiness: database and bus reachable" }
+    [] "/metrics", OURS, { get [metrics] health::metrics => "Prometheus metrics" }
+    [] "/oauth2/token", OURS, {
+        post [public] auth::issue => "A token for a built-in client (OAuth 2.0 client credentials)",
+    }
+    [] "/oauth2/jwks", OURS, { get [public] auth::jwks => "The keys the built-in token endpoint signs with" }
+    [] "/openapi.json", OURS, { get [reader] openapi::document => "This OpenAPI document" }
+    [] "/admin/v1/conductors", OURS, { get [admin] conductors::list => "Conductors, their states and whether they are live" }
     [] "/v1.0/vims", TACKER, {
-        get vims::list => "List registered VIMs (filters id=, name=)",
-        post vims::create => "Register a VIM",
+        get [reader] vims::list => "List registered VIMs (filters id=, name=)",
+        post [member] vims::create => "Register a VIM",
     }
     [] "/v1.0/vims.json", TACKER, {
-        get vims::list => "List registered VIMs (the python-tackerclient path)",
-        post vims::create => "Register a VIM (the python-tackerclient path)",
+        get [reader] vims::list => "List registered VIMs (the python-tackerclient path)",
+        post [member] vims::create => "Register a VIM (the python-tackerclient path)",
     }
     [] "/v1.0/vims/{id}", TACKER, {
-        get vims::show => "Read a VIM (credentials masked)",
-        put vims::update => "Update a VIM",
-        delete vims::delete => "Delete a VIM not in use",
+        get [reader] vims::show => "Read a VIM (credentials masked)",
+        put [member] vims::update => "Update a VIM",
+        delete [member] vims::delete => "Delete a VIM not in use",
     }
-    [] "/vnfpkgm/api_versions", Some("SOL013 v3.4.1"), { get pkgm_subscriptions::api_versions => "API versions of package management" }
-    [] "/vnfpkgm/v1/api_versions", Some("SOL013 v3.4.1"), { get pkgm_subscriptions::api_versions => "API versions of package management v1" }
+    [] "/vnfpkgm/api_versions", Some("SOL013 v3.4.1"), { get [public] pkgm_subscriptions::api_versions => "API versions of package management" }
+    [] "/vnfpkgm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] pkgm_subscriptions::api_versions => "API versions of package management v1" }
     [] "/vnfpkgm/v1/subscriptions", SOL005, {
-        post pkgm_subscriptions::create => "Subscribe to package notifications",
-        get pkgm_subscriptions::list => "List package subscriptions",
+        post [member] pkgm_subscriptions::create => "Subscribe to package notifications",
+        get [reader] pkgm_subscriptions::list => "List package subscriptions",
     }
     [] "/vnfpkgm/v1/subscriptions/{id}", SOL005, {
-        get pkgm_subscriptions::show => "Read a package subscription",
-        delete pkgm_subscriptions::delete => "Terminate a package subscription",
+        get [reader] pkgm_subscriptions::show => "Read a package subscription",
+        delete [member] pkgm_subscriptions::delete => "Terminate a package subscription",
     }
     [] "/vnfpkgm/v1/vnf_packages", SOL005, {
-        get packages::list => "List VNF packages",
-        post packages::create => "Create a VNF package",
+        get [reader] packages::list => "List VNF packages",
+        post [member] packages::create => "Create a VNF package",
     }
     [] "/vnfpkgm/v1/vnf_packages/{id}", SOL005, {
-        get packages::show => "Read a VNF package",
-        patch packages::modify => "Enable or disable a VNF package, update its user defined data",
-        delete packages::delete => "Delete a VNF package",
+        get [reader] packages::show => "Read a VNF package",
+        patch [member] packages::modify => "Enable or disable a VNF package, update its user defined data",
+        delete [member] packages::delete => "Delete a VNF package",
     }
     [] "/vnfpkgm/v1/vnf_packages/{id}/package_content", SOL005, {
-        put package_content::upload => "Upload the CSAR",
-        get package_content::download => "Download the CSAR",
+        put [member] package_content::upload => "Upload the CSAR",
+        get [reader] package_content::download => "Download the CSAR",
     }
     [] "/vnfpkgm/v1/vnf_packages/{id}/package_content/upload_from_uri", SOL005, {
-        post package_content::upload_from_uri => "Have the CSAR fetched from a URI",
+        post [member] package_content::upload_from_uri => "Have the CSAR fetched from a URI",
     }
-    [] "/vnfpkgm/v1/vnf_packages/{id}/vnfd", SOL005, { get package_files::vnfd => "Read the VNFD" }
+    [] "/vnfpkgm/v1/vnf_packages/{id}/vnfd", SOL005, { get [reader] package_files::vnfd => "Read the VNFD" }
     // In later SOL005 versions, not in the bundled v2.4.1 definitions.
-    [] "/vnfpkgm/v1/vnf_packages/{id}/manifest", OURS, { get package_files::manifest => "Read the manifest" }
+    [] "/vnfpkgm/v1/vnf_packages/{id}/manifest", OURS, { get [reader] package_files::manifest => "Read the manifest" }
     [] "/vnfpkgm/v1/vnf_packages/{id}/artifacts/{path:.+}", SOL005, {
-        get package_files::artifact => "Read an artifact",
+        get [reader] package_files::artifact => "Read an artifact",
     }
-    [] "/vnflcm/api_versions", Some("SOL013 v3.4.1"), { get lcm::api_versions => "API versions (v1 and v2)" }
-    [] "/vnflcm/v1/api_versions", Some("SOL013 v3.4.1"), { get lcm::api_versions => "API versions of v1" }
+    [] "/vnflcm/api_versions", Some("SOL013 v3.4.1"), { get [public] lcm::api_versions => "API versions (v1 and v2)" }
+    [] "/vnflcm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] lcm::api_versions => "API versions of v1" }
     [] "/vnflcm/v1/vnf_instances", SOL003_V1, {
-        get lcm::instances::list => "List VNF instances (v1)",
-        post lcm::instances::create => "Create a VNF instance (v1)",
+        get [reader] lcm::instances::list => "List VNF instances (v1)",
+        post [member] lcm::instances::create => "Create a VNF instance (v1)",
     }
     [] "/vnflcm/v1/vnf_instances/{id}", SOL003_V1, {
-        get lcm::instances::show => "Read a VNF instance (v1)",
-        patch lcm::instances::modify => "Modify VNF instance information (v1)",
-        delete lcm::instances::delete => "Delete a VNF instance (v1)",
+        get [reader] lcm::instances::show => "Read a VNF instance (v1)",
+        patch [member] lcm::instances::modify => "Modify VNF instance information (v1)",
+        delete [member] lcm::instances::delete => "Delete a VNF instance (v1)",
     }
-    [] "/vnflcm/v1/vnf_instances/{id}/instantiate", SOL003_V1, { post lcm::tasks::instantiate => "Instantiate (v1)" }
-    [] "/vnflcm/v1/vnf_instances/{id}/terminate", SOL003_V1, { post lcm::tasks::terminate => "Terminate (v1)" }
-    [] "/vnflcm/v1/vnf_instances/{id}/scale", SOL003_V1, { post lcm::tasks::scale => "Scale (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/instantiate", SOL003_V1, { post [member] lcm::tasks::instantiate => "Instantiate (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/terminate", SOL003_V1, { post [member] lcm::tasks::terminate => "Terminate (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/scale", SOL003_V1, { post [member] lcm::tasks::scale => "Scale (v1)" }
     [] "/vnflcm/v1/vnf_instances/{id}/heal", SOL003_V1, {
-        post lcm::tasks::heal => "Heal (v1: vnfcInstanceId names vnfcResourceInfo ids, as Tacker's v1)",
+        post [member] lcm::tasks::heal => "Heal (v1: vnfcInstanceId names vnfcResourceInfo ids, as Tacker's v1)",
     }
     [] "/vnflcm/v1/vnf_instances/{id}/change_ext_conn", SOL003_V1, {
-        post lcm::tasks::change_ext_conn => "Change external connectivity (v1)",
+        post [member] lcm::tasks::change_ext_conn => "Change external connectivity (v1)",
     }
-    [] "/vnflcm/v1/vnf_lcm_op_occs", SOL003_V1, { get lcm::op_occs::list => "List operation occurrences (v1)" }
-    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}", SOL003_V1, { get lcm::op_occs::show => "Read an operation occurrence (v1)" }
-    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/retry", SOL003_V1, { post lcm::op_occs::retry => "Retry (v1)" }
-    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/rollback", SOL003_V1, { post lcm::op_occs::rollback => "Roll back (v1)" }
-    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/fail", SOL003_V1, { post lcm::op_occs::fail => "Mark FAILED (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs", SOL003_V1, { get [reader] lcm::op_occs::list => "List operation occurrences (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}", SOL003_V1, { get [reader] lcm::op_occs::show => "Read an operation occurrence (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/retry", SOL003_V1, { post [member] lcm::op_occs::retry => "Retry (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/rollback", SOL003_V1, { post [member] lcm::op_occs::rollback => "Roll back (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/fail", SOL003_V1, { post [member] lcm::op_occs::fail => "Mark FAILED (v1)" }
     [] "/vnflcm/v1/subscriptions", SOL003_V1, {
-        get lcm::subscriptions::list => "List subscriptions (v1)",
-        post lcm::subscriptions::create => "Subscribe (v1: notifications link into /vnflcm/v1)",
+        get [reader] lcm::subscriptions::list => "List subscriptions (v1)",
+        post [member] lcm::subscriptions::create => "Subscribe (v1: notifications link into /vnflcm/v1)",
     }
     [] "/vnflcm/v1/subscriptions/{id}", SOL003_V1, {
-        get lcm::subscriptions::show => "Read a subscription (v1)",
-        delete lcm::subscriptions::delete => "Unsubscribe (v1)",
+        get [reader] lcm::subscriptions::show => "Read a subscription (v1)",
+        delete [member] lcm::subscriptions::delete => "Unsubscribe (v1)",
     }
-    [lcm] "/vnflcm/v2/api_versions", SOL003, { get lcm::api_versions => "API versions" }
+    [lcm] "/vnflcm/v2/api_versions", SOL003, { get [public] lcm::api_versions => "API versions" }
     [lcm] "/vnflcm/v2/vnf_instances", SOL003, {
-        get lcm::instances::list => "List VNF instances",
-        post lcm::instances::create => "Create a VNF instance",
+        get [reader] lcm::instances::list => "List VNF instances",
+        post [member] lcm::instances::create => "Create a VNF instance",
     }
     [lcm] "/vnflcm/v2/vnf_instances/{id}", SOL003, {
-        get lcm::instances::show => "Read a VNF instance",
-        patch lcm::instances::modify => "Modify VNF instance information (MODIFY_INFO)",
-        delete lcm::instances::delete => "Delete a VNF instance",
+        get [reader] lcm::instances::show => "Read a VNF instance",
+        patch [member] lcm::instances::modify => "Modify VNF instance information (MODIFY_INFO)",
+        delete [member] lcm::instances::delete => "Delete a VNF instance",
     }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/instantiate", SOL003, { post lcm::tasks::instantiate => "Instantiate" }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/terminate", SOL003, { post lcm::tasks::terminate => "Terminate" }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/scale", SOL003, { post lcm::tasks::scale => "Scale" }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/heal", SOL003, { post lcm::tasks::heal => "Heal (SOL002 VNFCs or SOL003 whole VNF)" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/instantiate", SOL003, { post [member] lcm::tasks::instantiate => "Instantiate" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/terminate", SOL003, { post [member] lcm::tasks::terminate => "Terminate" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/scale", SOL003, { post [member] lcm::tasks::scale => "Scale" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/heal", SOL003, { post [member] lcm::tasks::heal => "Heal (SOL002 VNFCs or SOL003 whole VNF)" }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/change_ext_conn", SOL003, {
-        post lcm::tasks::change_ext_conn => "Change external connectivity",
+        post [member] lcm::tasks::change_ext_conn => "Change external connectivity",
     }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/sync", OURS, {
-        post lcm::tasks::sync => "Reconcile the stored VNFCs with the VIM now",
+        post [admin] lcm::tasks::sync => "Reconcile the stored VNFCs with the VIM now",
     }
-    [lcm] "/vnflcm/v2/vnf_lcm_op_occs", SOL003, { get lcm::op_occs::list => "List operation occurrences" }
-    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}", SOL003, { get lcm::op_occs::show => "Read an operation occurrence" }
-    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/retry", SOL003, { post lcm::op_occs::retry => "Retry" }
-    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/rollback", SOL003, { post lcm::op_occs::rollback => "Roll back" }
-    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/fail", SOL003, { post lcm::op_occs::fail => "Mark FAILED" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs", SOL003, { get [reader] lcm::op_occs::list => "List operation occurrences" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}", SOL003, { get [reader] lcm::op_occs::show => "Read an operation occurrence" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/retry", SOL003, { post [member] lcm::op_occs::retry => "Retry" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/rollback", SOL003, { post [member] lcm::op_occs::rollback => "Roll back" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/fail", SOL003, { post [member] lcm::op_occs::fail => "Mark FAILED" }
     [lcm] "/vnflcm/v2/subscriptions", SOL003, {
-        get lcm::subscriptions::list => "List subscriptions",
-        post lcm::subscriptions::create => "Subscribe",
+        get [reader] lcm::subscriptions::list => "List subscriptions",
+        post [member] lcm::subscriptions::create => "Subscribe",
     }
     [lcm] "/vnflcm/v2/subscriptions/{id}", SOL003, {
-        get lcm::subscriptions::show => "Read a subscription",
-        delete lcm::subscriptions::delete => "Unsubscribe",
+        get [reader] lcm::subscriptions::show => "Read a subscription",
+        delete [member] lcm::subscriptions::delete => "Unsubscribe",
     }
 }

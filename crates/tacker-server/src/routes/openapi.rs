@@ -13,8 +13,8 @@ pub struct Route {
     pub standard: Option<&'static str>,
     /// Under `/vnflcm/v2`: the `Version` header applies.
     pub lcm: bool,
-    /// `(method, summary)`.
-    pub ops: &'static [(&'static str, &'static str)],
+    /// `(method, what it needs, summary)`.
+    pub ops: &'static [(&'static str, crate::auth::Access, &'static str)],
 }
 
 /// The OpenAPI path of an actix pattern (`{path:.+}` -> `{path}`).
@@ -30,7 +30,7 @@ pub fn openapi_path(p: &str) -> String {
         .join("/")
 }
 
-fn operation(r: &Route, method: &str, summary: &str) -> Value {
+fn operation(r: &Route, method: &str, access: crate::auth::Access, summary: &str) -> Value {
     let mut params: Vec<Value> = openapi_path(r.path)
         .split('/')
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
@@ -63,6 +63,16 @@ fn operation(r: &Route, method: &str, summary: &str) -> Value {
     } else {
         op["description"] = json!("Tacker extension.");
     }
+    op["security"] = match access.role() {
+        None => json!([]),
+        Some(role) => json!([{"oauth2": [role.name()]}, {"bearer": []}]),
+    };
+    if let Some(role) = access.role() {
+        op["x-required-role"] = json!(role.name());
+        op["responses"]["401"] = json!({"description": "No valid token"});
+        op["responses"]["403"] =
+            json!({"description": format!("The caller lacks the {} role", role.name())});
+    }
     op
 }
 
@@ -71,8 +81,8 @@ pub fn spec() -> Value {
     let mut paths = Map::new();
     for r in super::ROUTES {
         let mut item = Map::new();
-        for (method, summary) in r.ops {
-            item.insert((*method).to_owned(), operation(r, method, summary));
+        for (method, access, summary) in r.ops {
+            item.insert((*method).to_owned(), operation(r, method, *access, summary));
         }
         paths.insert(openapi_path(r.path), Value::Object(item));
     }
@@ -84,7 +94,19 @@ pub fn spec() -> Value {
             "description": "ETSI NFV-SOL005 VNF package management (/vnfpkgm/v1), SOL003/SOL002 VNF lifecycle management (/vnflcm/v2), and administration.",
         },
         "paths": paths,
-        "components": {"schemas": {"ProblemDetails": {
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+                "oauth2": {"type": "oauth2", "flows": {"clientCredentials": {
+                    "tokenUrl": "/oauth2/token",
+                    "scopes": {
+                        "reader": "read",
+                        "member": "read and write (SOL003/SOL005)",
+                        "admin": "administration, every tenant",
+                    },
+                }}},
+            },
+            "schemas": {"ProblemDetails": {
             "type": "object",
             "required": ["status", "detail"],
             "properties": {

@@ -135,6 +135,8 @@ pub struct Options {
     pub server_mgmt: Vec<&'static str>,
     /// `[mgmt] drivers` of the conductors, when other than the server's.
     pub conductor_mgmt: Option<Vec<&'static str>>,
+    /// The server's authentication (None: mode `none`).
+    pub auth: Option<Arc<tacker_server::auth::Auth>>,
 }
 
 impl Default for Options {
@@ -152,6 +154,7 @@ impl Default for Options {
             notification_retention: Duration::from_secs(7 * 24 * 3600),
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
+            auth: None,
         }
     }
 }
@@ -248,6 +251,10 @@ impl TestApp {
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),
             keys: keys.clone(),
+            auth: opts
+                .auth
+                .clone()
+                .unwrap_or_else(|| Arc::new(tacker_server::auth::Auth::none(None))),
         };
         let stop = CancellationToken::new();
         tokio::spawn(tacker_server::run(listener, state, stop.clone()));

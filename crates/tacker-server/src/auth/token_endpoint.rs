@@ -1,0 +1,244 @@
+//! `POST /oauth2/token`: the client credentials grant (RFC 6749 §4.4) for deployments
+//! without Keystone or Keycloak, with `client_secret_basic` and `client_secret_post`,
+//! `scope` narrowing the roles, errors as §5.2 says; `GET /oauth2/jwks` publishes the
+//! key its tokens are signed with.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::json;
+
+use super::{Role, SigningKey, client_secret};
+use crate::{ApiError, ServerState};
+
+/// A client of the built-in endpoint.
+#[derive(Debug, Clone)]
+pub struct BuiltinClient {
+    /// Argon2id PHC string of its secret.
+    pub secret_hash: String,
+    /// The highest role it may be granted.
+    pub role: Option<Role>,
+    /// Its tenant.
+    pub tenant: Option<String>,
+}
+
+/// The built-in authorization server.
+#[derive(Debug)]
+pub struct Issuer {
+    /// The signing key.
+    pub key: SigningKey,
+    /// Clients by id.
+    pub clients: HashMap<String, BuiltinClient>,
+    /// Token lifetime.
+    pub lifetime: Duration,
+    /// `iss` written into tokens.
+    pub issuer: String,
+    /// `aud` written into tokens.
+    pub audience: String,
+    /// Checked for unknown client ids, so they take as long as known ones.
+    pub decoy_hash: String,
+}
+
+/// A §5.2 error answer.
+fn refuse(status: u16, error: &str, description: &str, basic: bool) -> HttpResponse {
+    let code = actix_web::http::StatusCode::from_u16(status)
+        .unwrap_or(actix_web::http::StatusCode::BAD_REQUEST);
+    let mut r = HttpResponse::build(code);
+    r.insert_header((header::CACHE_CONTROL, "no-store"));
+    if basic {
+        r.insert_header((header::WWW_AUTHENTICATE, "Basic realm=\"tacker\""));
+    }
+    r.json(json!({"error": error, "error_description": description}))
+}
+
+/// The credentials in `Authorization: Basic` (each part form-urlencoded, §2.3.1).
+fn basic_credentials(req: &HttpRequest) -> Option<Option<(String, String)>> {
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = STANDARD
+        .decode(rest.trim())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    Some(decoded.and_then(|d| {
+        let (id, secret) = d.split_once(':')?;
+        let dec = |s: &str| {
+            url::form_urlencoded::parse(format!("x={s}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+        };
+        Some((dec(id)?, dec(secret)?))
+    }))
+}
+
+/// `POST /oauth2/token`
+pub async fn issue(
+    req: HttpRequest,
+    body: web::Bytes,
+    state: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let Some(issuer) = state.auth.issuer.as_ref() else {
+        return Err(ApiError::NotFound(
+            "no built-in token endpoint: auth.signing_key_file is not set".into(),
+        ));
+    };
+    let form_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    if !form_type {
+        return Ok(refuse(
+            400,
+            "invalid_request",
+            "the body must be application/x-www-form-urlencoded",
+            false,
+        ));
+    }
+    let mut params: HashMap<String, String> = HashMap::new();
+    for (k, v) in url::form_urlencoded::parse(&body) {
+        if params.insert(k.into_owned(), v.into_owned()).is_some() {
+            return Ok(refuse(
+                400,
+                "invalid_request",
+                "a parameter is repeated",
+                false,
+            ));
+        }
+    }
+    let basic = basic_credentials(&req);
+    let (id, secret) = match (basic.clone(), params.get("client_id")) {
+        (Some(_), Some(_)) if params.contains_key("client_secret") => {
+            return Ok(refuse(
+                400,
+                "invalid_request",
+                "more than one client authentication method",
+                false,
+            ));
+        }
+        (Some(Some(pair)), _) => pair,
+        (Some(None), _) => {
+            return Ok(refuse(
+                401,
+                "invalid_client",
+                "malformed Basic credentials",
+                true,
+            ));
+        }
+        (None, Some(id)) => (
+            id.clone(),
+            params.get("client_secret").cloned().unwrap_or_default(),
+        ),
+        (None, None) => {
+            return Ok(refuse(
+                401,
+                "invalid_client",
+                "no client authentication",
+                true,
+            ));
+        }
+    };
+    let client = issuer.clients.get(&id).cloned();
+    let hash = client
+        .as_ref()
+        .map_or(issuer.decoy_hash.clone(), |c| c.secret_hash.clone());
+    let ok = web::block(move || client_secret::matches(&secret, &hash))
+        .await
+        .map_err(|e| ApiError::Internal(format!("checking a client secret: {e}")))?;
+    let Some(client) = client.filter(|_| ok) else {
+        tracing::warn!(target: "tacker::audit", client_id = %id, "token refused: wrong client credentials");
+        return Ok(refuse(
+            401,
+            "invalid_client",
+            "unknown client or wrong secret",
+            basic.is_some(),
+        ));
+    };
+    match params.get("grant_type").map(String::as_str) {
+        Some("client_credentials") => {}
+        Some(_) => {
+            return Ok(refuse(
+                400,
+                "unsupported_grant_type",
+                "only client_credentials is supported",
+                false,
+            ));
+        }
+        None => {
+            return Ok(refuse(
+                400,
+                "invalid_request",
+                "grant_type is missing",
+                false,
+            ));
+        }
+    }
+    let allowed: Vec<Role> = [Role::Reader, Role::Member, Role::Admin]
+        .into_iter()
+        .filter(|r| client.role.is_some_and(|top| *r <= top))
+        .collect();
+    let granted: Vec<Role> = match params.get("scope").filter(|s| !s.trim().is_empty()) {
+        None => client.role.into_iter().collect(),
+        Some(scope) => {
+            let mut g = Vec::new();
+            for name in scope.split_whitespace() {
+                match Role::parse(name).filter(|r| allowed.contains(r)) {
+                    Some(r) => g.push(r),
+                    None => {
+                        return Ok(refuse(
+                            400,
+                            "invalid_scope",
+                            &format!("scope {name:?} is not granted to this client"),
+                            false,
+                        ));
+                    }
+                }
+            }
+            g
+        }
+    };
+    let names: Vec<&str> = granted.iter().map(|r| r.name()).collect();
+    let now = chrono::Utc::now().timestamp();
+    let lifetime = i64::try_from(issuer.lifetime.as_secs()).unwrap_or(3600);
+    let mut claims = json!({
+        "iss": issuer.issuer,
+        "sub": id,
+        "aud": issuer.audience,
+        "iat": now,
+        "nbf": now,
+        "exp": now + lifetime,
+        "jti": uuid::Uuid::new_v4().to_string(),
+        "roles": names,
+        "scope": names.join(" "),
+        "client_id": id,
+    });
+    if let Some(t) = &client.tenant {
+        claims["tenant"] = json!(t);
+    }
+    let mut head = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
+    head.kid = Some(issuer.key.kid().to_owned());
+    let token = jsonwebtoken::encode(&head, &claims, issuer.key.encoding())
+        .map_err(|e| ApiError::Internal(format!("signing a token: {e}")))?;
+    tracing::info!(target: "tacker::audit", client_id = %id, scope = %names.join(" "), "token issued");
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::PRAGMA, "no-cache"))
+        .json(json!({
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": lifetime,
+            "scope": names.join(" "),
+        })))
+}
+
+/// `GET /oauth2/jwks`
+pub async fn jwks(state: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
+    let keys: Vec<serde_json::Value> = state.auth.issuer.iter().map(|i| i.key.jwk()).collect();
+    Ok(HttpResponse::Ok().json(json!({ "keys": keys })))
+}

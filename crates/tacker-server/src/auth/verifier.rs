@@ -1,0 +1,330 @@
+//! Checking bearer tokens: the signature against the built-in key or the keys of a JWKS
+//! (cached; fetched again when a token names a key id not seen yet), then `iss`, `aud`,
+//! `exp` and `nbf`; roles and tenant read from configured claims.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, JwkSet, KeyAlgorithm};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::Value;
+use tokio::sync::{Mutex, RwLock};
+
+use super::{AuthError, Principal};
+
+/// How long a fetched JWKS is trusted before it is fetched again.
+const JWKS_TTL: Duration = Duration::from_secs(300);
+/// The least time between two fetches prompted by unknown key ids.
+const JWKS_MIN_REFETCH: Duration = Duration::from_secs(1);
+/// The largest JWKS document read.
+const JWKS_MAX_BYTES: usize = 1 << 20;
+
+/// Algorithms accepted: asymmetric only, so a public key can never be used as an HMAC
+/// secret (and `none` is never one of them).
+const ACCEPTED: &[Algorithm] = &[
+    Algorithm::EdDSA,
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+];
+
+#[derive(Clone)]
+struct Key {
+    alg: Algorithm,
+    key: DecodingKey,
+    /// The built-in endpoint's key: its tokens carry `roles` and `tenant` as such.
+    builtin: bool,
+}
+
+/// What tokens must carry, and where roles and tenant are read.
+#[derive(Debug, Clone)]
+pub struct Claims {
+    /// Expected `iss`.
+    pub issuer: String,
+    /// Expected `aud`.
+    pub audience: String,
+    /// Dotted path of the roles claim.
+    pub roles: String,
+    /// Dotted path of the tenant claim.
+    pub tenant: String,
+}
+
+struct Jwks {
+    url: String,
+    http: reqwest::Client,
+    /// The keys and when they were fetched.
+    keys: RwLock<(Option<Instant>, HashMap<String, Key>)>,
+    /// Held while fetching, so concurrent requests fetch once.
+    fetching: Mutex<()>,
+}
+
+/// Checks tokens.
+pub struct Verifier {
+    claims: Claims,
+    fixed: HashMap<String, Key>,
+    jwks: Option<Jwks>,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("claims", &self.claims)
+            .field("fixed_keys", &self.fixed.keys().collect::<Vec<_>>())
+            .field("jwks_url", &self.jwks.as_ref().map(|j| &j.url))
+            .finish()
+    }
+}
+
+impl Verifier {
+    /// A verifier trusting `fixed` keys (`(kid, key)`, EdDSA) and the keys at `jwks_url`.
+    pub fn new(
+        claims: Claims,
+        fixed: Vec<(String, DecodingKey)>,
+        jwks_url: Option<String>,
+    ) -> Result<Self, AuthError> {
+        let jwks = match jwks_url {
+            Some(url) => Some(Jwks {
+                url,
+                http: reqwest::Client::builder()
+                    .timeout(Duration::from_secs(10))
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .map_err(|e| AuthError::Key(format!("HTTP client: {e}")))?,
+                keys: RwLock::new((None, HashMap::new())),
+                fetching: Mutex::new(()),
+            }),
+            None => None,
+        };
+        let fixed = fixed
+            .into_iter()
+            .map(|(kid, key)| {
+                (
+                    kid,
+                    Key {
+                        alg: Algorithm::EdDSA,
+                        key,
+                        builtin: true,
+                    },
+                )
+            })
+            .collect();
+        Ok(Self {
+            claims,
+            fixed,
+            jwks,
+        })
+    }
+
+    /// The caller a token stands for, or why it is refused (said in 401 answers).
+    pub async fn verify(&self, token: &str) -> Result<Principal, String> {
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|e| format!("malformed token: {e}"))?;
+        if !ACCEPTED.contains(&header.alg) {
+            return Err(format!("algorithm {:?} is not accepted", header.alg));
+        }
+        let key = self.key(header.kid.as_deref()).await?;
+        if key.alg != header.alg {
+            return Err("the token's algorithm does not match its key".into());
+        }
+        let mut v = Validation::new(header.alg);
+        v.set_issuer(&[&self.claims.issuer]);
+        v.set_audience(&[&self.claims.audience]);
+        v.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        v.validate_nbf = true;
+        v.leeway = 30;
+        let data = jsonwebtoken::decode::<Value>(token, &key.key, &v)
+            .map_err(|e| format!("invalid token: {e}"))?;
+        Ok(if key.builtin {
+            principal(&data.claims, "roles", "tenant")
+        } else {
+            principal(&data.claims, &self.claims.roles, &self.claims.tenant)
+        })
+    }
+
+    async fn key(&self, kid: Option<&str>) -> Result<Key, String> {
+        match kid {
+            Some(kid) => {
+                if let Some(k) = self.fixed.get(kid) {
+                    return Ok(k.clone());
+                }
+            }
+            None if self.fixed.len() == 1 && self.jwks.is_none() => {
+                if let Some(k) = self.fixed.values().next() {
+                    return Ok(k.clone());
+                }
+            }
+            None => return Err("the token names no key (kid)".into()),
+        }
+        let kid = kid.unwrap_or_default();
+        let Some(jwks) = &self.jwks else {
+            return Err(format!("unknown key {kid:?}"));
+        };
+        if let Some(k) = jwks.cached(kid).await {
+            return Ok(k);
+        }
+        jwks.refresh().await?;
+        jwks.cached(kid)
+            .await
+            .ok_or_else(|| format!("unknown key {kid:?}"))
+    }
+}
+
+impl Jwks {
+    async fn cached(&self, kid: &str) -> Option<Key> {
+        let keys = self.keys.read().await;
+        match keys.0 {
+            Some(at) if at.elapsed() < JWKS_TTL => keys.1.get(kid).cloned(),
+            _ => None,
+        }
+    }
+
+    /// Fetches the keys again, unless another request just did.
+    async fn refresh(&self) -> Result<(), String> {
+        let _one = self.fetching.lock().await;
+        if self
+            .keys
+            .read()
+            .await
+            .0
+            .is_some_and(|at| at.elapsed() < JWKS_MIN_REFETCH)
+        {
+            return Ok(());
+        }
+        let keys = self.fetch().await.map_err(|e| {
+            tracing::warn!(url = %self.url, error = %e, "fetching the JWKS failed");
+            "the key set could not be fetched".to_owned()
+        })?;
+        tracing::info!(url = %self.url, keys = keys.len(), "fetched the JWKS");
+        *self.keys.write().await = (Some(Instant::now()), keys);
+        Ok(())
+    }
+
+    async fn fetch(&self) -> Result<HashMap<String, Key>, String> {
+        let mut resp = self
+            .http
+            .get(&self.url)
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|e| e.to_string())?;
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+            if body.len() + chunk.len() > JWKS_MAX_BYTES {
+                return Err("larger than 1 MiB".into());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let set: JwkSet = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+        let mut keys = HashMap::new();
+        for jwk in &set.keys {
+            let Some(kid) = jwk.common.key_id.clone() else {
+                continue;
+            };
+            if jwk
+                .common
+                .public_key_use
+                .as_ref()
+                .is_some_and(|u| *u != jsonwebtoken::jwk::PublicKeyUse::Signature)
+            {
+                continue;
+            }
+            let Some(alg) = algorithm(jwk) else { continue };
+            if !ACCEPTED.contains(&alg) {
+                continue;
+            }
+            if let Ok(key) = DecodingKey::from_jwk(jwk) {
+                keys.insert(
+                    kid,
+                    Key {
+                        alg,
+                        key,
+                        builtin: false,
+                    },
+                );
+            }
+        }
+        Ok(keys)
+    }
+}
+
+/// The caller named by a token's claims.
+fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal {
+    let roles: Vec<String> = match claim(claims, roles_claim) {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
+        _ => Vec::new(),
+    };
+    let tenant = claim(claims, tenant_claim)
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned);
+    Principal {
+        subject: claims
+            .get("sub")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        role: Principal::highest(roles.iter().map(String::as_str)),
+        tenant,
+    }
+}
+
+/// A JWK's algorithm: its `alg`, else the usual one of its key type.
+fn algorithm(jwk: &jsonwebtoken::jwk::Jwk) -> Option<Algorithm> {
+    if let Some(a) = jwk.common.key_algorithm {
+        return match a {
+            KeyAlgorithm::EdDSA => Some(Algorithm::EdDSA),
+            KeyAlgorithm::RS256 => Some(Algorithm::RS256),
+            KeyAlgorithm::RS384 => Some(Algorithm::RS384),
+            KeyAlgorithm::RS512 => Some(Algorithm::RS512),
+            KeyAlgorithm::PS256 => Some(Algorithm::PS256),
+            KeyAlgorithm::PS384 => Some(Algorithm::PS384),
+            KeyAlgorithm::PS512 => Some(Algorithm::PS512),
+            KeyAlgorithm::ES256 => Some(Algorithm::ES256),
+            KeyAlgorithm::ES384 => Some(Algorithm::ES384),
+            _ => None,
+        };
+    }
+    match &jwk.algorithm {
+        AlgorithmParameters::RSA(_) => Some(Algorithm::RS256),
+        AlgorithmParameters::EllipticCurve(p) => match p.curve {
+            EllipticCurve::P256 => Some(Algorithm::ES256),
+            EllipticCurve::P384 => Some(Algorithm::ES384),
+            _ => None,
+        },
+        AlgorithmParameters::OctetKeyPair(_) => Some(Algorithm::EdDSA),
+        _ => None,
+    }
+}
+
+/// The value at a dotted path (`realm_access.roles`); a key holding the dots itself
+/// (`https://example.com/roles`) is tried first.
+fn claim<'a>(claims: &'a Value, path: &str) -> Option<&'a Value> {
+    if let Some(v) = claims.get(path) {
+        return Some(v);
+    }
+    path.split('.').try_fold(claims, |v, part| v.get(part))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::claim;
+    use serde_json::json;
+
+    #[test]
+    fn claims_are_found_by_dotted_path_or_whole_name() {
+        let c = json!({"realm_access": {"roles": ["admin"]}, "https://x.io/t": "t1"});
+        assert_eq!(claim(&c, "realm_access.roles"), Some(&json!(["admin"])));
+        assert_eq!(claim(&c, "https://x.io/t"), Some(&json!("t1")));
+        assert_eq!(claim(&c, "nope.roles"), None);
+    }
+}

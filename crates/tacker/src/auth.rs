@@ -1,0 +1,146 @@
+//! API authentication from `[auth]`: the verifier, the built-in token endpoint and its
+//! key (all-in-one makes its own on the first start in mode `oauth2`).
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use tacker_config::Config;
+use tacker_server::auth::{
+    Auth, BuiltinClient, Claims, Issuer, Mode, Principal, SigningKey, Verifier,
+};
+
+/// Where all-in-one keeps its signing key when none is configured.
+const AIO_KEY_FILE: &str = "./data/auth-signing.pem";
+
+fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn signing_key(cfg: &Config, all_in_one: bool) -> anyhow::Result<Option<SigningKey>> {
+    let file = &cfg.auth.signing_key_file;
+    let path = match (file.is_empty(), all_in_one) {
+        (false, _) => Path::new(file),
+        (true, true) => {
+            let p = Path::new(AIO_KEY_FILE);
+            if !p.exists() {
+                write_private(p, &SigningKey::generate_pem()?)?;
+                tracing::info!(file = %p.display(), "generated the token signing key");
+            }
+            p
+        }
+        (true, false) => return Ok(None),
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading auth.signing_key_file {}", path.display()))?;
+    Ok(Some(SigningKey::from_pem(&text).with_context(|| {
+        format!("auth.signing_key_file {}", path.display())
+    })?))
+}
+
+/// The authentication of the API server.
+pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
+    let a = &cfg.auth;
+    if a.mode == "none" {
+        let public_host = url::Url::parse(&cfg.server.public_url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned));
+        if a.allow_insecure_none {
+            tracing::warn!(
+                "auth.mode = none with allow_insecure_none: anyone reaching the API is an administrator"
+            );
+        }
+        return Ok(Auth {
+            mode: Mode::None {
+                check_host: !a.allow_insecure_none,
+                hosts: public_host.into_iter().collect(),
+            },
+            issuer: None,
+            public_metrics: true,
+        });
+    }
+    let key = signing_key(cfg, all_in_one)?;
+    if key.is_none() && a.jwks_url.is_empty() {
+        bail!(
+            "auth.mode = \"oauth2\" needs a key to check tokens with: auth.signing_key_file \
+             (the built-in token endpoint; `tacker auth generate-key` makes one) or auth.jwks_url"
+        );
+    }
+    if key.is_none() && !a.clients.is_empty() {
+        bail!("auth.clients need auth.signing_key_file: the built-in token endpoint signs with it");
+    }
+    let fixed = key
+        .iter()
+        .map(|k| (k.kid().to_owned(), k.decoding()))
+        .collect();
+    let verifier = Verifier::new(
+        Claims {
+            issuer: a.issuer.clone(),
+            audience: a.audience.clone(),
+            roles: a.roles_claim.clone(),
+            tenant: a.tenant_claim.clone(),
+        },
+        fixed,
+        Some(a.jwks_url.clone()).filter(|u| !u.is_empty()),
+    )?;
+    let issuer = match key {
+        None => None,
+        Some(key) => {
+            let clients: HashMap<String, BuiltinClient> = a
+                .clients
+                .iter()
+                .map(|c| {
+                    (
+                        c.id.clone(),
+                        BuiltinClient {
+                            secret_hash: c.secret_hash.clone(),
+                            role: Principal::highest(c.roles.iter().map(String::as_str)),
+                            tenant: Some(c.tenant.clone()).filter(|t| !t.is_empty()),
+                        },
+                    )
+                })
+                .collect();
+            Some(Issuer {
+                key,
+                clients,
+                lifetime: a.token_lifetime,
+                issuer: a.issuer.clone(),
+                audience: a.audience.clone(),
+                decoy_hash: tacker_server::auth::hash_secret(&uuid::Uuid::new_v4().to_string())?,
+            })
+        }
+    };
+    Ok(Auth {
+        mode: Mode::OAuth2(verifier),
+        issuer,
+        public_metrics: a.public_metrics,
+    })
+}
+
+/// `tacker auth hash-secret`: the secret from stdin (one line), its hash on stdout.
+pub fn hash_secret_from_stdin() -> anyhow::Result<()> {
+    let mut text = String::new();
+    std::io::stdin()
+        .take(4096)
+        .read_to_string(&mut text)
+        .context("reading the secret from stdin")?;
+    let secret = text.trim_end_matches(['\n', '\r']);
+    if secret.len() < 16 {
+        bail!("a client secret needs at least 16 characters");
+    }
+    println!("{}", tacker_server::auth::hash_secret(secret)?);
+    Ok(())
+}
