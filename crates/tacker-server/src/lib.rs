@@ -24,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::ApiError;
 pub use metrics::Metrics;
+pub use routes::ROUTES;
+pub use routes::openapi::Route;
 
 /// Settings the routes need (from the `[server]` and `[conductor]` sections).
 #[derive(Debug, Clone)]

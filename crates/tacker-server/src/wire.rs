@@ -1,7 +1,8 @@
 //! What every answer looks like on the wire, whoever produced it: header names in their
 //! canonical capitalisation on HTTP/1.1 (`Content-Type`, `Location`; some ETSI tooling
 //! looks them up case-sensitively), and every error a ProblemDetails, including those
-//! the HTTP layer produces before a handler runs.
+//! the HTTP layer produces before a handler runs (except the token endpoint's, whose
+//! shape RFC 6749 §5.2 fixes).
 
 use actix_web::HttpResponse;
 use actix_web::body::{BoxBody, MessageBody};
@@ -19,6 +20,7 @@ pub async fn shape(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     // Errors reach here as answers already (handlers' and extractors'); an `Err` is
     // left to actix, which renders it with our ResponseError (a ProblemDetails).
+    let oauth = req.path().starts_with("/oauth2/");
     let mut res = next.call(req).await?.map_into_boxed_body();
     let status = res.status();
     let is_problem = res
@@ -26,7 +28,7 @@ pub async fn shape(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with(PROBLEM));
-    if (status.is_client_error() || status.is_server_error()) && !is_problem {
+    if (status.is_client_error() || status.is_server_error()) && !is_problem && !oauth {
         let (req, old) = res.into_parts();
         let detail = status
             .canonical_reason()

@@ -21,6 +21,22 @@ pub struct Cli {
     /// Bearer token (else $TACKER_TOKEN or the config file).
     #[arg(long, global = true, env = "TACKER_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// OAuth 2.0 client id: a token is fetched with the client credentials grant (else
+    /// $TACKER_CLIENT_ID or the config file).
+    #[arg(long, global = true, env = "TACKER_CLIENT_ID")]
+    pub client_id: Option<String>,
+    /// OAuth 2.0 client secret (else $TACKER_CLIENT_SECRET or the config file).
+    #[arg(
+        long,
+        global = true,
+        env = "TACKER_CLIENT_SECRET",
+        hide_env_values = true
+    )]
+    pub client_secret: Option<String>,
+    /// Token endpoint for --client-id (else $TACKER_TOKEN_URL, the config file,
+    /// <url>/oauth2/token).
+    #[arg(long, global = true, env = "TACKER_TOKEN_URL")]
+    pub token_url: Option<String>,
     /// Config file (else $TACKERCTL_CONFIG or ~/.config/tackerctl/config.toml).
     #[arg(long, global = true)]
     pub config: Option<PathBuf>,

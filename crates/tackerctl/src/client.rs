@@ -6,6 +6,43 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+/// A token from `endpoint` by the client credentials grant (`client_secret_basic`).
+pub async fn fetch_token(endpoint: &str, id: &str, secret: &str) -> Result<String> {
+    let http = reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| Error::Local(format!("HTTP client: {e}")))?;
+    let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let resp = http
+        .post(endpoint)
+        .basic_auth(enc(id), Some(enc(secret)))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .map_err(|e| Error::Unreachable {
+            url: endpoint.to_owned(),
+            reason: e.to_string(),
+        })?;
+    let status = resp.status();
+    let body: Value = resp.json().await.unwrap_or(Value::Null);
+    if !status.is_success() {
+        let what = body["error_description"]
+            .as_str()
+            .or(body["error"].as_str())
+            .or(body["detail"].as_str())
+            .unwrap_or("no reason given");
+        return Err(Error::Api {
+            status: status.as_u16(),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            detail: format!("the token endpoint refused the client credentials: {what}"),
+        });
+    }
+    body["access_token"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Error::Local(format!("{endpoint} answered no access_token")))
+}
+
 /// A connection to one API server.
 #[derive(Debug, Clone)]
 pub struct Client {

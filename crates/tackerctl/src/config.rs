@@ -1,6 +1,7 @@
 //! Where the API is and how to authenticate: flags, then environment (`TACKER_URL`,
 //! `TACKER_TOKEN`), then the config file (`$TACKERCTL_CONFIG`, else
-//! `~/.config/tackerctl/config.toml`: `url = "..."`, `token = "..."`), then the default.
+//! `~/.config/tackerctl/config.toml`: `url = "..."`, `token = "..."` or `client_id`,
+//! `client_secret`, `token_url`), then the default.
 
 use std::path::PathBuf;
 
@@ -19,6 +20,12 @@ pub struct File {
     pub url: Option<String>,
     /// Bearer token.
     pub token: Option<String>,
+    /// OAuth 2.0 client id (client credentials grant).
+    pub client_id: Option<String>,
+    /// OAuth 2.0 client secret.
+    pub client_secret: Option<String>,
+    /// Token endpoint (default `<url>/oauth2/token`).
+    pub token_url: Option<String>,
 }
 
 /// The config file to read, if any.

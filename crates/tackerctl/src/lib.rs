@@ -64,7 +64,17 @@ async fn execute(cli: cli::Cli, stdout: &mut dyn Write) -> Result<()> {
         .url
         .or(file.url)
         .unwrap_or_else(|| config::DEFAULT_URL.to_owned());
-    let token = cli.token.or(file.token);
+    let mut token = cli.token.or(file.token);
+    if token.is_none()
+        && let Some(id) = cli.client_id.or(file.client_id)
+    {
+        let secret = cli.client_secret.or(file.client_secret).unwrap_or_default();
+        let endpoint = cli
+            .token_url
+            .or(file.token_url)
+            .unwrap_or_else(|| format!("{}/oauth2/token", url.trim_end_matches('/')));
+        token = Some(client::fetch_token(&endpoint, &id, &secret).await?);
+    }
     let c = client::Client::new(&url, token)?;
     match cli.command {
         cli::Command::Package(cmd) => commands::package::run(&c, cmd, &mut out).await,

@@ -12,6 +12,7 @@ use super::AuthError;
 const PEM_LABEL: &str = "PRIVATE KEY";
 
 /// An Ed25519 signing key and its id.
+#[derive(Clone)]
 pub struct SigningKey {
     encoding: EncodingKey,
     public: Vec<u8>,

@@ -1,6 +1,7 @@
 //! The REST API over real HTTP, on PostgreSQL and on SQLite.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod auth;
 mod content;
 mod health;
 mod lcm;
