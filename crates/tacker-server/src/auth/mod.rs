@@ -185,7 +185,9 @@ pub async fn authenticate<B: MessageBody>(
             }
         }
     }
-    let writes = !matches!(req.method().as_str(), "GET" | "HEAD" | "OPTIONS");
+    // The token endpoint writes its own lines (which client, which scope).
+    let writes = !matches!(req.method().as_str(), "GET" | "HEAD" | "OPTIONS")
+        && !req.path().starts_with("/oauth2/");
     let res = next.call(req).await?;
     if writes {
         audit(&res);
@@ -199,13 +201,19 @@ fn audit<B>(res: &ServiceResponse<B>) {
     let req = res.request();
     let ext = req.extensions();
     let who = ext.get::<Principal>();
+    // A creation names its resource in Location.
+    let created = res
+        .headers()
+        .get(actix_web::http::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|l| l.rsplit('/').next());
     tracing::info!(
         target: "tacker::audit",
         principal = who.map_or("-", |p| p.subject.as_str()),
         tenant = who.and_then(|p| p.tenant.as_deref()).unwrap_or("-"),
         method = %req.method(),
         route = req.match_pattern().as_deref().unwrap_or("-"),
-        resource_id = req.match_info().get("id").unwrap_or("-"),
+        resource_id = req.match_info().get("id").or(created).unwrap_or("-"),
         status = res.status().as_u16(),
         "audit"
     );

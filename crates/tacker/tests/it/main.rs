@@ -1,6 +1,7 @@
 //! The `tacker` binary as real processes against PostgreSQL and RabbitMQ.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod auth;
 mod chaos;
 mod cli;
 mod cluster;

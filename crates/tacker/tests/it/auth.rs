@@ -1,0 +1,265 @@
+//! `[auth] mode = "oauth2"` in a real `tacker all-in-one`: clients configured with hashes
+//! from `tacker auth hash-secret`, tokens for tackerctl and the openstack CLI, the
+//! generated signing key kept across restarts, audit lines; start-up refusals.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::openstack_cli::openstack_bin;
+use crate::support::{ClusterEnv, Proc, free_port, tacker, wait_status};
+
+const OPERATOR_SECRET: &str = "operator-secret-0123456789";
+const VIEWER_SECRET: &str = "viewer-secret-0123456789";
+
+fn hash_secret(secret: &str) -> String {
+    let mut child = tacker()
+        .args(["auth", "hash-secret"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{secret}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+async fn ctl(url: &str, args: &[&str]) -> (i32, String) {
+    let mut all = vec!["tackerctl", "--url", url];
+    all.extend_from_slice(args);
+    let mut out = Vec::new();
+    let code = tackerctl::run(all, &mut out).await;
+    (code, String::from_utf8(out).unwrap())
+}
+
+/// The tackerctl binary beside this test binary (`make build` builds it), for what it
+/// prints on stderr.
+fn tackerctl_bin(url: &str, args: &[&str]) -> (i32, String) {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("tackerctl");
+    assert!(
+        bin.exists(),
+        "{} missing: make build builds it",
+        bin.display()
+    );
+    let out = Command::new(bin)
+        .arg("--url")
+        .arg(url)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+async fn token(url: &str, id: &str, secret: &str) -> String {
+    let r = reqwest::Client::new()
+        .post(format!("{url}/oauth2/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn openstack(url: &str, token: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(openstack_bin())
+        .args(["--os-auth-type", "admin_token", "--os-token", token])
+        .args(["--os-endpoint", url])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_in_one_with_oauth2_serves_configured_clients_to_tackerctl_and_openstack() {
+    let env = ClusterEnv::new(
+        "sqlite://./tacker.db",
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let config = env.dir.path().join("tacker.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[auth]
+mode = "oauth2"
+
+[[auth.clients]]
+id = "operator"
+secret_hash = "{}"
+roles = ["member"]
+tenant = "t1"
+
+[[auth.clients]]
+id = "viewer"
+secret_hash = "{}"
+roles = ["reader"]
+"#,
+            hash_secret(OPERATOR_SECRET),
+            hash_secret(VIEWER_SECRET)
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let start = || {
+        Proc::spawn(
+            env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
+                .arg("--config")
+                .arg(&config)
+                .arg("all-in-one"),
+            &env.log_path("aio"),
+        )
+    };
+    let mut aio = start();
+    let http = reqwest::Client::new();
+    wait_status(
+        &http,
+        &format!("{url}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+
+    // all-in-one made its signing key, readable by its user only.
+    let key = env.dir.path().join("data/auth-signing.pem");
+    let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let packages = format!("{url}/vnfpkgm/v1/vnf_packages");
+    assert_eq!(http.get(&packages).send().await.unwrap().status(), 401);
+
+    // tackerctl with client credentials.
+    let operator = [
+        "--client-id",
+        "operator",
+        "--client-secret",
+        OPERATOR_SECRET,
+    ];
+    let mut args = operator.to_vec();
+    args.extend(["package", "create", "-o", "json"]);
+    let (code, out) = ctl(&url, &args).await;
+    assert_eq!(code, 0, "{out}");
+    let created: Value = serde_json::from_str(&out).unwrap();
+    let id = created["id"].as_str().unwrap().to_owned();
+    let viewer = ["--client-id", "viewer", "--client-secret", VIEWER_SECRET];
+    let mut args = viewer.to_vec();
+    args.extend(["package", "list"]);
+    let (code, out) = ctl(&url, &args).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&id), "{out}");
+    let mut args = viewer.to_vec();
+    args.extend(["package", "create"]);
+    let (code, out) = tackerctl_bin(&url, &args);
+    assert_eq!(code, 1);
+    assert!(out.contains("403") && out.contains("member role"), "{out}");
+    let (code, out) = tackerctl_bin(
+        &url,
+        &[
+            "--client-id",
+            "viewer",
+            "--client-secret",
+            "wrong",
+            "package",
+            "list",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("refused the client credentials"), "{out}");
+
+    // The openstack CLI with a token (X-Auth-Token).
+    let t = token(&url, "operator", OPERATOR_SECRET).await;
+    let (ok, out, err) = openstack(&url, &t, &["vnf", "package", "list", "-f", "json"]);
+    assert!(ok, "{err}");
+    assert!(out.contains(&id), "{out}");
+    let (ok, _, err) = openstack(&url, "not-a-token", &["vnf", "package", "list"]);
+    assert!(!ok);
+    assert!(err.contains("malformed token"), "{err}");
+
+    // The state change is audited with its principal and tenant.
+    let log = aio.log_text();
+    let line = log
+        .lines()
+        .find(|l| l.contains("tacker::audit") && l.contains(&id))
+        .unwrap_or_else(|| panic!("no audit line:\n{log}"));
+    for part in [
+        "\"operator\"",
+        "\"t1\"",
+        "\"/vnfpkgm/v1/vnf_packages\"",
+        "201",
+    ] {
+        assert!(line.contains(part), "{part}: {line}");
+    }
+
+    // Restarted, all-in-one keeps its key: a token issued before still works.
+    aio.signal("TERM");
+    aio.wait(Duration::from_secs(30));
+    let _aio = start();
+    wait_status(
+        &http,
+        &format!("{url}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+    let r = http.get(&packages).bearer_auth(&t).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[test]
+fn a_server_refuses_to_start_insecurely() {
+    // Mode none beyond loopback: refused by the configuration check.
+    let out = tacker()
+        .args(["config", "show"])
+        .env("TACKER__SERVER__BIND", "0.0.0.0:9890")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("auth.mode \"none\""), "{err}");
+
+    // Mode oauth2 with nothing to check tokens with.
+    let env = ClusterEnv::new(
+        "sqlite://./tacker.db",
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let status = env.command(&[]).args(["db", "migrate"]).status().unwrap();
+    assert!(status.success());
+    let mut server = Proc::spawn(
+        env.command(&[
+            ("TACKER__SERVER__BIND", format!("127.0.0.1:{}", free_port())),
+            ("TACKER__AUTH__MODE", "oauth2".into()),
+        ])
+        .arg("server"),
+        &env.log_path("server"),
+    );
+    assert_ne!(server.wait(Duration::from_secs(30)), Some(0));
+    assert!(
+        server.log_text().contains("auth.signing_key_file"),
+        "{}",
+        server.log_text()
+    );
+}
