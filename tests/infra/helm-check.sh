@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # helm-check.sh: lints the chart (--strict), renders it with the default and the HA
 # values, validates every rendered object against Kubernetes 1.32 (kubernetes-validate
-# --strict), and checks that the tacker.toml the chart renders is accepted by tacker.
+# --strict), and checks that the tacker.toml and the token signing key the chart renders
+# are accepted by tacker.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tests/infra/k8s-tools.sh
@@ -26,7 +27,12 @@ for d in docs:
         assert d["metadata"]["labels"].get("grafana_dashboard") == "1", d["metadata"]
         import json
         assert json.loads(d["data"]["tacker.json"])["panels"], "empty dashboard"
+# The generated token signing key, for tacker to read below.
+sec = next(d for d in docs if d["kind"] == "Secret")
+open(sys.argv[2] + ".pem", "w").write(sec["stringData"]["auth-signing-key"])
 PY
   cargo run -q -p tacker -- --config "$out/$name.toml" config show >/dev/null
+  # An existing file is checked, not replaced.
+  cargo run -q -p tacker -- auth generate-key --out "$out/$name.toml.pem" | grep -q kept
 done
 echo "helm chart: lint, render (default, HA), validate: ok"

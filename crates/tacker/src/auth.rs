@@ -130,6 +130,25 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
     })
 }
 
+/// `tacker auth generate-key [--out FILE]`: a new key on stdout, or into FILE (0600)
+/// when it does not exist yet (so a start-up job may run it on every start).
+pub fn generate_key(out: Option<&Path>) -> anyhow::Result<()> {
+    let pem = SigningKey::generate_pem()?;
+    match out {
+        None => print!("{pem}"),
+        Some(p) if p.exists() => {
+            SigningKey::from_pem(&std::fs::read_to_string(p)?)
+                .with_context(|| format!("{} exists but holds no usable key", p.display()))?;
+            println!("{} exists; kept", p.display());
+        }
+        Some(p) => {
+            write_private(p, &pem)?;
+            println!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
 /// `tacker auth hash-secret`: the secret from stdin (one line), its hash on stdout.
 pub fn hash_secret_from_stdin() -> anyhow::Result<()> {
     let mut text = String::new();

@@ -88,7 +88,11 @@ pub enum AuthCommand {
     /// `[[auth.clients]] secret_hash`.
     HashSecret,
     /// Print a new Ed25519 signing key (PKCS#8 PEM) for `auth.signing_key_file`.
-    GenerateKey,
+    GenerateKey {
+        /// Write it to this file (mode 0600) instead, unless the file exists already.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

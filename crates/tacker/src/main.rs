@@ -38,11 +38,8 @@ fn main() -> anyhow::Result<()> {
             command: cli::AuthCommand::HashSecret,
         } => return auth::hash_secret_from_stdin(),
         cli::Command::Auth {
-            command: cli::AuthCommand::GenerateKey,
-        } => {
-            print!("{}", tacker_server::auth::SigningKey::generate_pem()?);
-            return Ok(());
-        }
+            command: cli::AuthCommand::GenerateKey { out },
+        } => return auth::generate_key(out.as_deref()),
         cli::Command::Config {
             command: cli::ConfigCommand::Reference,
         } => {
