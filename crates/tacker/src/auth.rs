@@ -124,7 +124,7 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
         }
     };
     Ok(Auth {
-        mode: Mode::OAuth2(verifier),
+        mode: Mode::OAuth2(Box::new(verifier)),
         issuer,
         public_metrics: a.public_metrics,
     })

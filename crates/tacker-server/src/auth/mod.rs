@@ -73,7 +73,7 @@ pub enum Mode {
         hosts: Vec<String>,
     },
     /// Bearer tokens.
-    OAuth2(Verifier),
+    OAuth2(Box<Verifier>),
 }
 
 /// The authentication settings of a server.

@@ -52,7 +52,7 @@ fn oauth2(key: &SigningKey, jwks_url: Option<String>, public_metrics: bool) -> A
     )
     .unwrap();
     Arc::new(Auth {
-        mode: Mode::OAuth2(verifier),
+        mode: Mode::OAuth2(Box::new(verifier)),
         issuer: Some(Issuer {
             key,
             clients,
