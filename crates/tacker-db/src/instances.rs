@@ -36,6 +36,7 @@ struct Row {
     revision: i64,
     created_at: NaiveDateTime,
     updated_at: NaiveDateTime,
+    tenant: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -84,6 +85,7 @@ impl Row {
                 .transpose()
                 .map_err(|e| corrupt("current_op_id", e))?,
             created_at: self.created_at.and_utc(),
+            tenant: self.tenant,
         })
     }
 
@@ -108,6 +110,7 @@ impl Row {
             revision: 0,
             created_at: chrono::SubsecRound::trunc_subsecs(i.created_at.naive_utc(), 6),
             updated_at: now(),
+            tenant: i.tenant.clone(),
         }
     }
 }
@@ -237,6 +240,7 @@ pub fn list_from(
     let q = crate::scan::narrowed!(q, narrow, {
         "id" => dsl::id,
         "instantiationState" => dsl::instantiation_state,
+        crate::scan::TENANT => dsl::tenant,
     });
     crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())

@@ -33,6 +33,7 @@ struct Row {
     revision: i64,
     created_at: NaiveDateTime,
     request: Option<String>,
+    tenant: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -86,6 +87,7 @@ impl Row {
             )?,
             grant_id: self.grant_id,
             conductor_id: self.conductor_id,
+            tenant: self.tenant,
         })
     }
 }
@@ -123,6 +125,7 @@ pub fn create(
             instances::set_instantiate_params(c, op.vnf_instance_id, Some(p))?;
         }
         let t = now();
+        let tenant = instances::get(c, op.vnf_instance_id)?.and_then(|i| i.tenant);
         let row = Row {
             id: op.id.to_string(),
             vnf_instance_id: op.vnf_instance_id.to_string(),
@@ -142,6 +145,7 @@ pub fn create(
             revision: 0,
             created_at: t,
             request: Some(json_text(&op.request)),
+            tenant,
         };
         diesel::insert_into(vnf_lcm_op_occs::table)
             .values(row)
@@ -188,6 +192,7 @@ pub fn list_from(
         "operation" => dsl::operation,
         "operationState" => dsl::operation_state,
         "vnfInstanceId" => dsl::vnf_instance_id,
+        crate::scan::TENANT => dsl::tenant,
     });
     crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())

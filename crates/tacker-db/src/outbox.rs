@@ -20,8 +20,8 @@ struct NewRow {
     created_at: NaiveDateTime,
 }
 
-/// Queues `n` (under a notification id of its own) for every subscription whose filter
-/// passes.
+/// Queues `n` (under a notification id of its own) for every subscription of the
+/// instance's tenant (or of none) whose filter passes.
 pub(crate) fn enqueue_matching(
     c: &mut DbConnection,
     n: &Notification,
@@ -29,7 +29,7 @@ pub(crate) fn enqueue_matching(
 ) -> Result<()> {
     let op = n.op.as_ref().map(|o| (o.operation, o.state));
     for (s, _) in subscriptions::list(c)? {
-        if !s.filter.matches(n.kind, instance, op) {
+        if !s.may_hear_of(instance) || !s.filter.matches(n.kind, instance, op) {
             continue;
         }
         let mine = n.renewed();

@@ -24,6 +24,10 @@ pub enum From {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Narrow(pub Vec<(String, Vec<String>)>);
 
+/// The pseudo attribute narrowing a scan to one tenant's rows (tables with a `tenant`
+/// column); callers check every row's tenant too.
+pub const TENANT: &str = "@tenant";
+
 impl Narrow {
     /// The values attribute `name` must equal one of, if it is narrowed.
     pub fn values(&self, name: &str) -> impl Iterator<Item = &Vec<String>> {
@@ -57,7 +61,7 @@ pub(crate) use chunk;
 
 /// Applies `narrow`'s values of each `"attribute" => column` pair to a boxed query.
 macro_rules! narrowed {
-    ($query:expr, $narrow:expr, { $( $attr:literal => $col:expr ),+ $(,)? }) => {{
+    ($query:expr, $narrow:expr, { $( $attr:expr => $col:expr ),+ $(,)? }) => {{
         use diesel::prelude::*;
         let mut q = $query;
         // One value as `=`, so the index also gives the order (no sort of every match).

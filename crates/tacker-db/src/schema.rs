@@ -65,6 +65,7 @@ diesel::table! {
         updated_at -> Timestamp,
         synced_at -> Nullable<Timestamp>,
         instantiate_params -> Nullable<Text>,
+        tenant -> Nullable<Text>,
     }
 }
 
@@ -90,6 +91,7 @@ diesel::table! {
         request -> Nullable<Text>,
         checkpoint -> Nullable<Text>,
         runner_incarnation -> Nullable<Text>,
+        tenant -> Nullable<Text>,
     }
 }
 
@@ -102,6 +104,7 @@ diesel::table! {
         verbosity -> Text,
         created_at -> Timestamp,
         api_version -> Text,
+        tenant -> Nullable<Text>,
     }
 }
 

@@ -19,6 +19,7 @@ struct Row {
     verbosity: String,
     created_at: NaiveDateTime,
     api_version: String,
+    tenant: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -42,6 +43,7 @@ impl Row {
                 .api_version
                 .parse()
                 .map_err(|e| corrupt("api_version", e))?,
+            tenant: self.tenant,
         })
     }
 }
@@ -56,6 +58,7 @@ pub fn insert(c: &mut DbConnection, s: &Subscription) -> Result<()> {
         verbosity: s.verbosity.clone(),
         created_at: now(),
         api_version: s.api_version.as_str().into(),
+        tenant: s.tenant.clone(),
     };
     diesel::insert_into(lccn_subscriptions::table)
         .values(row)

@@ -217,6 +217,8 @@ pub struct VnfInstance {
     pub current_op: Option<Uuid>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
+    /// The tenant it belongs to (its creator's); `None`: every caller sees it.
+    pub tenant: Option<String>,
 }
 
 /// The keys of `accessInfo` answered (an allowlist: every other key may be a secret,

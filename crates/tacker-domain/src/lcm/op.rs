@@ -126,6 +126,8 @@ pub struct OpOcc {
     pub grant_id: Option<String>,
     /// The conductor running it.
     pub conductor_id: Option<String>,
+    /// The tenant of its instance (recorded when it starts).
+    pub tenant: Option<String>,
 }
 
 impl OpOcc {
@@ -154,6 +156,7 @@ impl OpOcc {
             changed_ext_connectivity: None,
             grant_id: None,
             conductor_id: None,
+            tenant: None,
         }
     }
 

@@ -130,9 +130,17 @@ pub struct Subscription {
     pub verbosity: String,
     /// The API it was made through: its notifications link into that version.
     pub api_version: super::ApiVersion,
+    /// The tenant it belongs to (its creator's): it hears of that tenant's instances
+    /// only. `None`: of every instance.
+    pub tenant: Option<String>,
 }
 
 impl Subscription {
+    /// Whether notifications about `instance` may reach this subscription.
+    pub fn may_hear_of(&self, instance: &VnfInstance) -> bool {
+        self.tenant.is_none() || self.tenant == instance.tenant
+    }
+
     /// The `LccnSubscription` body (no authentication: it holds secrets).
     pub fn to_json(&self, base: &str) -> Value {
         json!({
@@ -169,6 +177,7 @@ mod tests {
             vnf_configurable_properties: Default::default(),
             current_op: None,
             created_at: chrono::Utc::now(),
+            tenant: None,
         }
     }
 

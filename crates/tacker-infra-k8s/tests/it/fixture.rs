@@ -49,6 +49,7 @@ impl Fixture {
             vnf_configurable_properties: Map::new(),
             current_op: None,
             created_at: chrono::Utc::now(),
+            tenant: None,
         };
         Self {
             dir,

@@ -68,6 +68,7 @@ impl Fixture {
             vnf_configurable_properties: Map::new(),
             current_op: None,
             created_at: chrono::Utc::now(),
+            tenant: None,
         };
         let s = heat_sim::Settings::default();
         let vim = VimConnection::from_json(

@@ -37,6 +37,10 @@ impl Role {
     }
 }
 
+/// The tenant name standing for every tenant (`TENANT_all`, as Tacker's enhanced
+/// policy).
+pub const ALL: &str = "all";
+
 /// An authenticated caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
@@ -67,6 +71,25 @@ impl Principal {
     /// Whether the caller holds `need` (or a role above it).
     pub fn may(&self, need: Role) -> bool {
         self.role.is_some_and(|r| r >= need)
+    }
+
+    /// The tenant what the caller creates belongs to (`all` is none).
+    pub fn owner(&self) -> Option<String> {
+        self.tenant.clone().filter(|t| t != ALL)
+    }
+
+    /// The tenant the caller is confined to: `None` for administrators, for callers of
+    /// no tenant (single-tenant deployments) and for `all`.
+    pub fn scope(&self) -> Option<&str> {
+        if self.may(Role::Admin) {
+            return None;
+        }
+        self.tenant.as_deref().filter(|t| *t != ALL)
+    }
+
+    /// Whether the caller sees a resource of `tenant`.
+    pub fn sees(&self, tenant: Option<&str>) -> bool {
+        self.scope().is_none_or(|mine| tenant == Some(mine))
     }
 }
 
@@ -103,5 +126,26 @@ mod tests {
             ..p
         };
         assert!(!nobody.may(Role::Reader));
+    }
+
+    #[test]
+    fn tenants_confine_all_but_administrators() {
+        let member = |t: Option<&str>| Principal {
+            subject: "m".into(),
+            role: Some(Role::Member),
+            tenant: t.map(str::to_owned),
+        };
+        assert!(member(Some("t1")).sees(Some("t1")));
+        assert!(!member(Some("t1")).sees(Some("t2")));
+        assert!(!member(Some("t1")).sees(None));
+        assert!(member(None).sees(Some("t2")));
+        assert!(member(Some("all")).sees(Some("t2")));
+        assert_eq!(member(Some("all")).owner(), None);
+        let admin = Principal {
+            role: Some(Role::Admin),
+            ..member(Some("t1"))
+        };
+        assert!(admin.sees(Some("t2")));
+        assert_eq!(admin.owner().as_deref(), Some("t1"));
     }
 }

@@ -263,10 +263,18 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal
         Some(Value::String(s)) => s.split_whitespace().map(str::to_owned).collect(),
         _ => Vec::new(),
     };
+    // The tenant claim, else a `TENANT_<name>` role (Tacker's enhanced policy).
     let tenant = claim(claims, tenant_claim)
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty())
-        .map(str::to_owned);
+        .map(str::to_owned)
+        .or_else(|| {
+            roles
+                .iter()
+                .find_map(|r| r.strip_prefix("TENANT_"))
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+        });
     Principal {
         subject: claims
             .get("sub")

@@ -58,14 +58,21 @@ pub async fn list(
         page_size: st.settings.page_size,
         url: format!("{base}/vnf_packages"),
         default_excluded: VNF_PKG_INFO_DEFAULT_EXCLUDED,
+        tenant: None,
     };
-    scanned(&st, listing, packages::list_from, |p| {
-        (
-            Marker::of(p.created_at, p.id.to_string()),
-            From::After(p.created_at, p.id.to_string()),
-            p.to_info(&base),
-        )
-    })
+    scanned(
+        &st,
+        listing,
+        packages::list_from,
+        |p| {
+            (
+                Marker::of(p.created_at, p.id.to_string()),
+                From::After(p.created_at, p.id.to_string()),
+                p.to_info(&base),
+            )
+        },
+        |_| None,
+    )
     .await
 }
 

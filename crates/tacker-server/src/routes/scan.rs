@@ -11,12 +11,14 @@ use tacker_domain::sol013::Marker;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
-/// One list request: its query, page size, collection URL and default exclusions.
+/// One list request: its query, page size, collection URL, default exclusions, and the
+/// tenant the caller is confined to.
 pub struct Listing<'a> {
     pub query: &'a ListQuery,
     pub page_size: usize,
     pub url: String,
     pub default_excluded: &'a [&'a str],
+    pub tenant: Option<&'a str>,
 }
 
 /// Rows read per database round trip: at least a page, one more (is there a next
@@ -27,12 +29,15 @@ fn chunk(page_size: usize) -> i64 {
 }
 
 /// Answers the list with rows read by `fetch` (up to a limit, from a position, in key
-/// order); `doc` gives each row's page marker, its exact position, and its document.
-pub async fn scanned<T, F, D>(
+/// order); `doc` gives each row's page marker, its exact position, and its document;
+/// `tenant_of` its tenant (the database narrows by the caller's, and every row is
+/// checked again here).
+pub async fn scanned<T, F, D, V>(
     st: &ServerState,
     l: Listing<'_>,
     fetch: F,
     doc: D,
+    tenant_of: V,
 ) -> Result<HttpResponse, ApiError>
 where
     T: Send + 'static,
@@ -41,6 +46,7 @@ where
         + Copy
         + 'static,
     D: Fn(&T) -> (Marker, From, Value),
+    V: Fn(&T) -> Option<&str>,
 {
     let q = l.query;
     let limit = chunk(l.page_size);
@@ -53,7 +59,7 @@ where
     };
     // The database narrows by the filter's top-level equalities it can; the filter
     // decides on every row either way.
-    let narrow = Narrow(
+    let mut narrow = Narrow(
         q.filter
             .as_ref()
             .map(|f| {
@@ -64,6 +70,11 @@ where
             })
             .unwrap_or_default(),
     );
+    if let Some(t) = l.tenant {
+        narrow
+            .0
+            .push((tacker_db::scan::TENANT.to_owned(), vec![t.to_owned()]));
+    }
     let mut kept: Vec<(Marker, Value)> = Vec::new();
     loop {
         let (at, by) = (from.clone(), narrow.clone());
@@ -72,7 +83,9 @@ where
         for row in &rows {
             let (marker, position, d) = doc(row);
             from = position;
-            if q.marker.as_ref().is_some_and(|after| &marker <= after) {
+            if q.marker.as_ref().is_some_and(|after| &marker <= after)
+                || l.tenant.is_some_and(|t| tenant_of(row) != Some(t))
+            {
                 continue;
             }
             if q.filter.as_ref().is_none_or(|f| f.matches(&d)) {

@@ -543,3 +543,194 @@ async fn metrics_can_be_public() {
         .unwrap();
     assert_eq!(r.status(), 401);
 }
+
+fn token_of(key: &SigningKey, role: &str, tenant: Option<&str>) -> String {
+    let mut c = good_claims(role);
+    if let Some(t) = tenant {
+        c["tenant"] = json!(t);
+    }
+    sign(key, &c)
+}
+
+/// A request to `/vnflcm/v2{path}` as the holder of `token`.
+fn lcm_as(
+    app: &TestApp,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+) -> reqwest::RequestBuilder {
+    app.http
+        .request(method, app.url(&format!("/vnflcm/v2{path}")))
+        .header("Version", "2.0.0")
+        .bearer_auth(token)
+}
+
+async fn status_as(app: &TestApp, token: &str, method: reqwest::Method, path: &str) -> u16 {
+    let mut r = lcm_as(app, token, method.clone(), path);
+    if method != reqwest::Method::GET {
+        r = r.json(&json!({}));
+    }
+    r.send().await.unwrap().status().as_u16()
+}
+
+async fn ids_as(app: &TestApp, token: &str, path: &str) -> Vec<String> {
+    let r = lcm_as(app, token, reqwest::Method::GET, path)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{path}");
+    r.json::<Vec<Value>>()
+        .await
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn another_tenants_instances_operations_and_notifications_are_invisible() {
+    use crate::lcm::{VNFD, sim_vim};
+    use reqwest::Method;
+    use tacker_testkit::peers::{Expect, Subscriber};
+    let key = new_key();
+    let admin = token_of(&key, "admin", None);
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            auth: Some(oauth2(&key, None, false)),
+            token: Some(admin.clone()),
+            ..Options::default()
+        },
+    )
+    .await;
+    app.onboarded_package().await;
+    let (t1, t2) = (
+        token_of(&key, "member", Some("t1")),
+        token_of(&key, "member", Some("t2")),
+    );
+    // A TENANT_ role names the tenant too.
+    let t2_by_role = sign(&key, &{
+        let mut c = good_claims("member");
+        c["roles"] = json!(["member", "TENANT_t2"]);
+        c
+    });
+
+    // Each tenant subscribes to everything.
+    let (sub1, sub2) = (
+        Subscriber::start(Expect::Nothing),
+        Subscriber::start(Expect::Nothing),
+    );
+    for (t, s) in [(&t1, &sub1), (&t2, &sub2)] {
+        let r = lcm_as(&app, t, Method::POST, "/subscriptions")
+            .json(&json!({"callbackUri": s.url}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+
+    // t1 creates and instantiates.
+    let r = lcm_as(&app, &t1, Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": VNFD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let inst = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = lcm_as(
+        &app,
+        &t1,
+        Method::POST,
+        &format!("/vnf_instances/{inst}/instantiate"),
+    )
+    .json(&json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}))
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 202);
+    let op = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        app.wait_op(&op, &["COMPLETED"]).await["operationState"],
+        "COMPLETED"
+    );
+
+    // t1 and the administrator see it all; t2 (by claim or by role) sees nothing of it.
+    for who in [&t1, &admin] {
+        assert_eq!(
+            ids_as(&app, who, "/vnf_instances").await,
+            vec![inst.clone()]
+        );
+        assert_eq!(
+            ids_as(&app, who, "/vnf_lcm_op_occs").await,
+            vec![op.clone()]
+        );
+        assert_eq!(
+            status_as(&app, who, Method::GET, &format!("/vnf_instances/{inst}")).await,
+            200
+        );
+    }
+    for who in [&t2, &t2_by_role] {
+        assert!(ids_as(&app, who, "/vnf_instances").await.is_empty());
+        assert!(
+            ids_as(&app, who, &format!("/vnf_instances?filter=(eq,id,{inst})"))
+                .await
+                .is_empty()
+        );
+        assert!(ids_as(&app, who, "/vnf_lcm_op_occs").await.is_empty());
+        for (m, path) in [
+            (Method::GET, format!("/vnf_instances/{inst}")),
+            (Method::PATCH, format!("/vnf_instances/{inst}")),
+            (Method::DELETE, format!("/vnf_instances/{inst}")),
+            (Method::POST, format!("/vnf_instances/{inst}/terminate")),
+            (Method::POST, format!("/vnf_instances/{inst}/scale")),
+            (Method::GET, format!("/vnf_lcm_op_occs/{op}")),
+            (Method::POST, format!("/vnf_lcm_op_occs/{op}/retry")),
+        ] {
+            assert_eq!(
+                status_as(&app, who, m.clone(), &path).await,
+                404,
+                "{m} {path}"
+            );
+        }
+    }
+    // Subscriptions are tenant-scoped too.
+    assert_eq!(ids_as(&app, &t1, "/subscriptions").await.len(), 1);
+    assert_eq!(ids_as(&app, &admin, "/subscriptions").await.len(), 2);
+
+    // t1's subscriber heard the whole lifecycle; t2's nothing of it.
+    sub1.wait("t1's COMPLETED", |got| {
+        got.iter().any(|n| n["operationState"] == "COMPLETED")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(sub2.received().is_empty(), "{:#?}", sub2.received());
+
+    // A CNF goes into the namespace named after the caller's tenant only.
+    let r = lcm_as(&app, &t1, Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": VNFD}))
+        .send()
+        .await
+        .unwrap();
+    let cnf = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = lcm_as(&app, &t1, Method::POST, &format!("/vnf_instances/{cnf}/instantiate"))
+        .json(&json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+            "additionalParams": {"lcm-kubernetes-def-files": ["Files/kubernetes/d.yaml"], "namespace": "kube-system"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("namespace t1 only"));
+}

@@ -10,10 +10,10 @@ use tacker_testkit::csar::valid;
 use crate::support::{Options, TestApp, assert_problem};
 use tacker_testkit::peers::{Expect, Nfvo, NfvoMode, Subscriber, states_of};
 
-const VNFD: &str = "11111111-2222-3333-4444-555555555555";
+pub const VNFD: &str = "11111111-2222-3333-4444-555555555555";
 const T: Duration = Duration::from_secs(20);
 
-fn sim_vim() -> Value {
+pub fn sim_vim() -> Value {
     json!({"vim1": {"vimType": "TACKER.SIM.V_1", "interfaceInfo": {"endpoint": "sim://local"},
         "accessInfo": {"username": "admin", "password": "vim-secret"}}})
 }

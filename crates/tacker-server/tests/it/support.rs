@@ -137,6 +137,8 @@ pub struct Options {
     pub conductor_mgmt: Option<Vec<&'static str>>,
     /// The server's authentication (None: mode `none`).
     pub auth: Option<Arc<tacker_server::auth::Auth>>,
+    /// A bearer token `http` sends with every request.
+    pub token: Option<String>,
 }
 
 impl Default for Options {
@@ -155,8 +157,24 @@ impl Default for Options {
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
             auth: None,
+            token: None,
         }
     }
+}
+
+/// An HTTP client sending `token` as a bearer token, if given.
+fn client(token: Option<&str>) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(t) = token {
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {t}").parse().unwrap(),
+        );
+    }
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
 }
 
 impl Drop for TestApp {
@@ -261,7 +279,7 @@ impl TestApp {
         Self {
             base,
             db,
-            http: reqwest::Client::new(),
+            http: client(opts.token.as_deref()),
             store,
             conductors,
             dir,

@@ -14,8 +14,9 @@ use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::{Api, check_vims, start};
+use crate::auth::Principal;
 use crate::extract::{AcceptsJson, JsonBody, PatchBody};
-use crate::http::{created, parse_id};
+use crate::http::created;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
 use crate::{ApiError, ServerState};
@@ -36,6 +37,7 @@ pub struct CreateRequest {
 pub async fn create(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -68,6 +70,7 @@ pub async fn create(
         vnf_configurable_properties: Map::new(),
         current_op: None,
         created_at: chrono::Utc::now(),
+        tenant: who.owner(),
     };
     let stored = instance.clone();
     match st.db.run(move |c| instances::create(c, &stored)).await? {
@@ -86,6 +89,7 @@ pub async fn create(
 pub async fn list(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -96,29 +100,45 @@ pub async fn list(
         page_size: st.settings.page_size,
         url: format!("{base}/vnf_instances"),
         default_excluded: VNF_INSTANCE_DEFAULT_EXCLUDED,
+        tenant: who.scope(),
     };
-    scanned(&st, listing, instances::list_from, |i| {
-        (
-            Marker::of(i.created_at, i.id.to_string()),
-            From::After(i.created_at, i.id.to_string()),
-            api.instance_json(i, &base),
-        )
-    })
+    scanned(
+        &st,
+        listing,
+        instances::list_from,
+        |i| {
+            (
+                Marker::of(i.created_at, i.id.to_string()),
+                From::After(i.created_at, i.id.to_string()),
+                api.instance_json(i, &base),
+            )
+        },
+        |i| i.tenant.as_deref(),
+    )
     .await
 }
 
-pub async fn load(st: &ServerState, raw: &str) -> Result<VnfInstance, ApiError> {
-    crate::http::load(st, raw, "VNF instance", instances::get).await
+/// The instance at `raw`, if the caller sees it (another tenant's is 404, as absent).
+pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfInstance, ApiError> {
+    let i = crate::http::load(st, raw, "VNF instance", instances::get).await?;
+    if !who.sees(i.tenant.as_deref()) {
+        return Err(ApiError::NotFound(format!(
+            "VNF instance {} not found",
+            i.id
+        )));
+    }
+    Ok(i)
 }
 
 pub async fn show(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(api.instance_json(&i, &api.base(&req, &st))))
 }
 
@@ -126,11 +146,12 @@ pub async fn show(
 pub async fn modify(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     path: web::Path<String>,
     PatchBody(raw): PatchBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let instance = load(&st, &path).await?;
+    let instance = load(&st, &path, &who).await?;
     let m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
     check_vims(&st, m.vim_connection_info.as_ref()).await?;
@@ -146,10 +167,11 @@ pub async fn modify(
 
 pub async fn delete(
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&path, "VNF instance")?;
+    let id = load(&st, &path, &who).await?.id;
     match st.db.run(move |c| instances::delete(c, id)).await? {
         instances::DeleteOutcome::Deleted => {
             tracing::info!(vnf_instance_id = %id, "VNF instance deleted");

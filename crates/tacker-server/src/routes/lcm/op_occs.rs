@@ -9,6 +9,7 @@ use tacker_domain::lcm::{
 use tacker_domain::sol013::Marker;
 
 use super::{Api, cast};
+use crate::auth::Principal;
 use crate::extract::AcceptsJson;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
@@ -17,6 +18,7 @@ use crate::{ApiError, ServerState};
 pub async fn list(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -27,29 +29,45 @@ pub async fn list(
         page_size: st.settings.page_size,
         url: format!("{base}/vnf_lcm_op_occs"),
         default_excluded: OP_OCC_DEFAULT_EXCLUDED,
+        tenant: who.scope(),
     };
-    scanned(&st, listing, ops::list_from, |o| {
-        (
-            Marker::of(o.start_time, o.id.to_string()),
-            From::After(o.start_time, o.id.to_string()),
-            o.to_json(&base),
-        )
-    })
+    scanned(
+        &st,
+        listing,
+        ops::list_from,
+        |o| {
+            (
+                Marker::of(o.start_time, o.id.to_string()),
+                From::After(o.start_time, o.id.to_string()),
+                o.to_json(&base),
+            )
+        },
+        |o| o.tenant.as_deref(),
+    )
     .await
 }
 
-async fn load(st: &ServerState, raw: &str) -> Result<OpOcc, ApiError> {
-    crate::http::load(st, raw, "VNF LCM operation occurrence", ops::get).await
+/// The occurrence at `raw`, if the caller sees it (another tenant's is 404).
+async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<OpOcc, ApiError> {
+    let op = crate::http::load(st, raw, "VNF LCM operation occurrence", ops::get).await?;
+    if !who.sees(op.tenant.as_deref()) {
+        return Err(ApiError::NotFound(format!(
+            "VNF LCM operation occurrence {} not found",
+            op.id
+        )));
+    }
+    Ok(op)
 }
 
 pub async fn show(
     req: HttpRequest,
     api: Api,
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let op = load(&st, &path).await?;
+    let op = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }
 
@@ -61,8 +79,13 @@ fn not_failed_temp(op: &OpOcc, what: &str) -> ApiError {
 }
 
 /// The occurrence at `raw`, which `what` (retry, rollback, fail) needs FAILED_TEMP.
-async fn load_failed_temp(st: &ServerState, raw: &str, what: &str) -> Result<OpOcc, ApiError> {
-    let op = load(st, raw).await?;
+async fn load_failed_temp(
+    st: &ServerState,
+    raw: &str,
+    who: &Principal,
+    what: &str,
+) -> Result<OpOcc, ApiError> {
+    let op = load(st, raw, who).await?;
     if op.state != OperationState::FailedTemp {
         return Err(not_failed_temp(&op, what));
     }
@@ -85,10 +108,11 @@ async fn from_failed_temp(
 
 pub async fn retry(
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let op = load_failed_temp(&st, &path, "retry").await?;
+    let op = load_failed_temp(&st, &path, &who, "retry").await?;
     let t = Transition {
         from: vec![OperationState::FailedTemp],
         to: Some(OperationState::Processing),
@@ -104,10 +128,11 @@ pub async fn retry(
 
 pub async fn rollback(
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let op = load_failed_temp(&st, &path, "rollback").await?;
+    let op = load_failed_temp(&st, &path, &who, "rollback").await?;
     let supported = match op.operation {
         LcmOperation::Instantiate | LcmOperation::ChangeExtConn | LcmOperation::ModifyInfo => true,
         LcmOperation::Scale => op.request.is_scale_out(),
@@ -139,10 +164,11 @@ pub async fn fail(
     req: HttpRequest,
     api: Api,
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let op = load_failed_temp(&st, &path, "fail").await?;
+    let op = load_failed_temp(&st, &path, &who, "fail").await?;
     let t = Transition {
         from: vec![OperationState::FailedTemp],
         to: Some(OperationState::Failed),

@@ -8,8 +8,9 @@ use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
 use super::Api;
+use crate::auth::Principal;
 use crate::extract::{AcceptsJson, JsonBody};
-use crate::http::{created, parse_id};
+use crate::http::created;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
@@ -120,6 +121,7 @@ pub async fn check_callback(
 pub async fn create(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -143,6 +145,7 @@ pub async fn create(
         authentication,
         verbosity,
         api_version: api.0,
+        tenant: who.owner(),
     };
     let stored = s.clone();
     st.db
@@ -157,6 +160,7 @@ const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "verbosity", "_
 pub async fn list(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -166,6 +170,7 @@ pub async fn list(
     let base = api.base(&req, &st);
     let docs = all
         .iter()
+        .filter(|(s, _)| who.sees(s.tenant.as_deref()))
         .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
     crate::routes::paged(
         &q,
@@ -176,23 +181,37 @@ pub async fn list(
     )
 }
 
+/// The subscription at `raw`, if the caller sees it (another tenant's is 404).
+async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Subscription, ApiError> {
+    let s = crate::http::load(st, raw, "subscription", subscriptions::get).await?;
+    if !who.sees(s.tenant.as_deref()) {
+        return Err(ApiError::NotFound(format!(
+            "subscription {} not found",
+            s.id
+        )));
+    }
+    Ok(s)
+}
+
 pub async fn show(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let s = crate::http::load(&st, &path, "subscription", subscriptions::get).await?;
+    let s = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(s.to_json(&api.base(&req, &st))))
 }
 
 pub async fn delete(
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&path, "subscription")?;
+    let id = load(&st, &path, &who).await?.id;
     if st.db.run(move |c| subscriptions::delete(c, id)).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {

@@ -17,6 +17,7 @@ use tacker_rpc::proto::{SyncInstance, SyncInstanceDone};
 
 use super::instances::load;
 use super::{Api, check_vims, start};
+use crate::auth::Principal;
 use crate::extract::{AcceptsJson, JsonBody};
 use crate::{ApiError, ServerState};
 
@@ -122,16 +123,38 @@ async fn run(
     start(st, &api.base(req, st), instance.id, params, body).await
 }
 
+/// A caller confined to a tenant deploys CNFs into the namespace of its tenant's name
+/// only (Tacker's enhanced policy: the namespace is the tenant).
+fn check_namespace(who: &Principal, r: &InstantiateRequest) -> Result<(), ApiError> {
+    let Some(tenant) = who.scope() else {
+        return Ok(());
+    };
+    let p = &r.additional_params;
+    if !p.contains_key("lcm-kubernetes-def-files") && !p.contains_key("helm_chart_path") {
+        return Ok(());
+    }
+    match p.get("namespace").and_then(Value::as_str) {
+        Some(ns) if ns == tenant => Ok(()),
+        other => Err(ApiError::Forbidden(format!(
+            "a caller of tenant {tenant} deploys CNFs into namespace {tenant} only \
+             (additionalParams.namespace is {})",
+            other.map_or("not given".to_owned(), |n| format!("{n:?}"))
+        ))),
+    }
+}
+
 pub async fn instantiate(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::NotInstantiated, "instantiate")?;
     let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
+    check_namespace(&who, &r)?;
     let m = model(&st, &i).await?;
     r.check(&m)?;
     check_vims(&st, r.vim_connection_info.as_ref()).await?;
@@ -150,11 +173,12 @@ pub async fn instantiate(
 pub async fn terminate(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "terminate")?;
     let r = TerminateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     run(&req, api, &st, &i, None, OperationParams::Terminate(r), b).await
@@ -163,11 +187,12 @@ pub async fn terminate(
 pub async fn scale(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "scale")?;
     let r = ScaleRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     let m = model(&st, &i).await?;
@@ -184,11 +209,12 @@ pub async fn scale(
 pub async fn heal(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "heal")?;
     let r = HealRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     r.check(&i)?;
@@ -198,11 +224,12 @@ pub async fn heal(
 pub async fn change_ext_conn(
     req: HttpRequest,
     api: Api,
+    who: Principal,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
     let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     check_vims(&st, r.vim_connection_info.as_ref()).await?;
@@ -223,10 +250,11 @@ pub async fn sync(
     req: HttpRequest,
     api: Api,
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path).await?;
+    let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "sync")?;
     if i.current_op.is_some() {
         return Err(ApiError::Conflict(format!(
@@ -250,7 +278,7 @@ pub async fn sync(
             tacker_rpc::Error::Remote { message, .. } => ApiError::Unprocessable(message),
             other => ApiError::Unavailable(other.to_string()),
         })?;
-    let after = load(&st, &path).await?;
+    let after = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok()
         .json(json!({"changed": done.changed, "vnfInstance": api.instance_json(&after, &api.base(&req, &st))})))
 }
