@@ -5,8 +5,10 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 /// Why an address is refused, or `None` when it may be reached. Internal addresses
-/// (loopback, private, link-local incl. cloud metadata, CGNAT, unique-local, unspecified,
-/// multicast) are refused unless one of `allowed` contains them.
+/// (loopback, private, link-local incl. cloud metadata, CGNAT, IETF protocol
+/// assignments, benchmarking, reserved, unique-local and site-local, unspecified,
+/// multicast) are refused unless one of `allowed` contains them; so are IPv6 addresses
+/// that carry a refused IPv4 one (mapped, compatible, NAT64, 6to4).
 pub fn refused(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
     if allowed.iter().any(|n| n.contains(&ip)) {
         return None;
@@ -22,6 +24,12 @@ pub fn refused(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
                 "link-local or metadata address"
             } else if o[0] == 100 && (64..128).contains(&o[1]) {
                 "shared (CGNAT) address"
+            } else if o[0] == 192 && o[1] == 0 && o[2] == 0 {
+                "IETF protocol assignment address"
+            } else if o[0] == 198 && (o[1] & 0xfe) == 18 {
+                "benchmarking address"
+            } else if o[0] >= 240 {
+                "reserved address"
             } else if v4.is_unspecified() || v4.is_broadcast() || v4.is_multicast() || o[0] == 0 {
                 "non-routable address"
             } else {
@@ -33,6 +41,21 @@ pub fn refused(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
                 return refused(IpAddr::V4(v4), allowed);
             }
             let s = v6.segments();
+            let o = v6.octets();
+            let embedded = |a: u8, b: u8, c: u8, d: u8| {
+                refused(IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, d)), allowed)
+            };
+            // ::a.b.c.d (IPv4-compatible, deprecated), but :: and ::1 themselves.
+            if s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified() {
+                return embedded(o[12], o[13], o[14], o[15]).or(Some("IPv4-compatible address"));
+            }
+            // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach the IPv4 address they carry.
+            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                return embedded(o[12], o[13], o[14], o[15]);
+            }
+            if s[0] == 0x2002 {
+                return embedded(o[2], o[3], o[4], o[5]);
+            }
             if v6.is_loopback() {
                 "loopback address"
             } else if v6.is_unspecified() || v6.is_multicast() {
@@ -41,6 +64,8 @@ pub fn refused(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
                 "unique-local address"
             } else if s[0] & 0xffc0 == 0xfe80 {
                 "link-local address"
+            } else if s[0] & 0xffc0 == 0xfec0 {
+                "site-local address"
             } else {
                 return None;
             }
@@ -85,6 +110,18 @@ mod tests {
             "fd00::1",
             "fe80::1",
             "::ffff:127.0.0.1",
+            "192.0.0.8",
+            "198.18.0.1",
+            "198.19.255.1",
+            "240.0.0.1",
+            "255.255.255.255",
+            "fec0::1",
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b::127.0.0.1",
+            "2002:7f00:1::1",
+            "2002:a9fe:a9fe::1",
         ] {
             assert!(r(ip, &[]).is_some(), "{ip}");
         }
@@ -94,6 +131,10 @@ mod tests {
         );
         assert!(r("93.184.216.34", &[]).is_none());
         assert!(r("2606:4700::1", &[]).is_none());
+        // Public IPv4 behind NAT64/6to4 stays reachable.
+        assert!(r("64:ff9b::5db8:d822", &[]).is_none());
+        assert!(r("2002:5db8:d822::1", &[]).is_none());
+        assert!(r("198.20.0.1", &[]).is_none());
         assert!(r("127.0.0.1", &["127.0.0.1/32"]).is_none());
         assert!(r("127.0.0.2", &["127.0.0.1"]).is_some());
         assert!(r("10.20.3.4", &["10.20.0.0/16"]).is_none());
