@@ -125,6 +125,23 @@ pub struct ServerConfig {
     pub bind: String,
     /// Base URL for links; empty derives it from the request.
     pub public_url: String,
+    /// Most comparisons of a list filter.
+    pub max_filter_terms: usize,
+    /// Uploads streamed at once.
+    pub max_concurrent_uploads: usize,
+    /// Upload silence before 408.
+    #[serde(with = "duration")]
+    pub body_idle_timeout: Duration,
+    /// Time to send a request head.
+    #[serde(with = "duration")]
+    pub client_request_timeout: Duration,
+    /// Idle keep-alive time.
+    #[serde(with = "duration")]
+    pub keep_alive: Duration,
+    /// Requests per second per caller (0: unlimited).
+    pub rate_limit: u32,
+    /// Burst above `rate_limit`.
+    pub rate_burst: u32,
     /// Items per page of list answers.
     pub page_size: usize,
     /// Largest JSON request body in bytes.
@@ -470,6 +487,18 @@ impl Config {
         check(
             self.server.page_size >= 1,
             "server.page_size must be at least 1".into(),
+        );
+        check(
+            self.server.max_filter_terms >= 1
+                && self.server.max_concurrent_uploads >= 1
+                && self.server.rate_burst >= 1,
+            "server.max_filter_terms, max_concurrent_uploads and rate_burst must be at least 1"
+                .into(),
+        );
+        check(
+            !self.server.body_idle_timeout.is_zero()
+                && !self.server.client_request_timeout.is_zero(),
+            "server.body_idle_timeout and client_request_timeout must be positive".into(),
         );
         check(
             self.conductor.health_bind.parse::<SocketAddr>().is_ok(),

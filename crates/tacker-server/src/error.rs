@@ -41,6 +41,15 @@ pub enum ApiError {
     /// 422: well-formed but unprocessable.
     #[error("{0}")]
     Unprocessable(String),
+    /// 408: the client stopped sending the body.
+    #[error("{0}")]
+    RequestTimeout(String),
+    /// 429: too many requests; retry after this many seconds.
+    #[error("too many requests; retry after {0} s")]
+    TooManyRequests(u64),
+    /// 503 with `Retry-After`: busy (a limit is reached), not broken.
+    #[error("{0}")]
+    Busy(String),
     /// 503: a dependency (database, bus) is unavailable.
     #[error("{0}")]
     Unavailable(String),
@@ -90,7 +99,9 @@ impl ResponseError for ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable(_) | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -104,6 +115,15 @@ impl ResponseError for ApiError {
         let mut resp = HttpResponse::build(self.status_code());
         if let ApiError::Unauthorized(_) = self {
             resp.insert_header(("WWW-Authenticate", "Bearer realm=\"tacker\""));
+        }
+        match self {
+            ApiError::TooManyRequests(after) => {
+                resp.insert_header(("Retry-After", after.to_string()));
+            }
+            ApiError::Busy(_) => {
+                resp.insert_header(("Retry-After", "5"));
+            }
+            _ => {}
         }
         if let ApiError::RangeNotSatisfiable(size) = self {
             resp.insert_header(("Content-Range", format!("bytes */{size}")));

@@ -5,6 +5,7 @@ mod entry_stream;
 mod error;
 mod extract;
 mod http;
+pub mod limits;
 mod metrics;
 mod query;
 mod range;
@@ -49,6 +50,14 @@ pub struct Settings {
     pub mgmt: tacker_domain::mgmt::Mapping,
     /// Whether the simulated VIM (`TACKER.SIM.V_1`) may be used (`lcm.simulated_vim`).
     pub simulated_vim: bool,
+    /// Most comparisons a list filter may make.
+    pub max_filter_terms: usize,
+    /// How long an upload may send nothing before it is 408.
+    pub body_idle_timeout: Duration,
+    /// How long a client has to send the request head (actix `client_request_timeout`).
+    pub client_request_timeout: Duration,
+    /// How long an idle connection is kept open.
+    pub keep_alive: Duration,
 }
 
 /// Everything a request handler can reach.
@@ -70,6 +79,8 @@ pub struct ServerState {
     pub keys: Arc<tacker_db::secrets::Keyring>,
     /// Who may call the API.
     pub auth: Arc<auth::Auth>,
+    /// Limits that need state: uploads in flight, request rates.
+    pub limits: Arc<limits::Limits>,
 }
 
 /// Registers every route on an actix `App`.
@@ -85,11 +96,16 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let metrics = state.metrics.clone();
+    let (head_timeout, keep_alive) = (
+        state.settings.client_request_timeout,
+        state.settings.keep_alive,
+    );
     let data = web::Data::new(state);
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
             .wrap(actix_web::middleware::from_fn(wire::shape))
+            .wrap(actix_web::middleware::from_fn(limits::rate))
             .wrap(actix_web::middleware::from_fn(auth::authenticate))
             .wrap(metrics::Track(metrics.clone()))
             .wrap(actix_web::middleware::from_fn(request_id::assign))
@@ -99,6 +115,8 @@ pub async fn run(
             .configure(configure)
     })
     .disable_signals()
+    .client_request_timeout(head_timeout)
+    .keep_alive(keep_alive)
     .shutdown_timeout(30)
     .listen(listener)?
     .run();

@@ -16,8 +16,9 @@ pub struct ListQuery {
 
 impl ListQuery {
     /// Parses `query` for a resource with the given top-level attributes; unknown
-    /// parameters and repeated ones are 400.
-    pub fn parse(query: &str, attributes: &[&str]) -> Result<Self, ApiError> {
+    /// parameters, repeated ones and filters of more than `max_terms` comparisons are
+    /// 400.
+    pub fn parse(query: &str, attributes: &[&str], max_terms: usize) -> Result<Self, ApiError> {
         let mut filter = None;
         let (mut all, mut fields, mut exclude, mut exclude_default) = (false, None, None, false);
         let mut marker = None;
@@ -30,7 +31,17 @@ impl ListQuery {
                 )));
             }
             match k.as_ref() {
-                "filter" => filter = Some(Filter::parse(&v, attributes)?),
+                "filter" => {
+                    let f = Filter::parse(&v, attributes)?;
+                    if f.size() > max_terms {
+                        return Err(ApiError::BadRequest(format!(
+                            "the filter makes {} comparisons; at most {max_terms} are allowed \
+                             (server.max_filter_terms)",
+                            f.size()
+                        )));
+                    }
+                    filter = Some(f);
+                }
                 "all_fields" => all = true,
                 "fields" => fields = Some(v.to_string()),
                 // python-tackerclient spells it `exclude-fields`.

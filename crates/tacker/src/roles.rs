@@ -120,7 +120,16 @@ fn server_state(
             mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
                 .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
             simulated_vim: cfg.lcm.simulated_vim,
+            max_filter_terms: cfg.server.max_filter_terms,
+            body_idle_timeout: cfg.server.body_idle_timeout,
+            client_request_timeout: cfg.server.client_request_timeout,
+            keep_alive: cfg.server.keep_alive,
         },
+        limits: Arc::new(tacker_server::limits::Limits::new(
+            cfg.server.max_concurrent_uploads,
+            cfg.server.rate_limit,
+            cfg.server.rate_burst,
+        )),
         metrics: Arc::new(Metrics::new()?),
         notify: Arc::new(tacker_notify::Client::new(cfg.lcm.http_timeout)?),
         keys,

@@ -91,6 +91,11 @@ impl Filter {
         Ok(Self { terms })
     }
 
+    /// How many comparisons it makes (each value of each term counts).
+    pub fn size(&self) -> usize {
+        self.terms.iter().map(|t| t.values.len().max(1)).sum()
+    }
+
     /// Whether `doc` satisfies every term.
     pub fn matches(&self, doc: &Value) -> bool {
         self.terms.iter().all(|t| t.matches(doc))

@@ -1,7 +1,7 @@
 //! Package content: upload (PUT), upload from a URI (POST), download (GET).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -69,6 +69,40 @@ where
         }
         c
     })
+}
+
+/// Ends `body` with an error when it yields nothing for `idle` (and says so in
+/// `went_idle`), so a client that stops sending cannot hold an upload open.
+fn idle_limited<S>(
+    body: S,
+    idle: std::time::Duration,
+    went_idle: Arc<AtomicBool>,
+) -> impl Stream<Item = Result<Bytes, String>> + Unpin
+where
+    S: Stream<Item = Result<Bytes, String>> + Unpin,
+{
+    Box::pin(futures::stream::unfold(
+        (body, false),
+        move |(mut body, done)| {
+            let went_idle = went_idle.clone();
+            async move {
+                if done {
+                    return None;
+                }
+                match tokio::time::timeout(idle, body.next()).await {
+                    Ok(Some(item)) => Some((item, (body, false))),
+                    Ok(None) => None,
+                    Err(_) => {
+                        went_idle.store(true, Ordering::Relaxed);
+                        Some((
+                            Err(format!("no data for {} s", idle.as_secs())),
+                            (body, true),
+                        ))
+                    }
+                }
+            }
+        },
+    ))
 }
 
 /// Puts the package back to CREATED with `problem` as its failure details.
@@ -176,10 +210,13 @@ pub async fn upload(
             usize::try_from(max).unwrap_or(usize::MAX),
         ));
     }
+    let _slot = st.limits.upload()?;
     if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
         return Err(refuse_upload(&st, id).await);
     }
     tracing::info!(package_id = %id, "upload started");
+    let idle = st.settings.body_idle_timeout;
+    let went_idle = Arc::new(AtomicBool::new(false));
     let key = PackageStore::package_key(&id.to_string());
     let received = Arc::new(AtomicU64::new(0));
     let ticker = progress_ticker(&st, id, received.clone());
@@ -189,19 +226,39 @@ pub async fn upload(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/"));
     let stored = if multipart {
-        let body = counted(multipart_file(payload, &req), received);
+        let body = counted(
+            idle_limited(multipart_file(payload, &req), idle, went_idle.clone()),
+            received,
+        );
         st.store
             .put_stream(&key, body, max)
             .await
             .map_err(ApiError::from)
     } else {
-        let body = counted(payload.map(|c| c.map_err(|e| e.to_string())), received);
+        let body = counted(
+            idle_limited(
+                payload.map(|c| c.map_err(|e| e.to_string())),
+                idle,
+                went_idle.clone(),
+            ),
+            received,
+        );
         st.store
             .put_stream(&key, body, max)
             .await
             .map_err(ApiError::from)
     };
     ticker.abort();
+    let stored = stored.map_err(|e| {
+        if went_idle.load(Ordering::Relaxed) {
+            ApiError::RequestTimeout(format!(
+                "the upload sent nothing for {} s (server.body_idle_timeout); upload again",
+                idle.as_secs()
+            ))
+        } else {
+            e
+        }
+    });
     let stored = match stored {
         Ok(s) => s,
         Err(e) => {

@@ -51,7 +51,11 @@ pub async fn list(
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = ListQuery::parse(req.query_string(), VNF_PKG_INFO_ATTRIBUTES)?;
+    let q = ListQuery::parse(
+        req.query_string(),
+        VNF_PKG_INFO_ATTRIBUTES,
+        st.settings.max_filter_terms,
+    )?;
     let base = api_base(&req, &st);
     let listing = Listing {
         query: &q,

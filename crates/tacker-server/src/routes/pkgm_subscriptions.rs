@@ -84,7 +84,11 @@ pub async fn list(
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(req.query_string(), SUB_ATTRIBUTES)?;
+    let mut q = ListQuery::parse(
+        req.query_string(),
+        SUB_ATTRIBUTES,
+        st.settings.max_filter_terms,
+    )?;
     q.selector = Selector::All;
     let all = st.db.run(subs::list).await?;
     let base = api_base(&req, &st);

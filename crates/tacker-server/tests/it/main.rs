@@ -5,6 +5,7 @@ mod auth;
 mod content;
 mod health;
 mod lcm;
+mod limits;
 mod onboarding;
 mod openapi;
 mod packages;

@@ -139,6 +139,10 @@ pub struct Options {
     pub auth: Option<Arc<tacker_server::auth::Auth>>,
     /// A bearer token `http` sends with every request.
     pub token: Option<String>,
+    /// `server.max_concurrent_uploads`, `rate_limit`, `rate_burst`, `body_idle_timeout`.
+    pub uploads: usize,
+    pub rate: (u32, u32),
+    pub body_idle_timeout: Duration,
 }
 
 impl Default for Options {
@@ -158,6 +162,9 @@ impl Default for Options {
             conductor_mgmt: None,
             auth: None,
             token: None,
+            uploads: 16,
+            rate: (0, 100),
+            body_idle_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -265,7 +272,16 @@ impl TestApp {
                 )
                 .unwrap(),
                 simulated_vim: opts.simulated_vim,
+                max_filter_terms: 50,
+                body_idle_timeout: opts.body_idle_timeout,
+                client_request_timeout: Duration::from_secs(5),
+                keep_alive: Duration::from_secs(30),
             },
+            limits: Arc::new(tacker_server::limits::Limits::new(
+                opts.uploads,
+                opts.rate.0,
+                opts.rate.1,
+            )),
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),
             keys: keys.clone(),

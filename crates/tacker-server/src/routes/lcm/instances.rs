@@ -93,7 +93,11 @@ pub async fn list(
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = ListQuery::parse(req.query_string(), VNF_INSTANCE_ATTRIBUTES)?;
+    let q = ListQuery::parse(
+        req.query_string(),
+        VNF_INSTANCE_ATTRIBUTES,
+        st.settings.max_filter_terms,
+    )?;
     let base = api.base(&req, &st);
     let listing = Listing {
         query: &q,

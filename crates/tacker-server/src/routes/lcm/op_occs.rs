@@ -22,7 +22,11 @@ pub async fn list(
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = ListQuery::parse(req.query_string(), OP_OCC_ATTRIBUTES)?;
+    let q = ListQuery::parse(
+        req.query_string(),
+        OP_OCC_ATTRIBUTES,
+        st.settings.max_filter_terms,
+    )?;
     let base = api.base(&req, &st);
     let listing = Listing {
         query: &q,

@@ -164,7 +164,11 @@ pub async fn list(
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(req.query_string(), SUB_ATTRIBUTES)?;
+    let mut q = ListQuery::parse(
+        req.query_string(),
+        SUB_ATTRIBUTES,
+        st.settings.max_filter_terms,
+    )?;
     q.selector = Selector::All;
     let all = st.db.run(subscriptions::list).await?;
     let base = api.base(&req, &st);

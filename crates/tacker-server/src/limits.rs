@@ -1,0 +1,146 @@
+//! Limits that need state: uploads streamed at once (`server.max_concurrent_uploads`),
+//! and requests per second per caller (`server.rate_limit`, `server.rate_burst`): the
+//! token subject, or the client address under `auth.mode = none`. Probes and metrics are
+//! never limited.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, web};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::auth::Principal;
+use crate::{ApiError, ServerState};
+
+/// Buckets kept before idle ones are dropped.
+const MAX_BUCKETS: usize = 100_000;
+
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// The state of the limits.
+pub struct Limits {
+    uploads: std::sync::Arc<Semaphore>,
+    rate: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<String, Bucket>>,
+}
+
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limits")
+            .field("uploads_free", &self.uploads.available_permits())
+            .field("rate", &self.rate)
+            .field("burst", &self.burst)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Limits {
+    /// `uploads` at once; `rate` requests per second per caller (0: unlimited) with
+    /// `burst` more.
+    pub fn new(uploads: usize, rate: u32, burst: u32) -> Self {
+        Self {
+            uploads: std::sync::Arc::new(Semaphore::new(uploads.max(1))),
+            rate: f64::from(rate),
+            burst: f64::from(burst.max(1)),
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A place for one more upload, or 503.
+    pub fn upload(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        self.uploads.clone().try_acquire_owned().map_err(|_| {
+            ApiError::Busy(
+                "as many uploads as server.max_concurrent_uploads are in progress; retry later"
+                    .into(),
+            )
+        })
+    }
+
+    /// Takes one request from `key`'s bucket; the seconds to wait when it is empty.
+    fn take(&self, key: &str) -> Result<(), u64> {
+        if self.rate <= 0.0 {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let Ok(mut buckets) = self.buckets.lock() else {
+            return Ok(());
+        };
+        if buckets.len() >= MAX_BUCKETS {
+            let (rate, burst) = (self.rate, self.burst);
+            buckets.retain(|_, b| now.duration_since(b.at).as_secs_f64() * rate < burst);
+        }
+        let b = buckets.entry(key.to_owned()).or_insert(Bucket {
+            tokens: self.burst,
+            at: now,
+        });
+        b.tokens = (b.tokens + now.duration_since(b.at).as_secs_f64() * self.rate).min(self.burst);
+        b.at = now;
+        if b.tokens >= 1.0 {
+            b.tokens -= 1.0;
+            Ok(())
+        } else {
+            // Whole seconds, at least one.
+            let wait = ((1.0 - b.tokens) / self.rate).ceil();
+            Err(if wait >= 1.0 { wait as u64 } else { 1 })
+        }
+    }
+}
+
+/// The middleware (inside `auth::authenticate`, so the caller is known).
+pub async fn rate<B: MessageBody>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    let exempt = matches!(req.path(), "/healthz" | "/readyz" | "/metrics");
+    if !exempt && let Some(st) = req.app_data::<web::Data<ServerState>>() {
+        let key = match req.extensions().get::<Principal>() {
+            Some(p) if p.subject != "local" => format!("sub:{}", p.subject),
+            _ => format!(
+                "ip:{}",
+                req.peer_addr()
+                    .map(|a| a.ip().to_string())
+                    .unwrap_or_default()
+            ),
+        };
+        if let Err(after) = st.limits.take(&key) {
+            let e = ApiError::TooManyRequests(after);
+            return Ok(req.error_response(e).map_into_right_body());
+        }
+    }
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Limits;
+
+    #[test]
+    fn a_burst_passes_then_the_rate_holds() {
+        let l = Limits::new(1, 2, 3);
+        for _ in 0..3 {
+            assert!(l.take("a").is_ok());
+        }
+        assert_eq!(l.take("a"), Err(1));
+        assert!(l.take("b").is_ok(), "buckets are per caller");
+        assert!(Limits::new(1, 0, 1).take("a").is_ok());
+    }
+
+    #[test]
+    fn uploads_beyond_the_limit_are_refused() {
+        let l = Limits::new(1, 0, 1);
+        let held = l.upload().unwrap();
+        assert!(l.upload().is_err());
+        drop(held);
+        assert!(l.upload().is_ok());
+    }
+}
