@@ -156,8 +156,11 @@ impl Ctx {
             cache: CsarCache::open(&settings.cache_dir)?,
             dead_after: settings.dead_after,
             onboarding: settings.onboarding.clone(),
-            notify: tacker_notify::Client::new(settings.lcm.http_timeout)
-                .map_err(|e| Error::Config(format!("http client: {e}")))?,
+            notify: tacker_notify::Client::new(
+                settings.lcm.http_timeout,
+                tacker_notify::Guard::new(settings.lcm.outbound.clone()),
+            )
+            .map_err(|e| Error::Config(format!("http client: {e}")))?,
             lcm: settings.lcm.clone(),
             keys: settings.keys.clone(),
             metrics: Arc::new(Metrics::new()?),

@@ -56,6 +56,8 @@ pub struct Config {
     pub secrets: SecretsConfig,
     /// Authentication of API clients.
     pub auth: AuthConfig,
+    /// Where outbound requests may go.
+    pub outbound: OutboundConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -70,6 +72,14 @@ pub struct SecretsConfig {
     pub key_file: String,
     /// Store secrets in plaintext when no key is configured (not for production).
     pub allow_plaintext: bool,
+}
+
+/// `[outbound]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutboundConfig {
+    /// Internal networks outbound requests may reach.
+    pub allowed_networks: Vec<String>,
 }
 
 /// `[auth]`
@@ -439,6 +449,7 @@ impl Config {
                 .try_parsing(true)
                 .list_separator(",")
                 .with_list_parse_key("onboarding.allowed_uri_networks")
+                .with_list_parse_key("outbound.allowed_networks")
                 .with_list_parse_key("secrets.keys")
                 .with_list_parse_key("mgmt.drivers")
                 .with_list_parse_key("mgmt.docker_install")
@@ -582,6 +593,12 @@ impl Config {
                     .is_ok_and(|v| v.get("vimType").and_then(|t| t.as_str()).is_some()),
             "lcm.default_vim must be a JSON object with a vimType".into(),
         );
+        for net in &self.outbound.allowed_networks {
+            check(
+                net.parse::<ipnet::IpNet>().is_ok() || net.parse::<std::net::IpAddr>().is_ok(),
+                format!("outbound.allowed_networks: {net:?} is not a CIDR network"),
+            );
+        }
         for net in &self.onboarding.allowed_uri_networks {
             check(
                 net.parse::<ipnet::IpNet>().is_ok() || net.parse::<std::net::IpAddr>().is_ok(),
@@ -690,6 +707,19 @@ impl Config {
                 );
             }
         }
+    }
+
+    /// The outbound guard's allowed networks (`outbound.allowed_networks`).
+    pub fn outbound_networks(&self) -> Vec<ipnet::IpNet> {
+        self.outbound
+            .allowed_networks
+            .iter()
+            .filter_map(|s| {
+                s.parse::<ipnet::IpNet>()
+                    .ok()
+                    .or_else(|| s.parse::<std::net::IpAddr>().ok().map(ipnet::IpNet::from))
+            })
+            .collect()
     }
 
     /// This conductor's id: `conductor.id`, or hostname + a random suffix.

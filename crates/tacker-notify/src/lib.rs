@@ -1,11 +1,15 @@
 #![doc = include_str!("../README.md")]
 
+mod guard;
+
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tacker_domain::lcm::SubscriptionAuth;
+
+pub use guard::{Guard, MAX_REDIRECTS};
 
 /// Outbound HTTP errors.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +30,14 @@ pub enum Error {
         url: String,
         /// What it answered.
         status: u16,
+    },
+    /// The target is not allowed (`outbound.allowed_networks`): nothing was sent.
+    #[error("{url}: refused: {reason}")]
+    Refused {
+        /// Where.
+        url: String,
+        /// Why.
+        reason: String,
     },
     /// Getting an OAuth 2.0 token failed.
     #[error("OAuth 2.0 token from {endpoint}: {reason}")]
@@ -53,6 +65,7 @@ const MAX_BODY: usize = 1024 * 1024;
 #[derive(Debug)]
 pub struct Client {
     http: reqwest::Client,
+    guard: Guard,
     tokens: Mutex<HashMap<TokenKey, (String, Instant)>>,
 }
 
@@ -77,18 +90,36 @@ async fn limited(mut resp: reqwest::Response, url: &str) -> Result<Vec<u8>> {
 }
 
 fn unreachable(url: &str, e: reqwest::Error) -> Error {
+    // The guard's refusals surface as connect or redirect errors: keep the reason.
+    let mut reason = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        let text = s.to_string();
+        if text.contains("allowed_networks") || text.contains("redirect refused") {
+            return Error::Refused {
+                url: url.to_owned(),
+                reason: text,
+            };
+        }
+        reason = format!("{reason}: {text}");
+        source = s.source();
+    }
     Error::Unreachable {
         url: url.to_owned(),
-        reason: e.to_string(),
+        reason,
     }
 }
 
 impl Client {
-    /// A client with these timeouts.
-    pub fn new(timeout: Duration) -> Result<Self> {
+    /// A client with these timeouts, reaching only what `guard` allows (no proxy: a
+    /// proxy would connect elsewhere than the addresses checked).
+    pub fn new(timeout: Duration, guard: Guard) -> Result<Self> {
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .dns_resolver(guard.resolver())
+            .redirect(guard.redirects())
+            .no_proxy()
             .build()
             .map_err(|e| Error::Unreachable {
                 url: String::new(),
@@ -96,8 +127,19 @@ impl Client {
             })?;
         Ok(Self {
             http,
+            guard,
             tokens: Mutex::default(),
         })
+    }
+
+    /// Refuses `url` before anything is sent when the guard can tell already.
+    fn check(&self, url: &str) -> Result<()> {
+        let refused = |reason: String| Error::Refused {
+            url: url.to_owned(),
+            reason,
+        };
+        let parsed = url::Url::parse(url).map_err(|e| refused(e.to_string()))?;
+        self.guard.check_url(&parsed).map_err(refused)
     }
 
     async fn token(&self, client_id: &str, secret: &str, endpoint: &str) -> Result<String> {
@@ -115,6 +157,7 @@ impl Client {
             endpoint: endpoint.to_owned(),
             reason,
         };
+        self.check(endpoint).map_err(|e| err(e.to_string()))?;
         let resp = self
             .http
             .post(endpoint)
@@ -174,6 +217,7 @@ impl Client {
 
     /// `GET callbackUri` expecting 204, as a new subscription requires.
     pub async fn test_callback(&self, url: &str, auth: Option<&SubscriptionAuth>) -> Result<()> {
+        self.check(url)?;
         let req = self.authed(self.http.get(url), auth).await?;
         let resp = req.send().await.map_err(|e| unreachable(url, e))?;
         match resp.status().as_u16() {
@@ -192,6 +236,7 @@ impl Client {
         auth: Option<&SubscriptionAuth>,
         body: &Value,
     ) -> Result<()> {
+        self.check(url)?;
         let req = self.authed(self.http.post(url).json(body), auth).await?;
         let resp = req.send().await.map_err(|e| unreachable(url, e))?;
         if resp.status().is_success() {
@@ -211,6 +256,7 @@ impl Client {
         basic: Option<(&str, &str)>,
         body: &Value,
     ) -> Result<(u16, Option<String>, Value)> {
+        self.check(url)?;
         let mut req = self.http.post(url).header("Version", "1.4.0").json(body);
         if let Some((u, p)) = basic {
             req = req.basic_auth(u, Some(p));
@@ -225,6 +271,7 @@ impl Client {
         url: &str,
         basic: Option<(&str, &str)>,
     ) -> Result<(u16, Option<String>, Value)> {
+        self.check(url)?;
         let mut req = self.http.get(url).header("Version", "1.4.0");
         if let Some((u, p)) = basic {
             req = req.basic_auth(u, Some(p));

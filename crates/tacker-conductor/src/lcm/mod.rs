@@ -68,6 +68,8 @@ pub struct LcmSettings {
     pub default_vim: Option<Value>,
     /// Outbound HTTP timeout.
     pub http_timeout: Duration,
+    /// Internal networks outbound requests may reach (`outbound.allowed_networks`).
+    pub outbound: Vec<ipnet::IpNet>,
     /// Longest wait between notification attempts.
     pub notification_max_backoff: Duration,
     /// How long delivered notifications are kept (zero: forever).
@@ -116,6 +118,7 @@ impl LcmSettings {
             grant_timeout: l.grant_timeout,
             default_vim,
             http_timeout: l.http_timeout,
+            outbound: cfg.outbound_networks(),
             notification_max_backoff: l.notification_max_backoff,
             notification_retention: l.notification_retention,
             sync_interval: l.sync_interval,

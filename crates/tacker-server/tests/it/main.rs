@@ -8,6 +8,7 @@ mod lcm;
 mod limits;
 mod onboarding;
 mod openapi;
+mod outbound;
 mod packages;
 mod pkgm;
 mod support;

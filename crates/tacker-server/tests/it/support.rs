@@ -42,6 +42,7 @@ pub const MGMT_DRIVERS: [&str; 2] = ["Scripts/mgmt.py=sim", "Scripts/sample_scri
 fn config(opts: &Options, base: &str) -> tacker_config::Config {
     let mut cfg = tacker_config::Config::defaults().unwrap();
     cfg.server.public_url = base.to_owned();
+    cfg.outbound.allowed_networks = vec!["127.0.0.1/32".into()];
     cfg.conductor.heartbeat_interval = Duration::from_millis(200);
     cfg.conductor.dead_after = Duration::from_secs(2);
     cfg.conductor.shutdown_timeout = Duration::from_secs(10);
@@ -162,7 +163,7 @@ impl Default for Options {
             conductor_mgmt: None,
             auth: None,
             token: None,
-            uploads: 16,
+            uploads: 64,
             rate: (0, 100),
             body_idle_timeout: Duration::from_secs(30),
         }
@@ -283,7 +284,13 @@ impl TestApp {
                 opts.rate.1,
             )),
             metrics: Arc::new(Metrics::new().unwrap()),
-            notify: Arc::new(tacker_notify::Client::new(Duration::from_secs(5)).unwrap()),
+            notify: Arc::new(
+                tacker_notify::Client::new(
+                    Duration::from_secs(5),
+                    tacker_notify::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
+                )
+                .unwrap(),
+            ),
             keys: keys.clone(),
             auth: opts
                 .auth

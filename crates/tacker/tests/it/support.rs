@@ -41,6 +41,11 @@ impl ClusterEnv {
             ),
             ("TACKER__CONDUCTOR__DEAD_AFTER".into(), "2s".into()),
             ("TACKER__SECRETS__KEYS".into(), TEST_KEY.into()),
+            // Subscribers and NFVOs of the tests listen on loopback.
+            (
+                "TACKER__OUTBOUND__ALLOWED_NETWORKS".into(),
+                "127.0.0.1/32".into(),
+            ),
             ("RUST_LOG".into(), "info".into()),
         ];
         Self { dir, vars }
