@@ -302,6 +302,12 @@ pub struct KubernetesConfig {
     /// Timeout of one Kubernetes API request.
     #[serde(with = "duration")]
     pub request_timeout: Duration,
+    /// Credentials over plain http to non-loopback endpoints.
+    pub allow_http: bool,
+    /// `allow` or `deny` cluster-scoped objects.
+    pub cluster_scoped: String,
+    /// Namespaces refused to CNFs.
+    pub denied_namespaces: Vec<String>,
 }
 
 /// `[openstack]`
@@ -450,6 +456,7 @@ impl Config {
                 .list_separator(",")
                 .with_list_parse_key("onboarding.allowed_uri_networks")
                 .with_list_parse_key("outbound.allowed_networks")
+                .with_list_parse_key("kubernetes.denied_namespaces")
                 .with_list_parse_key("secrets.keys")
                 .with_list_parse_key("mgmt.drivers")
                 .with_list_parse_key("mgmt.docker_install")
@@ -630,6 +637,13 @@ impl Config {
             }
         }
         self.validate_auth(&mut check);
+        check(
+            matches!(self.kubernetes.cluster_scoped.as_str(), "allow" | "deny"),
+            format!(
+                "kubernetes.cluster_scoped {:?} must be \"allow\" or \"deny\"",
+                self.kubernetes.cluster_scoped
+            ),
+        );
         check(
             matches!(self.log.format.as_str(), "text" | "json"),
             format!(

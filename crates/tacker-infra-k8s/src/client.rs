@@ -32,6 +32,20 @@ pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
             "endpoint {endpoint:?} must be an http(s) URL"
         )));
     }
+    // Credentials in clear only over loopback, unless the operator says otherwise.
+    let loopback = uri.host().is_some_and(|h| {
+        h.eq_ignore_ascii_case("localhost")
+            || h.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    });
+    if uri.scheme_str() == Some("http") && !loopback && !s.allow_http {
+        return Err(Error::Vim(format!(
+            "endpoint {endpoint:?} is plain http: its credentials would cross the network in \
+             clear; use https (kubernetes.allow_http = true permits http)"
+        )));
+    }
     let mut cfg = kube::Config::new(uri);
     cfg.default_namespace = "default".into();
     cfg.connect_timeout = Some(s.request_timeout);

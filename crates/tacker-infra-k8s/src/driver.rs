@@ -56,7 +56,7 @@ impl KubernetesDriver {
         };
         Ok(Work {
             cluster,
-            settings: self.settings,
+            settings: self.settings.clone(),
             octx,
             instance: octx.instance.id.to_string(),
         })

@@ -218,6 +218,8 @@ pub struct Request<'a> {
     pub counts: &'a HashMap<String, u32>,
     /// The VNF instance id.
     pub instance: &'a str,
+    /// What may be touched (`kubernetes.cluster_scoped`, `denied_namespaces`).
+    pub policy: &'a crate::settings::K8sSettings,
 }
 
 /// Reads, resolves and prepares the manifests.
@@ -280,6 +282,19 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
             }
         }
     };
+    if r.policy.denied(&namespace) {
+        return Err(Error::Manifest(format!(
+            "namespace {namespace} is denied to CNFs (kubernetes.denied_namespaces)"
+        )));
+    }
+    if !r.policy.cluster_scoped
+        && let Some(d) = docs.iter().find(|d| !d.ty.namespaced)
+    {
+        return Err(Error::Manifest(format!(
+            "{}: {} {} is cluster-scoped, and kubernetes.cluster_scoped = \"deny\"",
+            d.file, d.kind, d.name
+        )));
+    }
     // VDUs map to resources by name.
     let mut vdus = Vec::new();
     for v in &r.flavour.vdus {

@@ -149,6 +149,9 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
             delete_timeout: k.delete_timeout,
             poll_interval: k.poll_interval,
             request_timeout: k.request_timeout,
+            allow_http: k.allow_http,
+            cluster_scoped: k.cluster_scoped == "allow",
+            denied_namespaces: k.denied_namespaces.clone(),
         },
     ));
     drivers

@@ -115,6 +115,7 @@ pub async fn plan(
             flavour: w.flavour()?,
             counts,
             instance: &w.instance,
+            policy: &w.settings,
         },
     )
     .await

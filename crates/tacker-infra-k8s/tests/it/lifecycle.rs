@@ -166,6 +166,7 @@ fn driver() -> KubernetesDriver {
         delete_timeout: Duration::from_secs(120),
         poll_interval: Duration::from_millis(500),
         request_timeout: Duration::from_secs(10),
+        ..Default::default()
     })
 }
 
@@ -490,6 +491,7 @@ async fn readiness_times_out_and_a_retry_completes() {
         delete_timeout: Duration::from_secs(30),
         poll_interval: Duration::from_millis(100),
         request_timeout: Duration::from_secs(10),
+        ..Default::default()
     });
     let mut f = Fixture::new(t.vim.clone());
     let h = t.sim.as_ref().unwrap();
@@ -506,4 +508,68 @@ async fn readiness_times_out_and_a_retry_completes() {
     let o = d.instantiate(&ctx).await.unwrap();
     f.apply(&o);
     assert_eq!(count(&f.vnfcs(), "VDU3"), 1);
+}
+
+#[tokio::test]
+async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
+    let t = Target::sim().await;
+    let ctx = |f: &Fixture, ns: &str| {
+        f.ctx(
+            LcmOperation::Instantiate,
+            json!({"flavourId": "simple", "additionalParams": tacker_testkit::cnf::cnf_params(Some(ns))}),
+        )
+    };
+    // kube-* by default.
+    let f = Fixture::new(t.vim.clone());
+    let e = driver()
+        .instantiate(&ctx(&f, "kube-system"))
+        .await
+        .unwrap_err();
+    assert!(e.detail.contains("kubernetes.denied_namespaces"), "{e:?}");
+
+    // A Namespace object in the manifests, with cluster_scoped = deny: nothing created.
+    let dep = f.dir.path().join("Files/kubernetes/deployment.yaml");
+    let text = std::fs::read_to_string(&dep).unwrap();
+    std::fs::write(
+        &dep,
+        format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: escape\n---\n{text}"),
+    )
+    .unwrap();
+    let strict = KubernetesDriver::new(K8sSettings {
+        cluster_scoped: false,
+        ..Default::default()
+    });
+    let e = strict
+        .instantiate(&ctx(&f, &t.namespace))
+        .await
+        .unwrap_err();
+    assert!(
+        e.detail.contains("Namespace escape is cluster-scoped"),
+        "{e:?}"
+    );
+    let h = t.sim.as_ref().unwrap();
+    {
+        let s = h.sim.lock();
+        assert!(
+            s.list("/namespaces", None)
+                .iter()
+                .all(|(k, _)| k.2 != "escape")
+        );
+        for r in ["/deployments", "/statefulsets", "/pods", "/services"] {
+            assert!(s.list(r, Some(&t.namespace)).is_empty(), "{r} created");
+        }
+    }
+
+    // Plain http beyond loopback: refused before any connection (TEST-NET address).
+    let mut plain = t.vim.clone();
+    plain.interface_info.insert(
+        "endpoint".into(),
+        Value::String("http://192.0.2.10:6443".into()),
+    );
+    let f = Fixture::new(plain);
+    let e = driver()
+        .instantiate(&ctx(&f, &t.namespace))
+        .await
+        .unwrap_err();
+    assert!(e.detail.contains("kubernetes.allow_http"), "{e:?}");
 }
