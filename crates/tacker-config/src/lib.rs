@@ -135,6 +135,12 @@ pub struct ServerConfig {
     pub bind: String,
     /// Base URL for links; empty derives it from the request.
     pub public_url: String,
+    /// Server certificate chain (PEM file); empty: plain http.
+    pub tls_cert: String,
+    /// Server private key (PEM file).
+    pub tls_key: String,
+    /// CA of client certificates (PEM file); empty: no client certificates.
+    pub tls_client_ca: String,
     /// Most comparisons of a list filter.
     pub max_filter_terms: usize,
     /// Uploads streamed at once.
@@ -411,7 +417,12 @@ impl Config {
     /// `http://<server.bind>`.
     pub fn public_base_url(&self) -> String {
         if self.server.public_url.is_empty() {
-            format!("http://{}", self.server.bind)
+            let scheme = if self.server.tls_cert.is_empty() {
+                "http"
+            } else {
+                "https"
+            };
+            format!("{scheme}://{}", self.server.bind)
         } else {
             self.server.public_url.trim_end_matches('/').to_owned()
         }
@@ -512,6 +523,11 @@ impl Config {
                 && self.server.rate_burst >= 1,
             "server.max_filter_terms, max_concurrent_uploads and rate_burst must be at least 1"
                 .into(),
+        );
+        check(
+            self.server.tls_cert.is_empty() == self.server.tls_key.is_empty()
+                && (self.server.tls_client_ca.is_empty() || !self.server.tls_cert.is_empty()),
+            "server.tls_cert and server.tls_key go together, and tls_client_ca needs them".into(),
         );
         check(
             !self.server.body_idle_timeout.is_zero()

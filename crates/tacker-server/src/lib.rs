@@ -11,6 +11,7 @@ mod query;
 mod range;
 mod request_id;
 mod routes;
+pub mod tls;
 mod wire;
 
 use std::net::TcpListener;
@@ -58,6 +59,8 @@ pub struct Settings {
     pub client_request_timeout: Duration,
     /// How long an idle connection is kept open.
     pub keep_alive: Duration,
+    /// HTTPS (and mutual TLS) on the API port, when configured.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 /// Everything a request handler can reach.
@@ -96,9 +99,10 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let metrics = state.metrics.clone();
-    let (head_timeout, keep_alive) = (
+    let (head_timeout, keep_alive, tls) = (
         state.settings.client_request_timeout,
         state.settings.keep_alive,
+        state.settings.tls.clone(),
     );
     let data = web::Data::new(state);
     let server = HttpServer::new(move || {
@@ -118,7 +122,11 @@ pub async fn run(
     .client_request_timeout(head_timeout)
     .keep_alive(keep_alive)
     .shutdown_timeout(30)
-    .listen(listener)?
+    .on_connect(tls::on_connect);
+    let server = match tls {
+        Some(config) => server.listen_rustls_0_23(listener, (*config).clone())?,
+        None => server.listen(listener)?,
+    }
     .run();
     let handle = server.handle();
     tokio::spawn(async move {

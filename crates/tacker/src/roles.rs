@@ -124,6 +124,7 @@ fn server_state(
             body_idle_timeout: cfg.server.body_idle_timeout,
             client_request_timeout: cfg.server.client_request_timeout,
             keep_alive: cfg.server.keep_alive,
+            tls: server_tls(cfg)?,
         },
         limits: Arc::new(tacker_server::limits::Limits::new(
             cfg.server.max_concurrent_uploads,
@@ -137,6 +138,26 @@ fn server_state(
         )?),
         keys,
     })
+}
+
+/// HTTPS on the API port from `server.tls_*`.
+fn server_tls(cfg: &Config) -> anyhow::Result<Option<Arc<rustls::ServerConfig>>> {
+    let s = &cfg.server;
+    if s.tls_cert.is_empty() {
+        return Ok(None);
+    }
+    let read = |f: &str, what: &str| {
+        std::fs::read_to_string(f).with_context(|| format!("reading server.{what} {f}"))
+    };
+    let ca = match s.tls_client_ca.as_str() {
+        "" => None,
+        f => Some(read(f, "tls_client_ca")?),
+    };
+    Ok(Some(tacker_server::tls::server_config(
+        &read(&s.tls_cert, "tls_cert")?,
+        &read(&s.tls_key, "tls_key")?,
+        ca.as_deref(),
+    )?))
 }
 
 fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {

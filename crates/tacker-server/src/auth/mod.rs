@@ -174,7 +174,18 @@ pub async fn authenticate<B: MessageBody>(
         }
         Mode::OAuth2(verifier) => {
             if let Some(token) = bearer(&req) {
+                let cert = req.conn_data::<crate::tls::ClientCert>().cloned();
                 match verifier.verify(&token).await {
+                    Ok(p)
+                        if p.bound_to
+                            .as_ref()
+                            .is_some_and(|b| cert.as_ref().is_none_or(|c| c.0 != *b)) =>
+                    {
+                        req.extensions_mut().insert(Refused(
+                            "the token is bound to a client certificate this connection did not present"
+                                .into(),
+                        ));
+                    }
                     Ok(p) => {
                         req.extensions_mut().insert(p);
                     }

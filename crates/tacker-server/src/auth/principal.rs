@@ -51,6 +51,8 @@ pub struct Principal {
     pub role: Option<Role>,
     /// The caller's tenant, when the token names one.
     pub tenant: Option<String>,
+    /// The client certificate (`x5t#S256`) the token is bound to (RFC 8705 `cnf`).
+    pub bound_to: Option<String>,
 }
 
 impl Principal {
@@ -60,6 +62,7 @@ impl Principal {
             subject: "local".into(),
             role: Some(Role::Admin),
             tenant: None,
+            bound_to: None,
         }
     }
 
@@ -117,6 +120,7 @@ mod tests {
             subject: "x".into(),
             role: Principal::highest(["reader", "member", "nonsense"]),
             tenant: None,
+            bound_to: None,
         };
         assert!(p.may(Role::Reader));
         assert!(p.may(Role::Member));
@@ -134,6 +138,7 @@ mod tests {
             subject: "m".into(),
             role: Some(Role::Member),
             tenant: t.map(str::to_owned),
+            bound_to: None,
         };
         assert!(member(Some("t1")).sees(Some("t1")));
         assert!(!member(Some("t1")).sees(Some("t2")));

@@ -221,6 +221,10 @@ pub async fn issue(
     if let Some(t) = &client.tenant {
         claims["tenant"] = json!(t);
     }
+    // Over mutual TLS the token is bound to the client's certificate (RFC 8705 §3).
+    if let Some(cert) = req.conn_data::<crate::tls::ClientCert>() {
+        claims["cnf"] = json!({"x5t#S256": cert.0});
+    }
     let mut head = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
     head.kid = Some(issuer.key.kid().to_owned());
     let token = jsonwebtoken::encode(&head, &claims, issuer.key.encoding())

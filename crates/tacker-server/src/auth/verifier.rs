@@ -283,6 +283,10 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal
             .to_owned(),
         role: Principal::highest(roles.iter().map(String::as_str)),
         tenant,
+        bound_to: claims
+            .pointer("/cnf/x5t#S256")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     }
 }
 

@@ -12,4 +12,5 @@ mod outbound;
 mod packages;
 mod pkgm;
 mod support;
+mod tls;
 mod upload_from_uri;

@@ -144,6 +144,8 @@ pub struct Options {
     pub uploads: usize,
     pub rate: (u32, u32),
     pub body_idle_timeout: Duration,
+    /// HTTPS on the API port (the base URL is then https).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Default for Options {
@@ -166,6 +168,7 @@ impl Default for Options {
             uploads: 64,
             rate: (0, 100),
             body_idle_timeout: Duration::from_secs(30),
+            tls: None,
         }
     }
 }
@@ -235,7 +238,8 @@ impl TestApp {
             .unwrap(),
         };
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let scheme = if opts.tls.is_some() { "https" } else { "http" };
+        let base = format!("{scheme}://{}", listener.local_addr().unwrap());
         let keys = Arc::new(Keyring::parse(&[Keyring::generate("t1").unwrap()]).unwrap());
         let mut conductors = Vec::new();
         for n in 1..=opts.conductors {
@@ -277,6 +281,7 @@ impl TestApp {
                 body_idle_timeout: opts.body_idle_timeout,
                 client_request_timeout: Duration::from_secs(5),
                 keep_alive: Duration::from_secs(30),
+                tls: opts.tls.clone(),
             },
             limits: Arc::new(tacker_server::limits::Limits::new(
                 opts.uploads,
