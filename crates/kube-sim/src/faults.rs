@@ -51,7 +51,8 @@ pub struct SlowReady {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Faults {
-    /// Pods whose name starts with one of these run but never become ready.
+    /// Pods whose name starts with one of these run but never become ready; an entry
+    /// `image:<image>` holds the Pods with a container of that image instead.
     pub never_ready: Vec<String>,
     /// Slower readiness by name prefix.
     pub slow_ready: Vec<SlowReady>,
@@ -75,8 +76,21 @@ impl Faults {
     }
 
     /// Whether a Pod is held unready by a fault now (faults can be cleared later).
-    pub fn held(&self, pod: &str) -> bool {
-        self.never_ready.iter().any(|p| pod.starts_with(p.as_str()))
+    pub fn held(&self, pod: &serde_json::Value) -> bool {
+        let name = crate::meta::name(pod);
+        let images: Vec<&str> = pod
+            .pointer("/spec/containers")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("image").and_then(serde_json::Value::as_str))
+            .collect();
+        self.never_ready
+            .iter()
+            .any(|p| match p.strip_prefix("image:") {
+                Some(image) => images.contains(&image),
+                None => name.starts_with(p.as_str()),
+            })
     }
 
     /// The error to answer a request with, if one is injected (used up once answered).

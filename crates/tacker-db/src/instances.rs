@@ -334,6 +334,11 @@ pub(crate) fn unlock(c: &mut DbConnection, id: Uuid, op: Uuid) -> Result<()> {
 
 /// Stores what an operation changed on the instance.
 pub(crate) fn store(c: &mut DbConnection, i: &VnfInstance) -> Result<()> {
+    let before: Option<String> = dsl::vnf_instances
+        .filter(dsl::id.eq(i.id.to_string()))
+        .select(dsl::vnf_pkg_id)
+        .first(c)
+        .optional()?;
     diesel::update(dsl::vnf_instances.filter(dsl::id.eq(i.id.to_string())))
         .set((
             dsl::vnf_instance_name.eq(&i.name),
@@ -354,6 +359,12 @@ pub(crate) fn store(c: &mut DbConnection, i: &VnfInstance) -> Result<()> {
             dsl::updated_at.eq(now()),
         ))
         .execute(c)?;
+    // A package change moves the usage of both packages.
+    let now_on = i.vnf_pkg_id.to_string();
+    if let Some(old) = before.filter(|b| *b != now_on) {
+        crate::usage::refresh(c, &old)?;
+        crate::usage::refresh(c, &now_on)?;
+    }
     Ok(())
 }
 

@@ -14,6 +14,7 @@ pub mod schema;
 pub mod sealed;
 pub mod secrets;
 pub mod subscriptions;
+mod usage;
 pub mod vims;
 
 use std::time::Duration;

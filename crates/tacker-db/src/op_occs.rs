@@ -99,6 +99,8 @@ pub enum CreateOutcome {
     Created,
     /// Another operation is in progress or FAILED_TEMP on the instance.
     Busy,
+    /// CHANGE_VNFPKG: no ONBOARDED and ENABLED package has the requested vnfdId.
+    NoTargetPackage,
 }
 
 /// Queues the notification of `op`'s current state.
@@ -118,6 +120,15 @@ pub fn create(
     instantiate_params: Option<&str>,
 ) -> Result<CreateOutcome> {
     c.transaction(|c| {
+        let target = match &op.request {
+            OperationParams::ChangeVnfpkg(r) => {
+                if instances::usable_package(c, &r.vnfd_id)?.is_none() {
+                    return Ok(CreateOutcome::NoTargetPackage);
+                }
+                Some(r.vnfd_id.clone())
+            }
+            _ => None,
+        };
         if !instances::lock(c, op.vnf_instance_id, op.id)? {
             return Ok(CreateOutcome::Busy);
         }
@@ -150,6 +161,10 @@ pub fn create(
         diesel::insert_into(vnf_lcm_op_occs::table)
             .values(row)
             .execute(c)?;
+        // The package changed to is pinned (IN_USE) until the change ends.
+        if let Some(vnfd) = target {
+            crate::usage::refresh_vnfd(c, &vnfd)?;
+        }
         let stored = get(c, op.id)?.ok_or_else(|| corrupt("id", "vanished"))?;
         notify(c, &stored)?;
         Ok(CreateOutcome::Created)
@@ -311,6 +326,14 @@ pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Opti
         }
         if t.release {
             instances::unlock(c, op.vnf_instance_id, op.id)?;
+        }
+        if let OperationParams::ChangeVnfpkg(r) = &op.request
+            && matches!(
+                to,
+                OperationState::Completed | OperationState::RolledBack | OperationState::Failed
+            )
+        {
+            crate::usage::refresh_vnfd(c, &r.vnfd_id)?;
         }
         notify(c, &op)?;
         Ok(Some(op))

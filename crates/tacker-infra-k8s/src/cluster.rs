@@ -117,6 +117,18 @@ impl Cluster {
         }
     }
 
+    /// Replaces the object `body` names with `body` (the stored `resourceVersion` sent
+    /// along, so a concurrent change is a conflict, not lost).
+    pub async fn replace(&self, t: &Type, ns: &str, name: &str, body: &Value) -> Result<Value> {
+        let mut obj: DynamicObject = serde_json::from_value(body.clone())
+            .map_err(|e| Error::Manifest(format!("invalid object: {e}")))?;
+        let api = self.api(t, ns);
+        let current = api.get(name).await?;
+        obj.metadata.resource_version = current.metadata.resource_version;
+        let o = api.replace(name, &PostParams::default(), &obj).await?;
+        Ok(serde_json::to_value(o).unwrap_or(Value::Null))
+    }
+
     /// The object, if it exists.
     pub async fn get(&self, t: &Type, ns: &str, name: &str) -> Result<Option<Value>> {
         let o = self.api(t, ns).get_opt(name).await?;

@@ -88,6 +88,10 @@ impl InfraDriver for KubernetesDriver {
         .into())
     }
 
+    async fn change_vnfpkg(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::change_vnfpkg::run(&self.work(octx)?).await?)
+    }
+
     async fn rollback(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         Ok(ops::rollback::run(&self.work(octx)?).await?)
     }

@@ -133,16 +133,28 @@ pub fn object_ready(kind: &str, v: &Value) -> std::result::Result<(), String> {
                 && int(v, "/status/updatedReplicas") >= want
                 && int(v, "/status/replicas") == want
         }
-        "ReplicaSet" | "StatefulSet" => {
+        "ReplicaSet" => {
             generation_seen
                 && int(v, "/status/readyReplicas") == want
                 && int(v, "/status/replicas") == want
+        }
+        // Rolled out too: every Pod of the current revision.
+        "StatefulSet" => {
+            generation_seen
+                && int(v, "/status/readyReplicas") == want
+                && int(v, "/status/replicas") == want
+                && v.pointer("/status/updatedReplicas")
+                    .and_then(Value::as_i64)
+                    .is_none_or(|u| u == want)
         }
         "DaemonSet" => {
             let desired = int(v, "/status/desiredNumberScheduled");
             generation_seen
                 && int(v, "/status/numberReady") == desired
                 && int(v, "/status/currentNumberScheduled") == desired
+                && v.pointer("/status/updatedNumberScheduled")
+                    .and_then(Value::as_i64)
+                    .is_none_or(|u| u == desired)
         }
         "PersistentVolumeClaim" => {
             v.pointer("/status/phase").and_then(Value::as_str) == Some("Bound")

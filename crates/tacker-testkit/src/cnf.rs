@@ -29,22 +29,61 @@ macro_rules! example {
 /// The example CNF package, its TOSCA.meta listing every manifest's digest (as Tacker
 /// samples do).
 pub fn cnf() -> Csar {
-    let files = [
-        example!("Definitions/cnf_top.vnfd.yaml"),
-        example!("Definitions/cnf_types.yaml"),
-        example!("Definitions/cnf_df_simple.yaml"),
-        example!("Files/kubernetes/config.yaml"),
-        example!("Files/kubernetes/pod.yaml"),
-        example!("Files/kubernetes/deployment.yaml"),
-        example!("Files/kubernetes/replicaset.yaml"),
-        example!("Files/kubernetes/statefulset.yaml"),
-        example!("Files/kubernetes/daemonset.yaml"),
-    ];
+    build(&EXAMPLE)
+}
+
+/// Its "v2": another vnfdId, new images for the bare Pod, the Deployment, the StatefulSet
+/// and the DaemonSet, another ConfigMap value; the same VDUs.
+pub fn cnf_v2() -> Csar {
+    cnf_variant(CNF_V2_VNFD_ID, ":v2")
+}
+
+/// The vnfdId of [`cnf_v2`].
+pub const CNF_V2_VNFD_ID: &str = "c0ffee00-0000-4000-8000-0000000002f0";
+
+/// A variant of the example: vnfdId `vnfd_id`, every image but the ReplicaSet's tagged
+/// `tag`, the ConfigMap's greeting set to the tag.
+pub fn cnf_variant(vnfd_id: &str, tag: &str) -> Csar {
+    let files: Vec<(&str, String)> = EXAMPLE
+        .iter()
+        .map(|(name, text)| {
+            let t = text.replace(CNF_VNFD_ID, vnfd_id);
+            let t = match *name {
+                "Files/kubernetes/config.yaml" => {
+                    t.replace("greeting: hello", &format!("greeting: hello{tag}"))
+                }
+                "Files/kubernetes/replicaset.yaml" => t,
+                _ => ["busybox", "nginx", "postgres", "fluentd"]
+                    .iter()
+                    .fold(t, |t, img| {
+                        t.replace(&format!("image: {img}\n"), &format!("image: {img}{tag}\n"))
+                    }),
+            };
+            (*name, t)
+        })
+        .collect();
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    build(&borrowed)
+}
+
+const EXAMPLE: [(&str, &str); 9] = [
+    example!("Definitions/cnf_top.vnfd.yaml"),
+    example!("Definitions/cnf_types.yaml"),
+    example!("Definitions/cnf_df_simple.yaml"),
+    example!("Files/kubernetes/config.yaml"),
+    example!("Files/kubernetes/pod.yaml"),
+    example!("Files/kubernetes/deployment.yaml"),
+    example!("Files/kubernetes/replicaset.yaml"),
+    example!("Files/kubernetes/statefulset.yaml"),
+    example!("Files/kubernetes/daemonset.yaml"),
+];
+
+fn build(files: &[(&str, &str)]) -> Csar {
     let mut meta = String::from(
         "TOSCA-Meta-File-Version: 1.0\nCSAR-Version: 1.1\nCreated-By: tacker tests\nEntry-Definitions: Definitions/cnf_top.vnfd.yaml\n",
     );
     let mut csar = Csar::default();
-    for (name, text) in files {
+    for (name, text) in files.iter().copied() {
         if name.starts_with("Files/") {
             meta.push_str(&format!(
                 "\nName: {name}\nContent-Type: application/yaml\nAlgorithm: SHA-256\nHash: {}\n",

@@ -15,6 +15,7 @@ pub fn run(store: &mut Store) {
         .collect();
     for (key, ds) in live(store, "apps/daemonsets") {
         let Some(uid) = meta::uid(&ds) else { continue };
+        let revision = meta::hash(&ds.pointer("/spec/template").cloned().unwrap_or_default());
         let (active, _) = owned_pods(store, &key.1, &uid);
         for node in &nodes {
             let here = active
@@ -24,8 +25,10 @@ pub fn run(store: &mut Store) {
             if here == 0 {
                 let name = format!("{}-{}", key.2, meta::suffix());
                 let n = node.clone();
+                let r = revision.clone();
                 create_pod(store, &ds, &name, |pod| {
                     meta::set(pod, "/spec/nodeName", Value::String(n));
+                    meta::set_str(pod, "/metadata/labels/controller-revision-hash", &r);
                 });
             }
         }
@@ -34,12 +37,25 @@ pub fn run(store: &mut Store) {
                 objects::delete(store, k, DeleteOpts::default());
             }
         }
+        // RollingUpdate (maxUnavailable 1): once every Pod is ready, one of an older
+        // revision goes; its node gets a new one.
+        let (active, terminating) = owned_pods(store, &key.1, &uid);
+        let stale =
+            |p: &Value| meta::str_at(p, "/metadata/labels/controller-revision-hash") != revision;
+        if terminating.is_empty()
+            && active.len() == nodes.len()
+            && active.iter().all(|(_, p)| pod_ready(p))
+            && let Some((k, _)) = active.iter().find(|(_, p)| stale(p))
+        {
+            objects::delete(store, k, DeleteOpts::default());
+        }
         let (active, _) = owned_pods(store, &key.1, &uid);
         let ready = active.iter().filter(|(_, p)| pod_ready(p)).count();
+        let updated = active.iter().filter(|(_, p)| !stale(p)).count();
         let status = json!({
             "desiredNumberScheduled": nodes.len(),
             "currentNumberScheduled": active.len(),
-            "updatedNumberScheduled": active.len(),
+            "updatedNumberScheduled": updated,
             "numberReady": ready,
             "numberAvailable": ready,
             "numberMisscheduled": 0,

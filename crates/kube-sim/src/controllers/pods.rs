@@ -74,7 +74,7 @@ pub fn run(store: &mut Store, now: Instant) {
         if clock.ready_at.is_some_and(|r| r > now) {
             continue;
         }
-        let want_ready = !store.faults.held(&meta::name(pod));
+        let want_ready = !store.faults.held(pod);
         let is_running = pod.pointer("/status/phase").and_then(Value::as_str) == Some("Running");
         if !is_running || super::pod_ready(pod) != want_ready {
             steps.push((key.clone(), uid.to_owned(), Step::Status(want_ready)));

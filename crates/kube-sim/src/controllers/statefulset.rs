@@ -52,6 +52,11 @@ fn ensure_claims(store: &mut Store, sts: &Value, ordinal: i64) -> Vec<Value> {
 pub fn run(store: &mut Store) {
     for (key, sts) in live(store, "apps/statefulsets") {
         let Some(uid) = meta::uid(&sts) else { continue };
+        let revision = format!(
+            "{}-{}",
+            key.2,
+            &meta::hash(&sts.pointer("/spec/template").cloned().unwrap_or_default())
+        );
         let want = replicas(&sts);
         let parallel = meta::str_at(&sts, "/spec/podManagementPolicy") == "Parallel";
         let pod_key = |i: i64| ("/pods".to_owned(), key.1.clone(), format!("{}-{i}", key.2));
@@ -75,6 +80,7 @@ pub fn run(store: &mut Store) {
                     "/metadata/labels/statefulset.kubernetes.io~1pod-name",
                     &name,
                 );
+                meta::set_str(pod, "/metadata/labels/controller-revision-hash", &revision);
                 meta::set_str(pod, "/spec/hostname", &name);
                 if !service.is_empty() {
                     meta::set_str(pod, "/spec/subdomain", &service);
@@ -106,20 +112,42 @@ pub fn run(store: &mut Store) {
         for (_, k) in extra.iter().take(if parallel { extra.len() } else { 1 }) {
             objects::delete(store, k, DeleteOpts::default());
         }
+        // RollingUpdate: once every Pod is ready, the highest ordinal of an older
+        // revision goes (and comes back from the new template), one at a time.
+        let (active, terminating) = owned_pods(store, &key.1, &uid);
+        let stale =
+            |p: &Value| meta::str_at(p, "/metadata/labels/controller-revision-hash") != revision;
+        let all_ready = active.len() as i64 == want
+            && terminating.is_empty()
+            && active.iter().all(|(_, p)| pod_ready(p));
+        if all_ready {
+            let mut old: Vec<_> = active
+                .iter()
+                .filter(|(_, p)| stale(p))
+                .filter_map(|(k, _)| {
+                    Some((k.2.rsplit('-').next()?.parse::<i64>().ok()?, k.clone()))
+                })
+                .collect();
+            old.sort_by_key(|(o, _)| std::cmp::Reverse(*o));
+            if let Some((_, k)) = old.first() {
+                objects::delete(store, k, DeleteOpts::default());
+            }
+        }
         let (active, _) = owned_pods(store, &key.1, &uid);
         let ready = active.iter().filter(|(_, p)| pod_ready(p)).count();
-        let revision = format!(
-            "{}-{}",
-            key.2,
-            &meta::hash(&sts.pointer("/spec/template").cloned().unwrap_or_default())
-        );
+        let updated = active.iter().filter(|(_, p)| !stale(p)).count();
+        let current = active
+            .iter()
+            .map(|(_, p)| meta::str_at(p, "/metadata/labels/controller-revision-hash"))
+            .find(|r| *r != revision)
+            .unwrap_or_else(|| revision.clone());
         let status = json!({
             "replicas": active.len(),
             "readyReplicas": ready,
             "availableReplicas": ready,
-            "currentReplicas": active.len(),
-            "updatedReplicas": active.len(),
-            "currentRevision": revision,
+            "currentReplicas": active.len() - updated,
+            "updatedReplicas": updated,
+            "currentRevision": current,
             "updateRevision": revision,
         });
         if let Some(cur) = store.get(&key).cloned() {

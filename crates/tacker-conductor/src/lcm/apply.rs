@@ -42,6 +42,26 @@ pub fn result(
             );
             (after, None)
         }
+        OperationParams::ChangeVnfpkg(r) => {
+            after.instantiated_vnf_info = outcome.instantiated_vnf_info.clone();
+            if let Some(t) = &octx.target {
+                after.vnfd_id = t.vnfd.vnfd_id.clone();
+                after.vnf_pkg_id = t.id;
+                after.vnf_provider = t.vnfd.provider.clone();
+                after.vnf_product_name = t.vnfd.product_name.clone();
+                after.vnf_software_version = t.vnfd.software_version.clone();
+                after.vnfd_version = t.vnfd.descriptor_version.clone();
+            }
+            if let Some(v) = &r.vim_connection_info {
+                merge_patch(&mut after.vim_connection_info, v);
+            }
+            merged(&mut after.extensions, r.extensions.as_ref());
+            merged(
+                &mut after.vnf_configurable_properties,
+                r.vnf_configurable_properties.as_ref(),
+            );
+            (after, None)
+        }
         OperationParams::Terminate(_) => {
             after.instantiation_state = InstantiationState::NotInstantiated;
             after.instantiated_vnf_info = None;

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use tacker_db::op_occs::{self as ops, Runner, Transition};
 use tacker_db::{instances, packages};
 use tacker_domain::Failure;
-use tacker_domain::lcm::driver::{InfraDriver, MgmtDriver, OpContext, Outcome};
+use tacker_domain::lcm::driver::{InfraDriver, MgmtDriver, OpContext, Outcome, TargetPackage};
 use tacker_domain::lcm::request::ModifyRequest;
 use tacker_domain::lcm::{LcmOperation, OpOcc, OperationParams, OperationState, VnfInstance};
 use tacker_domain::mgmt::{DriverName, Mapping};
@@ -287,6 +287,10 @@ async fn context(
     } else {
         Map::new()
     };
+    let target = match &op.request {
+        OperationParams::ChangeVnfpkg(r) => Some(target_package(ctx, &r.vnfd_id).await?),
+        _ => None,
+    };
     let services: Arc<dyn tacker_domain::lcm::driver::Services> = Arc::new(
         services::InstanceServices::new(ctx.db.clone(), ctx.keys.clone(), iid),
     );
@@ -302,8 +306,48 @@ async fn context(
         resource_changes: Map::new(),
         instantiate_params,
         services: Some(services),
+        target,
     };
     Ok((instance, model, octx))
+}
+
+/// The package a CHANGE_VNFPKG moves to, cached here.
+async fn target_package(ctx: &Arc<Ctx>, vnfd_id: &str) -> Result<TargetPackage, Failure> {
+    let v = vnfd_id.to_owned();
+    let pkg = ctx
+        .db
+        .run(move |c| instances::usable_package(c, &v))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| {
+            Failure::unprocessable(format!(
+                "no ONBOARDED and ENABLED VNF package has vnfdId {vnfd_id}"
+            ))
+        })?
+        .id;
+    let model = ctx
+        .db
+        .run(move |c| packages::model(c, pkg))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no VNFD")))?;
+    let digest = ctx
+        .db
+        .run(move |c| packages::content_digest(c, pkg))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no content")))?;
+    ensure_cached(ctx, pkg, &digest).await.map_err(|e| {
+        Failure::internal(format!(
+            "conductor {} cannot cache the package: {e}",
+            ctx.id
+        ))
+    })?;
+    Ok(TargetPackage {
+        id: pkg,
+        vnfd: model.vnfd,
+        package_dir: ctx.cache.contents_dir(&pkg.to_string()),
+    })
 }
 
 /// The instantiate request's `additionalParams`, kept sealed with the instance.
@@ -443,6 +487,7 @@ async fn infra_step(
         LcmOperation::Scale => driver.scale(octx).await?,
         LcmOperation::Heal => driver.heal(octx).await?,
         LcmOperation::ChangeExtConn => driver.change_ext_conn(octx).await?,
+        LcmOperation::ChangeVnfpkg => driver.change_vnfpkg(octx).await?,
         other => {
             return Err(Failure::unprocessable(format!("{other} is not supported")));
         }

@@ -87,6 +87,20 @@ pub struct OpContext {
     pub instantiate_params: Map<String, Value>,
     /// Services the conductor offers drivers (VIM registry, SSH host keys).
     pub services: Option<Arc<dyn Services>>,
+    /// CHANGE_VNFPKG: the package the instance moves to (`package_dir` and `vnfd` stay
+    /// the current one's until the operation completes).
+    pub target: Option<TargetPackage>,
+}
+
+/// The package a CHANGE_VNFPKG moves an instance to.
+#[derive(Debug, Clone)]
+pub struct TargetPackage {
+    /// Its id.
+    pub id: uuid::Uuid,
+    /// Its VNFD.
+    pub vnfd: Vnfd,
+    /// Its extracted files, in this conductor's cache.
+    pub package_dir: PathBuf,
 }
 
 /// What a management driver can ask of the conductor, for the instance it works on.
@@ -170,7 +184,15 @@ pub trait InfraDriver: Send + Sync {
     async fn heal(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
     /// Changes external connectivity.
     async fn change_ext_conn(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
-    /// Undoes a failed instantiate or scale-out.
+    /// Moves the VNF to the package in `ctx.target` (CHANGE_VNFPKG).
+    async fn change_vnfpkg(&self, ctx: &OpContext) -> Result<Outcome, DriverError> {
+        let _ = ctx;
+        Err(DriverError::new(
+            422,
+            "changing the VNF package is not supported for this VIM type",
+        ))
+    }
+    /// Undoes a failed instantiate, scale-out or package change.
     async fn rollback(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
     /// Reads what actually runs, to reconcile the stored VNFC lists.
     async fn sync(&self, ctx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError>;

@@ -517,6 +517,107 @@ impl ChangeExtConnRequest {
     }
 }
 
+/// `ChangeCurrentVnfPkgRequest` (SOL003 v3.3.1; Tacker's RollingUpdate for CNFs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChangeVnfpkgRequest {
+    /// The VNFD of the package to move to.
+    pub vnfd_id: String,
+    /// External virtual links.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ext_virtual_links: Vec<Value>,
+    /// Externally managed internal virtual links.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ext_managed_virtual_links: Vec<Value>,
+    /// VIM connections to add or change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vim_connection_info: Option<Object>,
+    /// `additionalParams`: `upgrade_type` (`RollingUpdate`), `lcm-kubernetes-def-files`
+    /// of the new package, `namespace` (unchanged), `vdu_params`.
+    #[serde(
+        default,
+        deserialize_with = "nullable_map",
+        skip_serializing_if = "Map::is_empty"
+    )]
+    pub additional_params: Object,
+    /// `extensions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Object>,
+    /// `vnfConfigurableProperties`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vnf_configurable_properties: Option<Object>,
+}
+
+impl ChangeVnfpkgRequest {
+    /// Reads and checks a request body.
+    pub fn parse(body: &Value) -> Result<Self, Failure> {
+        let b = object(body)?;
+        match b.get("vnfdId") {
+            Some(Value::String(s)) if !s.is_empty() => {}
+            Some(_) => return Err(bad("vnfdId must be a non-empty string")),
+            None => return Err(bad("vnfdId is required")),
+        }
+        vim_connection_info(b)?;
+        optional_objects(
+            b,
+            &[
+                "additionalParams",
+                "extensions",
+                "vnfConfigurableProperties",
+            ],
+        )?;
+        let r: Self = typed(body)?;
+        let p = &r.additional_params;
+        match p.get("upgrade_type") {
+            Some(Value::String(t)) if t == "RollingUpdate" => {}
+            Some(other) => {
+                return Err(bad(format!(
+                    "additionalParams.upgrade_type {other} is not supported; RollingUpdate is"
+                )));
+            }
+            None => {
+                return Err(bad(
+                    "additionalParams.upgrade_type (RollingUpdate) is required",
+                ));
+            }
+        }
+        for script in [
+            "lcm-operation-coordinate-old-vnf",
+            "lcm-operation-coordinate-new-vnf",
+        ] {
+            if p.contains_key(script) {
+                return Err(Failure::unprocessable(format!(
+                    "additionalParams.{script} names a script in the package; package code is \
+                     never run (leave it out: the rollout itself waits for the new Pods)"
+                )));
+            }
+        }
+        if p.get("vdu_params").is_some_and(|v| !v.is_array()) {
+            return Err(bad("additionalParams.vdu_params must be an array"));
+        }
+        // The manifests and namespace as for instantiation.
+        InstantiateRequest {
+            flavour_id: String::new(),
+            instantiation_level_id: None,
+            target_scale_level_info: None,
+            ext_virtual_links: Vec::new(),
+            ext_managed_virtual_links: Vec::new(),
+            vim_connection_info: None,
+            localization_language: None,
+            additional_params: p.clone(),
+            extensions: None,
+            vnf_configurable_properties: None,
+        }
+        .check_cnf_params()?;
+        Ok(r)
+    }
+
+    /// The new package's `lcm-kubernetes-def-files`, when given.
+    pub fn kubernetes_def_files(&self) -> Option<Vec<String>> {
+        kubernetes_def_files(&self.additional_params)
+    }
+}
+
 /// `VnfInfoModificationRequest` (a JSON merge patch; Tacker's v2 form with `vnfdId`, and
 /// SOL003's `vnfPkgId`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -608,6 +709,8 @@ pub enum OperationParams {
     ChangeExtConn(ChangeExtConnRequest),
     /// MODIFY_INFO.
     ModifyInfo(ModifyRequest),
+    /// CHANGE_VNFPKG.
+    ChangeVnfpkg(ChangeVnfpkgRequest),
 }
 
 impl OperationParams {
@@ -620,6 +723,7 @@ impl OperationParams {
             LcmOperation::Heal => Self::Heal(HealRequest::parse(body)?),
             LcmOperation::ChangeExtConn => Self::ChangeExtConn(ChangeExtConnRequest::parse(body)?),
             LcmOperation::ModifyInfo => Self::ModifyInfo(ModifyRequest::parse(body)?),
+            LcmOperation::ChangeVnfpkg => Self::ChangeVnfpkg(ChangeVnfpkgRequest::parse(body)?),
             other => {
                 return Err(Failure::unprocessable(format!("{other} is not supported")));
             }
@@ -635,6 +739,7 @@ impl OperationParams {
             Self::Heal(_) => LcmOperation::Heal,
             Self::ChangeExtConn(_) => LcmOperation::ChangeExtConn,
             Self::ModifyInfo(_) => LcmOperation::ModifyInfo,
+            Self::ChangeVnfpkg(_) => LcmOperation::ChangeVnfpkg,
         }
     }
 
@@ -645,6 +750,7 @@ impl OperationParams {
             Self::Instantiate(r) => r.vim_connection_info.as_ref(),
             Self::ChangeExtConn(r) => r.vim_connection_info.as_ref(),
             Self::ModifyInfo(r) => r.vim_connection_info.as_ref(),
+            Self::ChangeVnfpkg(r) => r.vim_connection_info.as_ref(),
             _ => None,
         }
     }
@@ -658,6 +764,7 @@ impl OperationParams {
             Self::Scale(r) => &r.additional_params,
             Self::Heal(r) => &r.additional_params,
             Self::ChangeExtConn(r) => &r.additional_params,
+            Self::ChangeVnfpkg(r) => &r.additional_params,
             Self::ModifyInfo(_) => EMPTY.get_or_init(Object::new),
         }
     }

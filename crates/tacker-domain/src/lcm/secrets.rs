@@ -76,6 +76,7 @@ impl OperationParams {
             Self::Scale(r) => Some(&mut r.additional_params),
             Self::Heal(r) => Some(&mut r.additional_params),
             Self::ChangeExtConn(r) => Some(&mut r.additional_params),
+            Self::ChangeVnfpkg(r) => Some(&mut r.additional_params),
             Self::ModifyInfo(_) => None,
         }
     }
@@ -140,6 +141,7 @@ impl OperationParams {
             Self::Instantiate(r) => r.vim_connection_info.as_mut(),
             Self::ChangeExtConn(r) => r.vim_connection_info.as_mut(),
             Self::ModifyInfo(r) => r.vim_connection_info.as_mut(),
+            Self::ChangeVnfpkg(r) => r.vim_connection_info.as_mut(),
             _ => None,
         }
     }

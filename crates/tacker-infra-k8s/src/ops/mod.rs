@@ -1,5 +1,6 @@
 //! The steps operations share: building the plan, creating, waiting, deleting.
 
+pub mod change_vnfpkg;
 pub mod heal;
 pub mod instantiate;
 pub mod rollback;
@@ -106,13 +107,33 @@ pub async fn plan(
     namespace: Option<&str>,
     counts: &HashMap<String, u32>,
 ) -> Result<Plan> {
+    plan_of(
+        w,
+        &w.octx.package_dir,
+        w.flavour()?,
+        files,
+        namespace,
+        counts,
+    )
+    .await
+}
+
+/// The plan for the manifests of the package unpacked at `package_dir`.
+pub async fn plan_of(
+    w: &Work<'_>,
+    package_dir: &std::path::Path,
+    flavour: &Flavour,
+    files: &[String],
+    namespace: Option<&str>,
+    counts: &HashMap<String, u32>,
+) -> Result<Plan> {
     manifest::build(
         &w.cluster,
         &Request {
-            package_dir: &w.octx.package_dir,
+            package_dir,
             files,
             namespace,
-            flavour: w.flavour()?,
+            flavour,
             counts,
             instance: &w.instance,
             policy: &w.settings,

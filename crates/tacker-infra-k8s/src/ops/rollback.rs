@@ -1,5 +1,5 @@
-//! Rollback of a failed instantiate (everything created goes) or scale-out (the
-//! workloads go back to the stored counts).
+//! Rollback of a failed instantiate (everything created goes), scale-out (the
+//! workloads go back to the stored counts) or package change (the old manifests go back).
 
 use std::collections::HashMap;
 
@@ -56,6 +56,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
                 resource_changes: Map::new(),
             })
         }
+        LcmOperation::ChangeVnfpkg => super::change_vnfpkg::rollback(w).await,
         other => Err(Error::Invalid(format!(
             "{other} cannot be rolled back on Kubernetes"
         ))),

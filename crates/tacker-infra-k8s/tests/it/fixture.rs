@@ -78,6 +78,7 @@ impl Fixture {
             resource_changes: Default::default(),
             instantiate_params: Default::default(),
             services: None,
+            target: None,
         }
     }
 

@@ -10,7 +10,7 @@ use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value, json};
 use tacker_domain::lcm::LcmOperation;
-use tacker_domain::lcm::driver::{InfraDriver, VimConnection};
+use tacker_domain::lcm::driver::{InfraDriver, TargetPackage, VimConnection};
 use tacker_infra_k8s::{INSTANCE_LABEL, K8sSettings, KubernetesDriver};
 
 use crate::fixture::{Fixture, changes, params};
@@ -572,4 +572,152 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
         .await
         .unwrap_err();
     assert!(e.detail.contains("kubernetes.allow_http"), "{e:?}");
+}
+
+/// A package unpacked as the conductor's cache holds it, as a change's target.
+fn target_package(csar: tacker_testkit::csar::Csar) -> (tempfile::TempDir, TargetPackage) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in &csar.files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let v = tacker_csar::validate_reader(
+        std::io::Cursor::new(csar.zip()),
+        &tacker_csar::Limits::default(),
+    )
+    .unwrap();
+    let t = TargetPackage {
+        id: uuid::Uuid::new_v4(),
+        vnfd: v.model.vnfd,
+        package_dir: dir.path().to_owned(),
+    };
+    (dir, t)
+}
+
+/// `(Pod name, images)` of the instance's Pods.
+async fn images(t: &Target, instance: &str) -> Vec<(String, Vec<String>)> {
+    let mut v: Vec<(String, Vec<String>)> = t
+        .pods(instance)
+        .await
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .map(|p| {
+            let images = p
+                .spec
+                .map(|s| s.containers.into_iter().filter_map(|c| c.image).collect())
+                .unwrap_or_default();
+            (p.metadata.name.unwrap_or_default(), images)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test]
+async fn a_package_change_rolls_every_workload_and_a_failed_one_rolls_back() {
+    use tacker_testkit::cnf::{CNF_FILES, CNF_V2_VNFD_ID, cnf_v2, cnf_variant};
+    let t = Target::sim().await;
+    let quick = KubernetesDriver::new(K8sSettings {
+        ready_timeout: Duration::from_secs(2),
+        poll_interval: Duration::from_millis(100),
+        request_timeout: Duration::from_secs(10),
+        ..Default::default()
+    });
+    let mut f = Fixture::new(t.vim.clone());
+    let id = f.instance.id.to_string();
+    let o = driver()
+        .instantiate(&f.ctx(LcmOperation::Instantiate, params(&t.namespace)))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let v1 = images(&t, &id).await;
+    let change = |f: &Fixture, vnfd: &str, target: &TargetPackage| {
+        let mut c = f.ctx(
+            LcmOperation::ChangeVnfpkg,
+            json!({"vnfdId": vnfd, "additionalParams": {"upgrade_type": "RollingUpdate",
+                "lcm-kubernetes-def-files": CNF_FILES}}),
+        );
+        c.target = Some(target.clone());
+        c
+    };
+
+    // A v3 whose web image never gets ready: 504 naming the Deployment; rollback brings
+    // back v1 everywhere, every Pod ready.
+    let (_d3, v3) = target_package(cnf_variant("c0ffee00-0000-4000-8000-0000000003f0", ":v3"));
+    t.sim
+        .as_ref()
+        .unwrap()
+        .sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v3".into());
+    let ctx3 = change(&f, "c0ffee00-0000-4000-8000-0000000003f0", &v3);
+    let e = quick.change_vnfpkg(&ctx3).await.unwrap_err();
+    assert_eq!(e.status, 504, "{e:?}");
+    assert!(e.detail.contains("vdu2-deploy"), "{e:?}");
+    let o = driver().rollback(&ctx3).await.unwrap();
+    f.apply(&o);
+    let back = images(&t, &id).await;
+    let image_set = |v: &[(String, Vec<String>)]| {
+        let mut s: Vec<String> = v.iter().flat_map(|(_, i)| i.clone()).collect();
+        s.sort();
+        s
+    };
+    assert_eq!(image_set(&back), image_set(&v1), "{back:?}");
+    assert_eq!(f.vnfcs().len(), v1.len());
+
+    // v2: every Deployment, StatefulSet, DaemonSet and the bare Pod run the new images.
+    let (_d2, v2) = target_package(cnf_v2());
+    let sts_uid = t.pod_uid("vdu4-sts-0").await.unwrap();
+    let deploy_before: Vec<String> = f
+        .vnfcs()
+        .into_iter()
+        .filter(|(v, _)| v == "VDU2")
+        .map(|(_, n)| n)
+        .collect();
+    let o = driver()
+        .change_vnfpkg(&change(&f, CNF_V2_VNFD_ID, &v2))
+        .await
+        .unwrap();
+    let affected = changes(&o);
+    f.apply(&o);
+    let now = images(&t, &id).await;
+    for (pod, imgs) in &now {
+        let want_v2 = !pod.starts_with("vdu3-rs");
+        assert_eq!(
+            imgs.iter().all(|i| i.ends_with(":v2")),
+            want_v2,
+            "{pod}: {imgs:?}"
+        );
+    }
+    assert_eq!(now.len(), v1.len(), "{now:?}");
+    // New Pod names for the Deployment; the StatefulSet's Pod came back under its name.
+    let deploy_after: Vec<String> = f
+        .vnfcs()
+        .into_iter()
+        .filter(|(v, _)| v == "VDU2")
+        .map(|(_, n)| n)
+        .collect();
+    assert_eq!(deploy_after.len(), 2);
+    assert!(deploy_after.iter().all(|n| !deploy_before.contains(n)));
+    assert_ne!(t.pod_uid("vdu4-sts-0").await.unwrap(), sts_uid);
+    for old in &deploy_before {
+        assert!(
+            affected.iter().any(|(c, _)| c == "REMOVED"),
+            "{old}: {affected:?}"
+        );
+    }
+    assert!(
+        affected.iter().filter(|(c, _)| c == "ADDED").count() >= 2,
+        "{affected:?}"
+    );
+    let info = f.instance.instantiated_vnf_info.clone().unwrap();
+    assert_eq!(info.other["metadata"]["namespace"], t.namespace.as_str());
+    // The ConfigMap was replaced.
+    let cm: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(t.client.clone(), &t.namespace);
+    let data = cm.get("cnf-config").await.unwrap().data.unwrap();
+    assert_eq!(data["greeting"], "hello:v2");
 }

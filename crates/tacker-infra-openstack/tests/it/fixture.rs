@@ -111,6 +111,7 @@ impl Fixture {
             resource_changes: Default::default(),
             instantiate_params: Default::default(),
             services: None,
+            target: None,
         }
     }
 

@@ -209,6 +209,9 @@ api! {
     [lcm] "/vnflcm/v2/vnf_instances/{id}/change_ext_conn", SOL003, {
         post [member] lcm::tasks::change_ext_conn => "Change external connectivity",
     }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/change_vnfpkg", SOL003, {
+        post [member] lcm::tasks::change_vnfpkg => "Change the current VNF package (CNF RollingUpdate)",
+    }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/sync", OURS, {
         post [admin] lcm::tasks::sync => "Reconcile the stored VNFCs with the VIM now",
     }

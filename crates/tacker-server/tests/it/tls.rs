@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use base64::Engine;
-use rustls::pki_types::pem::PemObject;
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
     KeyPair, KeyUsagePurpose,
 };
+use rustls::pki_types::pem::PemObject;
 use serde_json::{Value, json};
 use tacker_server::auth::{
     Auth, BuiltinClient, Claims, Issuer, Mode, Role, SigningKey, Verifier, hash_secret,

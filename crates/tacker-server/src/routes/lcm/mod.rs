@@ -247,10 +247,18 @@ pub async fn start(
         .db
         .run(move |c| ops::create(c, &stored, sealed.as_deref()))
         .await?;
-    if created == ops::CreateOutcome::Busy {
-        return Err(ApiError::Conflict(format!(
-            "VNF instance {instance} has an operation in progress or FAILED_TEMP; finish it first"
-        )));
+    match created {
+        ops::CreateOutcome::Created => {}
+        ops::CreateOutcome::Busy => {
+            return Err(ApiError::Conflict(format!(
+                "VNF instance {instance} has an operation in progress or FAILED_TEMP; finish it first"
+            )));
+        }
+        ops::CreateOutcome::NoTargetPackage => {
+            return Err(ApiError::Unprocessable(
+                "the package to change to is no longer ONBOARDED and ENABLED".into(),
+            ));
+        }
     }
     if let Err(e) = cast(st, &op).await {
         // Nobody will run it: end it, so the instance is free again.

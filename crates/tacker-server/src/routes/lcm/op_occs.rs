@@ -138,13 +138,16 @@ pub async fn rollback(
 ) -> Result<HttpResponse, ApiError> {
     let op = load_failed_temp(&st, &path, &who, "rollback").await?;
     let supported = match op.operation {
-        LcmOperation::Instantiate | LcmOperation::ChangeExtConn | LcmOperation::ModifyInfo => true,
+        LcmOperation::Instantiate
+        | LcmOperation::ChangeExtConn
+        | LcmOperation::ModifyInfo
+        | LcmOperation::ChangeVnfpkg => true,
         LcmOperation::Scale => op.request.is_scale_out(),
         _ => false,
     };
     if !supported {
         return Err(ApiError::Conflict(format!(
-            "rollback is supported for INSTANTIATE, SCALE_OUT, CHANGE_EXT_CONN and MODIFY_INFO, not {}",
+            "rollback is supported for INSTANTIATE, SCALE_OUT, CHANGE_EXT_CONN, MODIFY_INFO and CHANGE_VNFPKG, not {}",
             if op.operation == LcmOperation::Scale {
                 "SCALE_IN".to_owned()
             } else {

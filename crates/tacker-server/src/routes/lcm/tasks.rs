@@ -8,7 +8,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 use tacker_db::packages;
 use tacker_domain::lcm::request::{
-    ChangeExtConnRequest, HealRequest, InstantiateRequest, ScaleRequest, TerminateRequest, flavour,
+    ChangeExtConnRequest, ChangeVnfpkgRequest, HealRequest, InstantiateRequest, ScaleRequest,
+    TerminateRequest, flavour,
 };
 use tacker_domain::lcm::{InstantiationState, OperationParams, VnfInstance, plan};
 use tacker_domain::vnfd::PackageModel;
@@ -240,6 +241,99 @@ pub async fn change_ext_conn(
         &i,
         None,
         OperationParams::ChangeExtConn(r),
+        b,
+    )
+    .await
+}
+
+/// `POST .../change_vnfpkg`: moves an instantiated VNF to another package (CNFs:
+/// Tacker's RollingUpdate). Checked before anything changes: the package is ONBOARDED
+/// and ENABLED, its VNFD has the instance's flavour and every VDU running now, the new
+/// manifests are in it, and the namespace stays.
+pub async fn change_vnfpkg(
+    req: HttpRequest,
+    api: Api,
+    who: Principal,
+    path: web::Path<String>,
+    JsonBody(b): JsonBody<Value>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let i = load(&st, &path, &who).await?;
+    need_state(&i, InstantiationState::Instantiated, "change_vnfpkg")?;
+    let r = ChangeVnfpkgRequest::parse(&b)?;
+    if r.vnfd_id == i.vnfd_id {
+        return Err(ApiError::Unprocessable(format!(
+            "VNF instance {} is on vnfdId {} already",
+            i.id, r.vnfd_id
+        )));
+    }
+    let vnfd = r.vnfd_id.clone();
+    let target = st
+        .db
+        .run(move |c| tacker_db::instances::usable_package(c, &vnfd))
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "no ONBOARDED and ENABLED VNF package has vnfdId {}",
+                r.vnfd_id
+            ))
+        })?;
+    let pkg = target.id;
+    let new = st
+        .db
+        .run(move |c| packages::model(c, pkg))
+        .await?
+        .ok_or_else(|| ApiError::Unprocessable(format!("VNF package {pkg} has no VNFD")))?;
+    let fid = flavour_of(&i);
+    let f = new.vnfd.flavour(&fid).ok_or_else(|| {
+        ApiError::Unprocessable(format!(
+            "vnfdId {} has no flavour {fid:?}, which the instance runs",
+            r.vnfd_id
+        ))
+    })?;
+    if let Some(info) = &i.instantiated_vnf_info {
+        for vdu in info.vnfc_resource_info.iter().map(|v| &v.vdu_id) {
+            if !f.vdus.iter().any(|v| v.id == *vdu) {
+                return Err(ApiError::Unprocessable(format!(
+                    "VDU {vdu} runs now but is not in flavour {fid:?} of vnfdId {}: the \
+                     workloads would not map onto the new package",
+                    r.vnfd_id
+                )));
+            }
+        }
+    }
+    for file in r.kubernetes_def_files().unwrap_or_default() {
+        if !new.artifacts.iter().any(|a| a.path == file) {
+            return Err(ApiError::Unprocessable(format!(
+                "additionalParams.lcm-kubernetes-def-files: {file:?} is not an artifact of \
+                 the package of vnfdId {}",
+                r.vnfd_id
+            )));
+        }
+    }
+    let running_ns = i
+        .instantiated_vnf_info
+        .as_ref()
+        .and_then(|x| x.other.get("metadata"))
+        .and_then(|m| m.get("namespace"))
+        .and_then(Value::as_str);
+    if let (Some(now), Some(asked)) = (
+        running_ns,
+        r.additional_params.get("namespace").and_then(Value::as_str),
+    ) && now != asked
+    {
+        return Err(ApiError::Unprocessable(format!(
+            "additionalParams.namespace must stay {now} (asked: {asked})"
+        )));
+    }
+    check_vims(&st, r.vim_connection_info.as_ref()).await?;
+    run(
+        &req,
+        api,
+        &st,
+        &i,
+        None,
+        OperationParams::ChangeVnfpkg(r),
         b,
     )
     .await

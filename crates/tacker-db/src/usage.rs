@@ -1,0 +1,80 @@
+//! A package's usage state: IN_USE while an instance is on it or a package change
+//! (CHANGE_VNFPKG) that has not ended moves an instance to it, so neither package of an
+//! upgrade can be deleted while it runs or waits for retry or rollback.
+
+use diesel::prelude::*;
+use tacker_domain::lcm::{LcmOperation, OperationState};
+use tacker_domain::package::UsageState;
+
+use crate::schema::vnf_instances::dsl as inst;
+use crate::schema::vnf_lcm_op_occs::dsl as ops;
+use crate::schema::vnf_packages::dsl as pkg;
+use crate::{DbConnection, Result};
+
+/// States in which a package change has not ended.
+const OPEN: [OperationState; 4] = [
+    OperationState::Starting,
+    OperationState::Processing,
+    OperationState::FailedTemp,
+    OperationState::RollingBack,
+];
+
+/// Whether an open package change targets VNFD `vnfd_id`.
+fn targeted(c: &mut DbConnection, vnfd_id: &str) -> Result<bool> {
+    // The stored request is serde's compact JSON of `ChangeVnfpkgRequest`.
+    let needle = format!("%\"vnfdId\":{}%", serde_json::Value::from(vnfd_id));
+    let n: i64 = ops::vnf_lcm_op_occs
+        .filter(ops::operation.eq(LcmOperation::ChangeVnfpkg.as_str()))
+        .filter(ops::operation_state.eq_any(OPEN.iter().map(|s| s.as_str())))
+        .filter(ops::request.like(needle))
+        .count()
+        .get_result(c)?;
+    Ok(n > 0)
+}
+
+/// Sets the usage state of package `id` from what uses it now.
+pub(crate) fn refresh(c: &mut DbConnection, id: &str) -> Result<()> {
+    let users: i64 = inst::vnf_instances
+        .filter(inst::vnf_pkg_id.eq(id))
+        .count()
+        .get_result(c)?;
+    let vnfd: Option<Option<String>> = pkg::vnf_packages
+        .filter(pkg::id.eq(id))
+        .select(pkg::vnfd_id)
+        .first(c)
+        .optional()?;
+    let in_use = users > 0
+        || match vnfd.flatten() {
+            Some(v) => targeted(c, &v)?,
+            None => false,
+        };
+    let state = if in_use {
+        UsageState::InUse
+    } else {
+        UsageState::NotInUse
+    };
+    diesel::update(
+        pkg::vnf_packages
+            .filter(pkg::id.eq(id))
+            .filter(pkg::usage_state.ne(state.as_str())),
+    )
+    .set((
+        pkg::usage_state.eq(state.as_str()),
+        pkg::revision.eq(pkg::revision + 1),
+    ))
+    .execute(c)?;
+    Ok(())
+}
+
+/// Refreshes the packages of VNFD `vnfd_id` (not deleted).
+pub(crate) fn refresh_vnfd(c: &mut DbConnection, vnfd_id: &str) -> Result<()> {
+    let ids: Vec<String> = pkg::vnf_packages
+        .filter(pkg::vnfd_id.eq(vnfd_id))
+        .filter(pkg::deleted_at.is_null())
+        .select(pkg::id)
+        .load(c)?;
+    for id in ids {
+        refresh(c, &id)?;
+    }
+    Ok(())
+}
