@@ -901,3 +901,180 @@ async fn the_tacker_cnf_sample_instantiates_heals_and_terminates() {
     );
     assert!(s.list("/pods", Some(NS)).is_empty());
 }
+
+/// The package of `vnfd` (its id and usage state).
+async fn package_of(c: &Cluster, vnfd: &str) -> (String, String) {
+    let list: Vec<Value> = c
+        .http
+        .get(format!(
+            "{}/vnfpkgm/v1/vnf_packages?filter=(eq,vnfdId,{vnfd})",
+            c.api
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let p = &list[0];
+    (
+        p["id"].as_str().unwrap().to_owned(),
+        p["usageState"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn change_vnfpkg_rolls_the_cnf_to_the_new_package_and_back_on_failure() {
+    use tacker_testkit::cnf::{CNF_FILES, CNF_V2_VNFD_ID, cnf_v2, cnf_variant};
+    const V3: &str = "c0ffee00-0000-4000-8000-0000000003f0";
+    let e = cnf_cluster(&[("TACKER__KUBERNETES__READY_TIMEOUT", "3s")], timing()).await;
+    for csar in [cnf_v2(), cnf_variant(V3, ":v3")] {
+        let id = e.c.upload(csar.zip()).await;
+        let p = e.c.wait_state(&id, &["ONBOARDED", "CREATED"], T).await;
+        assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    }
+    let sub = Subscriber::start(Expect::Nothing);
+    e.c.subscribe(&sub).await;
+    let i = e.create().await;
+    assert_eq!(e.instantiate(&i).await["operationState"], "COMPLETED");
+    let before = e.vnfcs(&i).await;
+    let body = |vnfd: &str| {
+        json!({"vnfdId": vnfd, "additionalParams": {"upgrade_type": "RollingUpdate",
+            "lcm-kubernetes-def-files": CNF_FILES}})
+    };
+
+    // Refused before anything changes: unknown vnfdId, the current one, a coordinate
+    // script, a manifest the package does not have.
+    for (b, status, needle) in [
+        (body("no-such-vnfd"), 422, "no ONBOARDED and ENABLED"),
+        (body(CNF_VNFD_ID), 422, "already"),
+        (
+            json!({"vnfdId": CNF_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+                "lcm-operation-coordinate-new-vnf": "Scripts/coordinate.py", "lcm-kubernetes-def-files": CNF_FILES}}),
+            422,
+            "never run",
+        ),
+        (
+            json!({"vnfdId": CNF_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+                "lcm-kubernetes-def-files": ["Files/kubernetes/nope.yaml"]}}),
+            422,
+            "not an artifact",
+        ),
+        (
+            json!({"vnfdId": CNF_V2_VNFD_ID, "additionalParams": {"upgrade_type": "BlueGreen"}}),
+            400,
+            "RollingUpdate",
+        ),
+    ] {
+        let (status_got, _) = e.c.task(0, &i, "change_vnfpkg", b).await;
+        assert_eq!(status_got, status, "{needle}");
+    }
+
+    // v3's web image never gets ready: FAILED_TEMP 504; both packages are pinned.
+    e.sim
+        .sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v3".into());
+    let op = e
+        .run(&i, "change_vnfpkg", body(V3), &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["status"], 504, "{op}");
+    let (v3_pkg, usage) = package_of(&e.c, V3).await;
+    assert_eq!(usage, "IN_USE");
+    let r =
+        e.c.http
+            .delete(format!("{}/vnfpkgm/v1/vnf_packages/{v3_pkg}", e.c.api))
+            .send()
+            .await
+            .unwrap();
+    assert_eq!(r.status(), 409, "a package under change cannot go");
+    let op_id = op["id"].as_str().unwrap();
+    let r = e.post(&format!("/vnf_lcm_op_occs/{op_id}/rollback")).await;
+    assert_eq!(r.status(), 202);
+    let op = e.c.wait_op(op_id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
+    assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
+    assert_eq!(package_of(&e.c, V3).await.1, "NOT_IN_USE");
+    let inst = e.instance(&i).await;
+    assert_eq!(inst["vnfdId"], CNF_VNFD_ID);
+    let now = e.vnfcs(&i).await;
+    assert_eq!(now.len(), before.len());
+
+    // v3 again: FAILED_TEMP; the fault clears; retry completes on v3.
+    let op = e
+        .run(&i, "change_vnfpkg", body(V3), &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    e.sim.sim.lock().faults.never_ready.clear();
+    let op_id = op["id"].as_str().unwrap();
+    assert_eq!(
+        e.post(&format!("/vnf_lcm_op_occs/{op_id}/retry"))
+            .await
+            .status(),
+        202
+    );
+    let op = e.c.wait_op(op_id, &["COMPLETED", "FAILED_TEMP"], T).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(e.instance(&i).await["vnfdId"], V3);
+    assert_eq!(package_of(&e.c, V3).await.1, "IN_USE");
+    assert_eq!(package_of(&e.c, CNF_VNFD_ID).await.1, "NOT_IN_USE");
+    let before = e.vnfcs(&i).await;
+
+    // v2: COMPLETED; the instance on it, Pods rolled, usage moved.
+    let op = e
+        .run(
+            &i,
+            "change_vnfpkg",
+            body(CNF_V2_VNFD_ID),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let inst = e.instance(&i).await;
+    assert_eq!(inst["vnfdId"], CNF_V2_VNFD_ID);
+    assert_eq!(package_of(&e.c, CNF_V2_VNFD_ID).await.1, "IN_USE");
+    assert_eq!(package_of(&e.c, V3).await.1, "NOT_IN_USE");
+    let after = e.vnfcs(&i).await;
+    let old_web: Vec<&String> = of(&before, "VDU2").iter().map(|x| &x.1).collect();
+    assert!(
+        of(&after, "VDU2").iter().all(|x| !old_web.contains(&&x.1)),
+        "{after:?}"
+    );
+    let affected = op["resourceChanges"]["affectedVnfcs"].as_array().unwrap();
+    assert!(affected.iter().any(|a| a["changeType"] == "REMOVED"));
+    assert!(affected.iter().any(|a| a["changeType"] == "ADDED"));
+    // Every Pod of the instance runs a v2 image, but the ReplicaSet's.
+    let store = e.sim.sim.lock();
+    for (k, pod) in store.list("/pods", Some(NS)) {
+        let mine = pod
+            .pointer("/metadata/labels")
+            .and_then(|l| l.get(LABEL))
+            .and_then(Value::as_str)
+            == Some(i.as_str());
+        if !mine || pod.pointer("/metadata/deletionTimestamp").is_some() {
+            continue;
+        }
+        let image = pod["spec"]["containers"][0]["image"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(
+            image.ends_with(":v2"),
+            !k.2.starts_with("vdu3-rs"),
+            "{}: {image}",
+            k.2
+        );
+    }
+    drop(store);
+    // The notifications of the change, in order.
+    let got = sub
+        .wait("the change's COMPLETED", |g| {
+            states_of(g, op["id"].as_str().unwrap()).len() >= 3
+        })
+        .await;
+    assert_eq!(
+        states_of(&got, op["id"].as_str().unwrap()),
+        ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
+    );
+}
