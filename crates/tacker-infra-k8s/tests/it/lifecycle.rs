@@ -721,3 +721,51 @@ async fn a_package_change_rolls_every_workload_and_a_failed_one_rolls_back() {
     let data = cm.get("cnf-config").await.unwrap().data.unwrap();
     assert_eq!(data["greeting"], "hello:v2");
 }
+
+#[tokio::test]
+async fn a_package_change_deletes_what_the_new_package_drops_and_creates_what_it_adds() {
+    use tacker_testkit::cnf::{CNF_FILES, CNF_V2_VNFD_ID, cnf_v2};
+    let t = Target::sim().await;
+    let mut f = Fixture::new(t.vim.clone());
+    // The running package has a helper Deployment (no VDU) besides the example's.
+    let dep = f.dir.path().join("Files/kubernetes/deployment.yaml");
+    let text = std::fs::read_to_string(&dep).unwrap();
+    std::fs::write(
+        &dep,
+        format!(
+            "{text}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: helper\nspec:\n  replicas: 1\n  selector: {{ matchLabels: {{ app: helper }} }}\n  template:\n    metadata: {{ labels: {{ app: helper }} }}\n    spec:\n      containers:\n      - {{ name: h, image: busybox }}\n"
+        ),
+    )
+    .unwrap();
+    let o = driver()
+        .instantiate(&f.ctx(LcmOperation::Instantiate, params(&t.namespace)))
+        .await
+        .unwrap();
+    f.apply(&o);
+    // The new one has no helper, and its Service is another.
+    let (dir, v2) = target_package(cnf_v2());
+    let cfg = dir.path().join("Files/kubernetes/config.yaml");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("cnf-web", "cnf-api");
+    std::fs::write(&cfg, text).unwrap();
+    let mut ctx = f.ctx(
+        LcmOperation::ChangeVnfpkg,
+        json!({"vnfdId": CNF_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+            "lcm-kubernetes-def-files": CNF_FILES}}),
+    );
+    ctx.target = Some(v2);
+    driver().change_vnfpkg(&ctx).await.unwrap();
+    let s = t.sim.as_ref().unwrap().sim.lock();
+    let names = |r: &str| -> Vec<String> {
+        s.list(r, Some(&t.namespace))
+            .into_iter()
+            .filter(|(_, v)| v.pointer("/metadata/deletionTimestamp").is_none())
+            .map(|(k, _)| k.2)
+            .collect()
+    };
+    assert!(!names("apps/deployments").contains(&"helper".to_owned()));
+    assert!(names("apps/deployments").contains(&"vdu2-deploy".to_owned()));
+    assert!(names("/services").contains(&"cnf-api".to_owned()));
+    assert!(!names("/services").contains(&"cnf-web".to_owned()));
+}
