@@ -1022,13 +1022,42 @@ async fn change_vnfpkg_rolls_the_cnf_to_the_new_package_and_back_on_failure() {
     assert_eq!(package_of(&e.c, CNF_VNFD_ID).await.1, "NOT_IN_USE");
     let before = e.vnfcs(&i).await;
 
-    // v2: COMPLETED; the instance on it, Pods rolled, usage moved.
-    let op = e
-        .run(
-            &i,
-            "change_vnfpkg",
-            body(CNF_V2_VNFD_ID),
+    // v2 through the openstack CLI: COMPLETED; the instance on it, Pods rolled, usage
+    // moved.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("change.json");
+    std::fs::write(&file, body(CNF_V2_VNFD_ID).to_string()).unwrap();
+    let osc = crate::openstack_cli::Osc::new(e.c.api.clone());
+    let (ok, out, err) = osc.run(&[
+        "--os-tacker-api-version",
+        "2",
+        "vnflcm",
+        "change-vnfpkg",
+        &i,
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok && out.contains("accepted"), "{out} {err}");
+    let ops: Vec<Value> =
+        e.c.lcm(
+            0,
+            reqwest::Method::GET,
+            "/vnf_lcm_op_occs?filter=(eq,operation,CHANGE_VNFPKG)",
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let latest = ops
+        .iter()
+        .max_by_key(|o| o["startTime"].as_str().unwrap_or_default().to_owned())
+        .unwrap();
+    let op =
+        e.c.wait_op(
+            latest["id"].as_str().unwrap(),
             &["COMPLETED", "FAILED_TEMP"],
+            T,
         )
         .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
