@@ -200,6 +200,18 @@ pub enum VnfCmd {
         #[command(flatten)]
         wait: Wait,
     },
+    /// Move an instantiated VNF to another package (CNFs: a rolling update): the
+    /// ChangeCurrentVnfPkgRequest from a JSON or YAML file.
+    ChangeVnfpkg {
+        /// VNF instance id.
+        id: String,
+        /// ChangeCurrentVnfPkgRequest (JSON or YAML).
+        #[arg(short = 'f', long)]
+        file: PathBuf,
+        /// Waiting.
+        #[command(flatten)]
+        wait: Wait,
+    },
     /// Scale an aspect out or in.
     Scale {
         /// VNF instance id.

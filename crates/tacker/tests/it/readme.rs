@@ -332,5 +332,15 @@ async fn the_user_guide_walkthroughs_run_as_written() {
         )
         .await;
     assert_eq!(count(&out, "VDU1-vdu1-pod"), 1, "{out}");
-    cnf_ended(&out, &["INSTANTIATE", "HEAL", "SCALE", "TERMINATE"], &sim);
+    // The upgrade moved the instance to the v2 package.
+    assert_eq!(
+        count(&out, "c0ffee00-0000-4000-8000-0000000002f0"),
+        1,
+        "{out}"
+    );
+    cnf_ended(
+        &out,
+        &["INSTANTIATE", "HEAL", "SCALE", "CHANGE_VNFPKG", "TERMINATE"],
+        &sim,
+    );
 }

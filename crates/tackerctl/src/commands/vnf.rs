@@ -51,6 +51,13 @@ pub async fn run(c: &Client, cmd: VnfCmd, out: &mut Out<'_>) -> Result<()> {
             let op = c.task(&format!("{}/instantiate", path(&id)), &body).await?;
             started(c, &op, &wait, out).await
         }
+        VnfCmd::ChangeVnfpkg { id, file, wait } => {
+            let body = body_file(&file)?;
+            let op = c
+                .task(&format!("{}/change_vnfpkg", path(&id)), &body)
+                .await?;
+            started(c, &op, &wait, out).await
+        }
         VnfCmd::Scale {
             id,
             kind,
