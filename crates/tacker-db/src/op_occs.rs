@@ -120,15 +120,12 @@ pub fn create(
     instantiate_params: Option<&str>,
 ) -> Result<CreateOutcome> {
     c.transaction(|c| {
-        let target = match &op.request {
-            OperationParams::ChangeVnfpkg(r) => {
-                if instances::usable_package(c, &r.vnfd_id)?.is_none() {
-                    return Ok(CreateOutcome::NoTargetPackage);
-                }
-                Some(r.vnfd_id.clone())
-            }
-            _ => None,
-        };
+        let target = crate::usage::target_of(&op.request).map(str::to_owned);
+        if let Some(v) = &target
+            && instances::usable_package(c, v)?.is_none()
+        {
+            return Ok(CreateOutcome::NoTargetPackage);
+        }
         if !instances::lock(c, op.vnf_instance_id, op.id)? {
             return Ok(CreateOutcome::Busy);
         }
@@ -327,13 +324,13 @@ pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Opti
         if t.release {
             instances::unlock(c, op.vnf_instance_id, op.id)?;
         }
-        if let OperationParams::ChangeVnfpkg(r) = &op.request
+        if let Some(v) = crate::usage::target_of(&op.request)
             && matches!(
                 to,
                 OperationState::Completed | OperationState::RolledBack | OperationState::Failed
             )
         {
-            crate::usage::refresh_vnfd(c, &r.vnfd_id)?;
+            crate::usage::refresh_vnfd(c, v)?;
         }
         notify(c, &op)?;
         Ok(Some(op))

@@ -1,6 +1,6 @@
 //! A package's usage state: IN_USE while an instance is on it or a package change
-//! (CHANGE_VNFPKG) that has not ended moves an instance to it, so neither package of an
-//! upgrade can be deleted while it runs or waits for retry or rollback.
+//! (CHANGE_VNFPKG, or MODIFY_INFO naming a vnfdId) that has not ended moves an instance
+//! to it, so neither package can be deleted while it runs or waits for retry or rollback.
 
 use diesel::prelude::*;
 use tacker_domain::lcm::{LcmOperation, OperationState};
@@ -19,12 +19,14 @@ const OPEN: [OperationState; 4] = [
     OperationState::RollingBack,
 ];
 
-/// Whether an open package change targets VNFD `vnfd_id`.
+/// Whether an open package change (CHANGE_VNFPKG, or MODIFY_INFO naming a vnfdId)
+/// targets VNFD `vnfd_id`.
 fn targeted(c: &mut DbConnection, vnfd_id: &str) -> Result<bool> {
-    // The stored request is serde's compact JSON of `ChangeVnfpkgRequest`.
+    // The stored request is serde's compact JSON of the typed request.
     let needle = format!("%\"vnfdId\":{}%", serde_json::Value::from(vnfd_id));
+    let changes = [LcmOperation::ChangeVnfpkg, LcmOperation::ModifyInfo];
     let n: i64 = ops::vnf_lcm_op_occs
-        .filter(ops::operation.eq(LcmOperation::ChangeVnfpkg.as_str()))
+        .filter(ops::operation.eq_any(changes.iter().map(|o| o.as_str())))
         .filter(ops::operation_state.eq_any(OPEN.iter().map(|s| s.as_str())))
         .filter(ops::request.like(needle))
         .count()
@@ -77,4 +79,13 @@ pub(crate) fn refresh_vnfd(c: &mut DbConnection, vnfd_id: &str) -> Result<()> {
         refresh(c, &id)?;
     }
     Ok(())
+}
+
+/// The vnfdId an operation's request moves its instance to, if any.
+pub(crate) fn target_of(request: &tacker_domain::lcm::OperationParams) -> Option<&str> {
+    match request {
+        tacker_domain::lcm::OperationParams::ChangeVnfpkg(r) => Some(&r.vnfd_id),
+        tacker_domain::lcm::OperationParams::ModifyInfo(m) => m.vnfd_id.as_deref(),
+        _ => None,
+    }
 }

@@ -29,6 +29,7 @@ pub fn info(r: &VnfcResourceInfo) -> VnfcInfo {
         vdu_id: r.vdu_id.clone(),
         vnfc_resource_info_id: r.id.clone(),
         vnfc_state: "STARTED".into(),
+        vnfc_configurable_properties: Default::default(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The instance as a completed operation leaves it, and `changedInfo`.
 
 use serde_json::{Map, Value, json};
-use tacker_domain::lcm::driver::{OpContext, Outcome};
+use tacker_domain::lcm::driver::{OpContext, Outcome, TargetPackage};
 use tacker_domain::lcm::{
     InstantiationState, OperationParams, VnfInstance, redact_vim_connection_info,
 };
@@ -15,8 +15,45 @@ fn merged(target: &mut Map<String, Value>, patch: Option<&Map<String, Value>>) {
     }
 }
 
+/// Puts `after` on package `t`.
+fn move_to(after: &mut VnfInstance, t: &TargetPackage) {
+    after.vnfd_id = t.vnfd.vnfd_id.clone();
+    after.vnf_pkg_id = t.id;
+    after.vnf_provider = t.vnfd.provider.clone();
+    after.vnf_product_name = t.vnfd.product_name.clone();
+    after.vnf_software_version = t.vnfd.software_version.clone();
+    after.vnfd_version = t.vnfd.descriptor_version.clone();
+}
+
+/// VNFCs that stay keep their `vnfcConfigurableProperties` (drivers rebuild the lists).
+fn keep_vnfc_properties(before: &VnfInstance, after: &mut VnfInstance) {
+    let (Some(b), Some(a)) = (
+        &before.instantiated_vnf_info,
+        &mut after.instantiated_vnf_info,
+    ) else {
+        return;
+    };
+    for c in &mut a.vnfc_info {
+        if c.vnfc_configurable_properties.is_empty()
+            && let Some(old) = b.vnfc_info.iter().find(|o| o.id == c.id)
+        {
+            c.vnfc_configurable_properties = old.vnfc_configurable_properties.clone();
+        }
+    }
+}
+
 /// The instance after the operation, and `changedInfo` for MODIFY_INFO.
 pub fn result(
+    before: &VnfInstance,
+    octx: &OpContext,
+    outcome: &Outcome,
+) -> (VnfInstance, Option<Value>) {
+    let (mut after, changed) = applied(before, octx, outcome);
+    keep_vnfc_properties(before, &mut after);
+    (after, changed)
+}
+
+fn applied(
     before: &VnfInstance,
     octx: &OpContext,
     outcome: &Outcome,
@@ -45,12 +82,7 @@ pub fn result(
         OperationParams::ChangeVnfpkg(r) => {
             after.instantiated_vnf_info = outcome.instantiated_vnf_info.clone();
             if let Some(t) = &octx.target {
-                after.vnfd_id = t.vnfd.vnfd_id.clone();
-                after.vnf_pkg_id = t.id;
-                after.vnf_provider = t.vnfd.provider.clone();
-                after.vnf_product_name = t.vnfd.product_name.clone();
-                after.vnf_software_version = t.vnfd.software_version.clone();
-                after.vnfd_version = t.vnfd.descriptor_version.clone();
+                move_to(&mut after, t);
             }
             if let Some(v) = &r.vim_connection_info {
                 merge_patch(&mut after.vim_connection_info, v);
@@ -69,6 +101,25 @@ pub fn result(
         }
         OperationParams::ModifyInfo(m) => {
             let mut changed = Map::new();
+            if let Some(t) = &octx.target {
+                move_to(&mut after, t);
+                changed.insert("vnfdId".into(), json!(t.vnfd.vnfd_id));
+            }
+            if let (Some(mods), Some(info)) = (
+                &m.vnfc_info_modifications,
+                after.instantiated_vnf_info.as_mut(),
+            ) {
+                for md in mods {
+                    let id = md.get("id").and_then(Value::as_str).unwrap_or_default();
+                    if let (Some(c), Some(Value::Object(p))) = (
+                        info.vnfc_info.iter_mut().find(|c| c.id == id),
+                        md.get("vnfcConfigurableProperties"),
+                    ) {
+                        merge_patch(&mut c.vnfc_configurable_properties, p);
+                    }
+                }
+                changed.insert("vnfcInfoModifications".into(), json!(mods));
+            }
             if let Some(n) = &m.vnf_instance_name {
                 after.name = n.clone();
                 changed.insert("vnfInstanceName".into(), json!(n));

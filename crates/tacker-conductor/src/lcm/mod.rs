@@ -289,6 +289,10 @@ async fn context(
     };
     let target = match &op.request {
         OperationParams::ChangeVnfpkg(r) => Some(target_package(ctx, &r.vnfd_id).await?),
+        OperationParams::ModifyInfo(m) => match m.new_vnfd(&instance) {
+            Some(v) => Some(target_package(ctx, v).await?),
+            None => None,
+        },
         _ => None,
     };
     let services: Arc<dyn tacker_domain::lcm::driver::Services> = Arc::new(

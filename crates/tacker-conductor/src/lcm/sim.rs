@@ -108,6 +108,7 @@ fn vnfc(vdu: &str, name: &str) -> (VnfcResourceInfo, VnfcInfo) {
         vdu_id: vdu.to_owned(),
         vnfc_resource_info_id: r.id.clone(),
         vnfc_state: "STARTED".into(),
+        vnfc_configurable_properties: Default::default(),
     };
     (r, c)
 }

@@ -140,6 +140,9 @@ pub struct VnfcInfo {
     pub vnfc_resource_info_id: String,
     /// `STARTED` or `STOPPED`.
     pub vnfc_state: String,
+    /// `vnfcConfigurableProperties` (set through `vnfcInfoModifications`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub vnfc_configurable_properties: Map<String, Value>,
 }
 
 /// The scale level of one aspect.

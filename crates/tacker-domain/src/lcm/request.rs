@@ -670,20 +670,36 @@ impl ModifyRequest {
         Ok(r)
     }
 
-    /// Refuses a change of package (422): not supported through PATCH.
+    /// The vnfdId the instance moves to, if the request changes it.
+    pub fn new_vnfd<'a>(&'a self, instance: &VnfInstance) -> Option<&'a str> {
+        self.vnfd_id.as_deref().filter(|v| *v != instance.vnfd_id)
+    }
+
+    /// Checks `vnfcInfoModifications` against the instance: each names one of its
+    /// `vnfcInfo` ids and carries `vnfcConfigurableProperties` (an object).
     pub fn check(&self, instance: &VnfInstance) -> Result<(), Failure> {
-        let other_vnfd = self
-            .vnfd_id
-            .as_ref()
-            .is_some_and(|v| *v != instance.vnfd_id);
-        let other_pkg = self
-            .vnf_pkg_id
-            .as_ref()
-            .is_some_and(|p| *p != instance.vnf_pkg_id.to_string());
-        if other_vnfd || other_pkg {
-            return Err(Failure::unprocessable(
-                "changing the VNF package of an instance through PATCH is not supported",
-            ));
+        let ids: Vec<&str> = instance
+            .instantiated_vnf_info
+            .iter()
+            .flat_map(|i| i.vnfc_info.iter().map(|c| c.id.as_str()))
+            .collect();
+        for m in self.vnfc_info_modifications.iter().flatten() {
+            let id = m.get("id").and_then(Value::as_str).ok_or_else(|| {
+                bad("vnfcInfoModifications: each entry needs an id (a vnfcInfo id)")
+            })?;
+            if !ids.contains(&id) {
+                return Err(Failure::unprocessable(format!(
+                    "vnfcInfoModifications: {id} is not a vnfcInfo id of this instance"
+                )));
+            }
+            if !m
+                .get("vnfcConfigurableProperties")
+                .is_some_and(Value::is_object)
+            {
+                return Err(bad(
+                    "vnfcInfoModifications: each entry needs vnfcConfigurableProperties (an object)",
+                ));
+            }
         }
         Ok(())
     }

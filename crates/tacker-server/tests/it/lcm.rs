@@ -1506,3 +1506,112 @@ async fn delivered_notifications_are_pruned_after_their_retention() {
         "the creation of {i} waits for its subscriber"
     );
 }
+
+/// PATCHes `body` (a merge patch) and waits for the MODIFY_INFO to end.
+async fn modify(app: &TestApp, i: &str, body: Value) -> (u16, Value) {
+    let r = app
+        .lcm(reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))
+        .header("content-type", "application/merge-patch+json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    if status != 202 {
+        return (status, r.json().await.unwrap_or(Value::Null));
+    }
+    let op = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    (
+        status,
+        app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await,
+    )
+}
+
+#[tokio::test]
+async fn modify_info_moves_to_a_compatible_package_and_sets_vnfc_properties() {
+    const V2: &str = "22222222-2222-3333-4444-555555555555";
+    let app = cluster(TestDb::postgres()).await;
+    let (i, _) = app.instantiated(None).await;
+    let (p2, _) = app
+        .upload(tacker_testkit::csar::valid_with_vnfd_id(V2).zip())
+        .await;
+    assert_eq!(app.settled(&p2, T).await["onboardingState"], "ONBOARDED");
+    let p1 = app.instance(&i).await;
+    let vnfc = p1["instantiatedVnfInfo"]["vnfcInfo"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Refused: an unknown vnfdId, a vnfcInfo id that is not the instance's.
+    let (s, v) = modify(&app, &i, json!({"vnfdId": "no-such-vnfd"})).await;
+    assert_eq!(s, 422, "{v}");
+    let (s, v) = modify(
+        &app,
+        &i,
+        json!({"vnfcInfoModifications": [{"id": "nope", "vnfcConfigurableProperties": {"a": 1}}]}),
+    )
+    .await;
+    assert_eq!(s, 422, "{v}");
+
+    // A compatible package (the same flavour and VDUs) and VNFC properties.
+    let (s, done) = modify(
+        &app,
+        &i,
+        json!({"vnfdId": V2, "vnfcInfoModifications": [
+            {"id": vnfc, "vnfcConfigurableProperties": {"log_level": "debug"}}]}),
+    )
+    .await;
+    assert_eq!(s, 202);
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    assert_eq!(done["changedInfo"]["vnfdId"], V2);
+    let v = app.instance(&i).await;
+    assert_eq!(v["vnfdId"], V2);
+    let c = v["instantiatedVnfInfo"]["vnfcInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == vnfc.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(c["vnfcConfigurableProperties"]["log_level"], "debug");
+    // Usage moved.
+    assert_eq!(app.get_package(&p2).await["usageState"], "IN_USE");
+    let list: Vec<Value> = app
+        .http
+        .get(app.url(&format!(
+            "/vnfpkgm/v1/vnf_packages?filter=(eq,vnfdId,{VNFD})"
+        )))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list[0]["usageState"], "NOT_IN_USE");
+
+    // An incompatible one (another VDU set): 422, nothing changes.
+    let other = tacker_testkit::csar::sealed(
+        tacker_testkit::csar::valid_with_vnfd_id("33333333-2222-3333-4444-555555555555")
+            .edit("Definitions/test_df_simple.yaml", |t| {
+                t.replace("VDU2", "VDU9")
+            }),
+    );
+    let (p3, _) = app.upload(other.zip()).await;
+    let p3s = app.settled(&p3, T).await;
+    assert_eq!(p3s["onboardingState"], "ONBOARDED", "{p3s}");
+    let (s, v) = modify(
+        &app,
+        &i,
+        json!({"vnfdId": "33333333-2222-3333-4444-555555555555"}),
+    )
+    .await;
+    assert_eq!(s, 422, "{v}");
+    assert!(v["detail"].as_str().unwrap().contains("same VDUs"), "{v}");
+    assert_eq!(app.instance(&i).await["vnfdId"], V2);
+}

@@ -1075,8 +1075,8 @@ async fn change_vnfpkg_rolls_the_cnf_to_the_new_package_and_back_on_failure() {
     assert!(affected.iter().any(|a| a["changeType"] == "REMOVED"));
     assert!(affected.iter().any(|a| a["changeType"] == "ADDED"));
     // Every Pod of the instance runs a v2 image, but the ReplicaSet's.
-    let store = e.sim.sim.lock();
-    for (k, pod) in store.list("/pods", Some(NS)) {
+    let pods = e.sim.sim.lock().list("/pods", Some(NS));
+    for (k, pod) in pods {
         let mine = pod
             .pointer("/metadata/labels")
             .and_then(|l| l.get(LABEL))
@@ -1095,7 +1095,6 @@ async fn change_vnfpkg_rolls_the_cnf_to_the_new_package_and_back_on_failure() {
             k.2
         );
     }
-    drop(store);
     // The notifications of the change, in order.
     let got = sub
         .wait("the change's COMPLETED", |g| {

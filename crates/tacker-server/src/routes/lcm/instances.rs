@@ -156,8 +156,9 @@ pub async fn modify(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let instance = load(&st, &path, &who).await?;
-    let m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
+    let mut m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
+    package_change(&st, &instance, &mut m).await?;
     check_vims(&st, m.vim_connection_info.as_ref()).await?;
     start(
         &st,
@@ -167,6 +168,94 @@ pub async fn modify(
         raw,
     )
     .await
+}
+
+/// A PATCH naming another package (`vnfdId`, or `vnfPkgId` through v1): allowed when that
+/// package is ONBOARDED and ENABLED and, for an instantiated VNF, its VNFD has the
+/// flavour in use with the same VDUs (Tacker's rule). The request then names the new
+/// vnfdId (`vnfPkgId` resolved), or none when it is the current one.
+async fn package_change(
+    st: &ServerState,
+    instance: &VnfInstance,
+    m: &mut ModifyRequest,
+) -> Result<(), ApiError> {
+    if let Some(p) = m
+        .vnf_pkg_id
+        .take()
+        .filter(|p| *p != instance.vnf_pkg_id.to_string())
+    {
+        let id = crate::http::parse_id(&p, "VNF package")?;
+        let stored = st
+            .db
+            .run(move |c| tacker_db::packages::get(c, id))
+            .await?
+            .ok_or_else(|| ApiError::Unprocessable(format!("VNF package {p} not found")))?;
+        let vnfd = stored
+            .package
+            .descriptor
+            .as_ref()
+            .map(|d| d.vnfd_id.clone())
+            .ok_or_else(|| {
+                ApiError::Unprocessable(format!("VNF package {p} has no VNFD (not onboarded)"))
+            })?;
+        if m.vnfd_id.as_ref().is_some_and(|v| *v != vnfd) {
+            return Err(ApiError::Unprocessable(format!(
+                "vnfPkgId {p} is not the package of vnfdId {}",
+                m.vnfd_id.as_deref().unwrap_or_default()
+            )));
+        }
+        m.vnfd_id = Some(vnfd);
+    }
+    let Some(vnfd) = m.new_vnfd(instance).map(str::to_owned) else {
+        m.vnfd_id = None;
+        return Ok(());
+    };
+    let v = vnfd.clone();
+    let target = st
+        .db
+        .run(move |c| instances::usable_package(c, &v))
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "no ONBOARDED and ENABLED VNF package has vnfdId {vnfd}"
+            ))
+        })?;
+    let Some(info) = &instance.instantiated_vnf_info else {
+        return Ok(());
+    };
+    let pkg = target.id;
+    let (old_pkg, fid) = (instance.vnf_pkg_id, info.flavour_id.clone());
+    let (new, old) = st
+        .db
+        .run(move |c| {
+            Ok::<_, tacker_db::Error>((
+                tacker_db::packages::model(c, pkg)?,
+                tacker_db::packages::model(c, old_pkg)?,
+            ))
+        })
+        .await?;
+    let vdus = |m: Option<&tacker_domain::vnfd::PackageModel>| {
+        let mut v: Vec<String> = m
+            .and_then(|m| m.vnfd.flavour(&fid))
+            .map(|f| f.vdus.iter().map(|v| v.id.clone()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let (now, then) = (vdus(old.as_ref()), vdus(new.as_ref()));
+    if then.is_empty() || now != then {
+        return Err(ApiError::Unprocessable(format!(
+            "vnfdId {vnfd} is not compatible: flavour {fid:?} must have the same VDUs \
+             ({}; it has {})",
+            now.join(", "),
+            if then.is_empty() {
+                "no such flavour".to_owned()
+            } else {
+                then.join(", ")
+            }
+        )));
+    }
+    Ok(())
 }
 
 pub async fn delete(
