@@ -42,6 +42,10 @@ pub enum Error {
     /// The request goes beyond what the VNFD allows.
     #[error("{0}")]
     Invalid(String),
+    /// The configuration forbids it (`kubernetes.denied_namespaces`, `cluster_scoped`):
+    /// refused before anything was created.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl Error {
@@ -73,6 +77,7 @@ impl From<Error> for DriverError {
     fn from(e: Error) -> Self {
         let status = match &e {
             Error::Vim(_) | Error::Manifest(_) | Error::Invalid(_) => 400,
+            Error::Refused(_) => 403,
             Error::Api { code, .. } if (400..600).contains(code) => *code,
             Error::Api { .. } | Error::Unreachable(_) => 502,
             Error::Timeout { .. } => 504,

@@ -283,14 +283,14 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
         }
     };
     if r.policy.denied(&namespace) {
-        return Err(Error::Manifest(format!(
+        return Err(Error::Refused(format!(
             "namespace {namespace} is denied to CNFs (kubernetes.denied_namespaces)"
         )));
     }
     if !r.policy.cluster_scoped
         && let Some(d) = docs.iter().find(|d| !d.ty.namespaced)
     {
-        return Err(Error::Manifest(format!(
+        return Err(Error::Refused(format!(
             "{}: {} {} is cluster-scoped, and kubernetes.cluster_scoped = \"deny\"",
             d.file, d.kind, d.name
         )));

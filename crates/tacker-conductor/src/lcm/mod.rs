@@ -237,19 +237,8 @@ async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
     }
 }
 
-/// Loads what a driver needs.
-async fn context(
-    ctx: &Arc<Ctx>,
-    op: &OpOcc,
-) -> Result<(VnfInstance, PackageModel, OpContext), Failure> {
-    let iid = op.vnf_instance_id;
-    let instance = ctx
-        .db
-        .run(move |c| instances::get(c, iid))
-        .await
-        .map_err(internal)?
-        .ok_or_else(|| Failure::not_found(format!("VNF instance {iid} no longer exists")))?;
-    let pkg = instance.vnf_pkg_id;
+/// The model of package `pkg`, its contents cached here.
+async fn cached_model(ctx: &Arc<Ctx>, pkg: Uuid) -> Result<PackageModel, Failure> {
     let model = ctx
         .db
         .run(move |c| packages::model(c, pkg))
@@ -268,6 +257,23 @@ async fn context(
             ctx.id
         ))
     })?;
+    Ok(model)
+}
+
+/// Loads what a driver needs.
+async fn context(
+    ctx: &Arc<Ctx>,
+    op: &OpOcc,
+) -> Result<(VnfInstance, PackageModel, OpContext), Failure> {
+    let iid = op.vnf_instance_id;
+    let instance = ctx
+        .db
+        .run(move |c| instances::get(c, iid))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| Failure::not_found(format!("VNF instance {iid} no longer exists")))?;
+    let pkg = instance.vnf_pkg_id;
+    let model = cached_model(ctx, pkg).await?;
     let flavour_id = match &op.request {
         OperationParams::Instantiate(r) => r.flavour_id.clone(),
         _ => instance
@@ -329,24 +335,7 @@ async fn target_package(ctx: &Arc<Ctx>, vnfd_id: &str) -> Result<TargetPackage, 
             ))
         })?
         .id;
-    let model = ctx
-        .db
-        .run(move |c| packages::model(c, pkg))
-        .await
-        .map_err(internal)?
-        .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no VNFD")))?;
-    let digest = ctx
-        .db
-        .run(move |c| packages::content_digest(c, pkg))
-        .await
-        .map_err(internal)?
-        .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no content")))?;
-    ensure_cached(ctx, pkg, &digest).await.map_err(|e| {
-        Failure::internal(format!(
-            "conductor {} cannot cache the package: {e}",
-            ctx.id
-        ))
-    })?;
+    let model = cached_model(ctx, pkg).await?;
     Ok(TargetPackage {
         id: pkg,
         vnfd: model.vnfd,

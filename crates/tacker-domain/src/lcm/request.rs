@@ -137,7 +137,7 @@ impl InstantiateRequest {
             ],
         )?;
         let r: Self = typed(body)?;
-        r.check_cnf_params()?;
+        check_cnf_params(&r.additional_params)?;
         Ok(r)
     }
 
@@ -205,29 +205,29 @@ impl InstantiateRequest {
     pub fn kubernetes_def_files(&self) -> Option<Vec<String>> {
         kubernetes_def_files(&self.additional_params)
     }
+}
 
-    /// The CNF parameters: `lcm-kubernetes-def-files` a non-empty list of paths,
-    /// `namespace` a Kubernetes namespace name.
-    fn check_cnf_params(&self) -> Result<(), Failure> {
-        if let Some(files) = self.additional_params.get("lcm-kubernetes-def-files") {
-            let files = files
-                .as_array()
-                .filter(|a| !a.is_empty())
-                .ok_or_else(|| bad(format!("{DEF_FILES} must be a non-empty array of paths")))?;
-            if files.iter().any(|f| !f.is_string()) {
-                return Err(bad(format!("{DEF_FILES} must hold paths")));
-            }
+/// The CNF parameters: `lcm-kubernetes-def-files` a non-empty list of paths, `namespace`
+/// a Kubernetes namespace name.
+fn check_cnf_params(params: &Object) -> Result<(), Failure> {
+    if let Some(files) = params.get("lcm-kubernetes-def-files") {
+        let files = files
+            .as_array()
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| bad(format!("{DEF_FILES} must be a non-empty array of paths")))?;
+        if files.iter().any(|f| !f.is_string()) {
+            return Err(bad(format!("{DEF_FILES} must hold paths")));
         }
-        if let Some(ns) = self.additional_params.get("namespace") {
-            let ok = ns.as_str().is_some_and(is_rfc1123_label);
-            if !ok {
-                return Err(bad(
-                    "additionalParams.namespace must be a Kubernetes namespace name (RFC 1123 label)",
-                ));
-            }
-        }
-        Ok(())
     }
+    if let Some(ns) = params.get("namespace") {
+        let ok = ns.as_str().is_some_and(is_rfc1123_label);
+        if !ok {
+            return Err(bad(
+                "additionalParams.namespace must be a Kubernetes namespace name (RFC 1123 label)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 const DEF_FILES: &str = "additionalParams.lcm-kubernetes-def-files";
@@ -596,19 +596,7 @@ impl ChangeVnfpkgRequest {
             return Err(bad("additionalParams.vdu_params must be an array"));
         }
         // The manifests and namespace as for instantiation.
-        InstantiateRequest {
-            flavour_id: String::new(),
-            instantiation_level_id: None,
-            target_scale_level_info: None,
-            ext_virtual_links: Vec::new(),
-            ext_managed_virtual_links: Vec::new(),
-            vim_connection_info: None,
-            localization_language: None,
-            additional_params: p.clone(),
-            extensions: None,
-            vnf_configurable_properties: None,
-        }
-        .check_cnf_params()?;
+        check_cnf_params(p)?;
         Ok(r)
     }
 

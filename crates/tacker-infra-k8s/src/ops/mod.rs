@@ -281,7 +281,18 @@ async fn statefulset_claims(w: &Work<'_>, plan: &Plan) -> Result<Vec<(String, St
     Ok(out)
 }
 
-/// Deletes every object in reverse order and waits until all (and the Pods) are gone.
+/// Whether `obj` carries the label of VNF instance `instance`.
+pub fn owned_by(obj: &Value, instance: &str) -> bool {
+    obj.pointer(&format!(
+        "/metadata/labels/{}",
+        INSTANCE_LABEL.replace('/', "~1")
+    ))
+    .and_then(Value::as_str)
+        == Some(instance)
+}
+
+/// Deletes every object of this instance in reverse order and waits until all (and the
+/// Pods) are gone.
 pub async fn delete_all(w: &Work<'_>, plan: &Plan, how: Deletion, claims: Claims) -> Result<()> {
     let ns = plan.namespace.as_str();
     let sts_claims = statefulset_claims(w, plan).await?;
@@ -295,6 +306,11 @@ pub async fn delete_all(w: &Work<'_>, plan: &Plan, how: Deletion, claims: Claims
             || (d.kind == "PersistentVolume" && kept_volumes.contains(d.name.as_str()))
         {
             continue;
+        }
+        // Only this instance's objects: a name another VNF holds is not ours to delete.
+        match w.cluster.get(&d.ty, ns, &d.name).await? {
+            Some(existing) if owned_by(&existing, &w.instance) => {}
+            _ => continue,
         }
         w.cluster.delete(&d.ty, ns, &d.name, how).await?;
         deleted.push(d);

@@ -25,7 +25,17 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
                     .into_iter()
                     .collect();
             let ns = namespace_param(req)?;
-            let plan = super::plan(w, &files, ns.as_deref(), &counts).await?;
+            let plan = match super::plan(w, &files, ns.as_deref(), &counts).await {
+                Ok(p) => p,
+                // Refused by policy: nothing was created.
+                Err(Error::Refused(_)) => {
+                    return Ok(Outcome {
+                        instantiated_vnf_info: None,
+                        resource_changes: Map::new(),
+                    });
+                }
+                Err(e) => return Err(e),
+            };
             let how = Deletion {
                 grace: Some(0),
                 foreground: true,

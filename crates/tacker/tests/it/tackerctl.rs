@@ -265,10 +265,11 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         }],
         ..Default::default()
     });
+    // The same manifests in the same namespace as the first VNF: the rollback must leave
+    // the first VNF's objects alone.
     let req2 = dir.path().join("instantiate2.json");
-    let mut body2 = body.clone();
-    body2["additionalParams"]["namespace"] = json!("kube-public");
-    std::fs::write(&req2, body2.to_string()).unwrap();
+    std::fs::write(&req2, body.to_string()).unwrap();
+    let first_pods = sim.sim.pods("default", "tacker.io/vnf-instance-id", &id);
     let (code, out) = ctl
         .run(&["vnf", "instantiate", &id2, "-f", p(&req2), "--wait"])
         .await;
@@ -280,6 +281,11 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
     let failed_id = failed[0]["id"].as_str().unwrap().to_owned();
     ctl.ok(&["op", "rollback", &failed_id, "--wait"]).await;
     ctl.ok(&["vnf", "delete", &id2]).await;
+    assert_eq!(
+        sim.sim.pods("default", "tacker.io/vnf-instance-id", &id),
+        first_pods,
+        "the rollback touched another VNF's objects"
+    );
 
     // Terminate, delete, clean up the package and the subscription.
     ctl.ok(&["vnf", "terminate", &id, "--forceful", "--wait"])
