@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use prometheus::{
-    HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+    HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 /// The conductor's metrics.
@@ -24,6 +24,7 @@ pub struct Metrics {
     live: IntGauge,
     cached: IntGauge,
     undelivered: IntGauge,
+    occurrences: IntGaugeVec,
 }
 
 const DURATION_BUCKETS: [f64; 12] = [
@@ -102,6 +103,13 @@ impl Metrics {
             "notifications_undelivered",
             "Notifications queued and not delivered yet (the whole cluster's backlog)",
         )?;
+        let occurrences = IntGaugeVec::new(
+            Opts::new(
+                "lcm_op_occurrences",
+                "Operation occurrences stored, by state (the whole cluster's)",
+            ),
+            &["state"],
+        )?;
         for m in [&onboarding_seconds, &lcm_seconds, &hook_seconds] {
             registry.register(Box::new(m.clone()))?;
         }
@@ -111,6 +119,7 @@ impl Metrics {
         registry.register(Box::new(live.clone()))?;
         registry.register(Box::new(cached.clone()))?;
         registry.register(Box::new(undelivered.clone()))?;
+        registry.register(Box::new(occurrences.clone()))?;
         registry.register(Box::new(ready.clone()))?;
         registry.register(Box::new(handled.clone()))?;
         registry.register(Box::new(sync_failures.clone()))?;
@@ -132,6 +141,7 @@ impl Metrics {
             live,
             cached,
             undelivered,
+            occurrences,
         })
     }
 
@@ -203,6 +213,16 @@ impl Metrics {
     /// Records the notification backlog.
     pub fn set_undelivered(&self, n: i64) {
         self.undelivered.set(n);
+    }
+
+    /// Records the stored operation occurrences per state.
+    pub fn set_occurrences(&self, counts: &[(String, i64)]) {
+        self.occurrences.reset();
+        for (state, n) in counts {
+            self.occurrences
+                .with_label_values(&[state.as_str()])
+                .set(*n);
+        }
     }
 
     /// Brings the bus counters up to what `bus` has counted (before a scrape).

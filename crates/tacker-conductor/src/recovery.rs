@@ -34,6 +34,7 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
         }
         gauges(&ctx).await;
         prune_notifications(&ctx).await;
+        prune_operations(&ctx).await;
     })
     .await;
 }
@@ -52,6 +53,26 @@ async fn gauges(ctx: &Ctx) {
     ctx.metrics.set_cluster(live, cached);
     if let Ok(n) = ctx.db.run(tacker_db::outbox::undelivered).await {
         ctx.metrics.set_undelivered(n);
+    }
+    if let Ok(counts) = ctx.db.run(ops::counts).await {
+        ctx.metrics.set_occurrences(&counts);
+    }
+}
+
+/// Deletes ended operation occurrences older than `lcm.op_retention` (a batch per
+/// sweep).
+async fn prune_operations(ctx: &Ctx) {
+    let keep = ctx.lcm.op_retention;
+    if keep.is_zero() {
+        return;
+    }
+    match ctx.db.run(move |c| ops::prune_ended(c, keep, 1000)).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            pruned = n,
+            "ended operation occurrences past their retention removed"
+        ),
+        Err(e) => tracing::warn!(error = %e, "could not prune ended operation occurrences"),
     }
 }
 

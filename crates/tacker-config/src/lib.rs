@@ -287,6 +287,9 @@ pub struct LcmConfig {
     /// How long delivered notifications are kept (0: forever).
     #[serde(with = "duration")]
     pub notification_retention: Duration,
+    /// How long ended operation occurrences are kept (zero: forever).
+    #[serde(with = "duration")]
+    pub op_retention: Duration,
     /// How often instantiated VNFs' stored VNFCs are reconciled with their VIM (0: never).
     #[serde(with = "duration")]
     pub sync_interval: Duration,

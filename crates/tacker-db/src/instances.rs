@@ -240,6 +240,9 @@ pub fn list_from(
     let q = crate::scan::narrowed!(q, narrow, {
         "id" => dsl::id,
         "instantiationState" => dsl::instantiation_state,
+        "vnfdId" => dsl::vnfd_id,
+        "vnfProvider" => dsl::vnf_provider,
+        "vnfProductName" => dsl::vnf_product_name,
         crate::scan::TENANT => dsl::tenant,
     });
     crate::scan::chunk!(q, dsl, from, limit)

@@ -448,3 +448,40 @@ pub fn in_progress(c: &mut DbConnection) -> Result<Vec<Running>> {
         })
         .collect()
 }
+
+/// States in which an occurrence has ended for good.
+const ENDED: [OperationState; 3] = [
+    OperationState::Completed,
+    OperationState::Failed,
+    OperationState::RolledBack,
+];
+
+/// Deletes up to `batch` occurrences that ended more than `older_than` ago (oldest
+/// first); how many. In-progress and FAILED_TEMP ones are never touched.
+pub fn prune_ended(
+    c: &mut DbConnection,
+    older_than: std::time::Duration,
+    batch: i64,
+) -> Result<usize> {
+    let before = now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::MAX);
+    let ids: Vec<String> = dsl::vnf_lcm_op_occs
+        .filter(dsl::operation_state.eq_any(ENDED.iter().map(|s| s.as_str())))
+        .filter(dsl::state_entered_time.lt(before))
+        .order(dsl::state_entered_time.asc())
+        .limit(batch)
+        .select(dsl::id)
+        .load(c)?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    Ok(diesel::delete(dsl::vnf_lcm_op_occs.filter(dsl::id.eq_any(ids))).execute(c)?)
+}
+
+/// How many occurrences are in each state.
+pub fn counts(c: &mut DbConnection) -> Result<Vec<(String, i64)>> {
+    use diesel::dsl::count_star;
+    Ok(dsl::vnf_lcm_op_occs
+        .group_by(dsl::operation_state)
+        .select((dsl::operation_state, count_star()))
+        .load(c)?)
+}

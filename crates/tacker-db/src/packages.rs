@@ -198,6 +198,9 @@ pub fn list_from(
         "onboardingState" => dsl::onboarding_state,
         "operationalState" => dsl::operational_state,
         "usageState" => dsl::usage_state,
+        "vnfdId" => dsl::vnfd_id,
+        "vnfProvider" => dsl::vnf_provider,
+        "vnfProductName" => dsl::vnf_product_name,
     });
     crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())

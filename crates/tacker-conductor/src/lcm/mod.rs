@@ -74,6 +74,8 @@ pub struct LcmSettings {
     pub notification_max_backoff: Duration,
     /// How long delivered notifications are kept (zero: forever).
     pub notification_retention: Duration,
+    /// How long ended operation occurrences are kept (zero: forever).
+    pub op_retention: Duration,
     /// Period of the resource sync (zero: only on demand).
     pub sync_interval: Duration,
     /// Drivers.
@@ -121,6 +123,7 @@ impl LcmSettings {
             outbound: cfg.outbound_networks(),
             notification_max_backoff: l.notification_max_backoff,
             notification_retention: l.notification_retention,
+            op_retention: l.op_retention,
             sync_interval: l.sync_interval,
             drivers,
         })

@@ -1507,6 +1507,56 @@ async fn delivered_notifications_are_pruned_after_their_retention() {
     );
 }
 
+#[tokio::test]
+async fn ended_operations_are_pruned_after_their_retention_and_open_ones_kept() {
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            op_retention: Duration::from_secs(1),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (done, _) = app.instantiated(None).await;
+    let _ = done;
+    // Another instance whose instantiate stays FAILED_TEMP.
+    let i = app.create_instance().await;
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"fail": ["instantiate"], "failTimes": 1}}});
+    let open = app.task(&i, "instantiate", body).await;
+    assert_eq!(
+        app.wait_op(&open, &["FAILED_TEMP", "COMPLETED"]).await["operationState"],
+        "FAILED_TEMP"
+    );
+    let listed = || async {
+        let r = app
+            .lcm(reqwest::Method::GET, "/vnf_lcm_op_occs")
+            .send()
+            .await
+            .unwrap();
+        r.json::<Vec<Value>>()
+            .await
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let deadline = tokio::time::Instant::now() + T;
+    while listed().await.len() > 1 {
+        assert!(tokio::time::Instant::now() < deadline, "never pruned");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        listed().await,
+        vec![open.clone()],
+        "the FAILED_TEMP one stays"
+    );
+    // What the conductors report as tacker_lcm_op_occurrences{state}.
+    let counts = app.db.run(tacker_db::op_occs::counts).await.unwrap();
+    assert_eq!(counts, vec![("FAILED_TEMP".to_owned(), 1)]);
+}
+
 /// PATCHes `body` (a merge patch) and waits for the MODIFY_INFO to end.
 async fn modify(app: &TestApp, i: &str, body: Value) -> (u16, Value) {
     let r = app

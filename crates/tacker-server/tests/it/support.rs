@@ -61,6 +61,7 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     l.grant_timeout = Duration::from_secs(5);
     l.notification_max_backoff = Duration::from_millis(500);
     l.notification_retention = opts.notification_retention;
+    l.op_retention = opts.op_retention;
     l.sync_interval = Duration::ZERO;
     cfg.mgmt.drivers = opts
         .conductor_mgmt
@@ -132,6 +133,8 @@ pub struct Options {
     pub simulated_vim: bool,
     /// `lcm.notification_retention` of the conductors.
     pub notification_retention: Duration,
+    /// `lcm.op_retention` of the conductors.
+    pub op_retention: Duration,
     /// `[mgmt] drivers` of the API server.
     pub server_mgmt: Vec<&'static str>,
     /// `[mgmt] drivers` of the conductors, when other than the server's.
@@ -161,6 +164,7 @@ impl Default for Options {
             refuse_duplicate_subscriptions: true,
             simulated_vim: true,
             notification_retention: Duration::from_secs(7 * 24 * 3600),
+            op_retention: Duration::ZERO,
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
             auth: None,

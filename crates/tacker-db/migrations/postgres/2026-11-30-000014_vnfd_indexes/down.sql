@@ -1,0 +1,4 @@
+DROP INDEX vnf_instances_product_listing;
+DROP INDEX vnf_instances_vnfd_listing;
+DROP INDEX vnf_packages_product_listing;
+DROP INDEX vnf_packages_vnfd_listing;
