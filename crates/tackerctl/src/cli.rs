@@ -37,6 +37,16 @@ pub struct Cli {
     /// <url>/oauth2/token).
     #[arg(long, global = true, env = "TACKER_TOKEN_URL")]
     pub token_url: Option<String>,
+    /// CA certificates (PEM) to trust for an https API besides the system's (else
+    /// $TACKER_CACERT or the config file's `cacert`).
+    #[arg(long, global = true, env = "TACKER_CACERT")]
+    pub cacert: Option<PathBuf>,
+    /// Client certificate (PEM) for mutual TLS, with --key (else $TACKER_CERT, `cert`).
+    #[arg(long, global = true, env = "TACKER_CERT")]
+    pub cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM) (else $TACKER_KEY, `key`).
+    #[arg(long, global = true, env = "TACKER_KEY")]
+    pub key: Option<PathBuf>,
     /// Config file (else $TACKERCTL_CONFIG or ~/.config/tackerctl/config.toml).
     #[arg(long, global = true)]
     pub config: Option<PathBuf>,

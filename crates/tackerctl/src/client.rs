@@ -6,12 +6,58 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+/// How to speak TLS to the API: a CA to trust besides the system's, and a client
+/// certificate (mutual TLS).
+#[derive(Debug, Clone, Default)]
+pub struct Tls {
+    /// CA certificates (PEM file).
+    pub cacert: Option<std::path::PathBuf>,
+    /// Client certificate chain (PEM file).
+    pub cert: Option<std::path::PathBuf>,
+    /// Its private key (PEM file).
+    pub key: Option<std::path::PathBuf>,
+}
+
+fn read(p: &std::path::Path) -> Result<Vec<u8>> {
+    std::fs::read(p).map_err(|e| Error::Local(format!("{}: {e}", p.display())))
+}
+
+/// The HTTP client every request goes through.
+pub fn http_client(tls: &Tls) -> Result<reqwest::Client> {
+    let bad = |what: &str, e: reqwest::Error| Error::Local(format!("{what}: {e}"));
+    let mut b = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
+    if let Some(ca) = &tls.cacert {
+        for c in reqwest::Certificate::from_pem_bundle(&read(ca)?)
+            .map_err(|e| bad(&ca.display().to_string(), e))?
+        {
+            b = b.add_root_certificate(c);
+        }
+    }
+    match (&tls.cert, &tls.key) {
+        (Some(cert), Some(key)) => {
+            let mut pem = read(cert)?;
+            pem.push(b'\n');
+            pem.extend(read(key)?);
+            let id = reqwest::Identity::from_pem(&pem).map_err(|e| bad("client certificate", e))?;
+            b = b.identity(id);
+        }
+        (None, None) => {}
+        _ => {
+            return Err(Error::Local(
+                "--cert and --key go together (the client certificate and its key)".into(),
+            ));
+        }
+    }
+    b.build().map_err(|e| bad("HTTP client", e))
+}
+
 /// A token from `endpoint` by the client credentials grant (`client_secret_basic`).
-pub async fn fetch_token(endpoint: &str, id: &str, secret: &str) -> Result<String> {
-    let http = reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(10))
-        .build()
-        .map_err(|e| Error::Local(format!("HTTP client: {e}")))?;
+pub async fn fetch_token(
+    http: &reqwest::Client,
+    endpoint: &str,
+    id: &str,
+    secret: &str,
+) -> Result<String> {
     let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
     let resp = http
         .post(endpoint)
@@ -54,10 +100,11 @@ pub struct Client {
 impl Client {
     /// A client for `base` (e.g. `http://127.0.0.1:9890`).
     pub fn new(base: &str, token: Option<String>) -> Result<Self> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(std::time::Duration::from_secs(10))
-            .build()
-            .map_err(|e| Error::Local(format!("HTTP client: {e}")))?;
+        Self::with(http_client(&Tls::default())?, base, token)
+    }
+
+    /// A client for `base` over `http`.
+    pub fn with(http: reqwest::Client, base: &str, token: Option<String>) -> Result<Self> {
         Ok(Self {
             http,
             base: base.trim_end_matches('/').to_owned(),

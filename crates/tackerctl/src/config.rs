@@ -26,6 +26,12 @@ pub struct File {
     pub client_secret: Option<String>,
     /// Token endpoint (default `<url>/oauth2/token`).
     pub token_url: Option<String>,
+    /// CA certificates (PEM file) for an https API.
+    pub cacert: Option<PathBuf>,
+    /// Client certificate (PEM file) for mutual TLS.
+    pub cert: Option<PathBuf>,
+    /// Its private key (PEM file).
+    pub key: Option<PathBuf>,
 }
 
 /// The config file to read, if any.

@@ -64,6 +64,12 @@ async fn execute(cli: cli::Cli, stdout: &mut dyn Write) -> Result<()> {
         .url
         .or(file.url)
         .unwrap_or_else(|| config::DEFAULT_URL.to_owned());
+    let tls = client::Tls {
+        cacert: cli.cacert.or(file.cacert),
+        cert: cli.cert.or(file.cert),
+        key: cli.key.or(file.key),
+    };
+    let http = client::http_client(&tls)?;
     let mut token = cli.token.or(file.token);
     if token.is_none()
         && let Some(id) = cli.client_id.or(file.client_id)
@@ -73,9 +79,9 @@ async fn execute(cli: cli::Cli, stdout: &mut dyn Write) -> Result<()> {
             .token_url
             .or(file.token_url)
             .unwrap_or_else(|| format!("{}/oauth2/token", url.trim_end_matches('/')));
-        token = Some(client::fetch_token(&endpoint, &id, &secret).await?);
+        token = Some(client::fetch_token(&http, &endpoint, &id, &secret).await?);
     }
-    let c = client::Client::new(&url, token)?;
+    let c = client::Client::with(http, &url, token)?;
     match cli.command {
         cli::Command::Package(cmd) => commands::package::run(&c, cmd, &mut out).await,
         cli::Command::Vnf(cmd) => commands::vnf::run(&c, cmd, &mut out).await,

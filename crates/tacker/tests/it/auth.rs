@@ -263,3 +263,118 @@ fn a_server_refuses_to_start_insecurely() {
         server.log_text()
     );
 }
+
+/// A CA, and (certificate, key) PEMs it signs for `names` (server) or a client.
+fn pki() -> (String, (String, String), (String, String)) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
+        IsCa, KeyPair, KeyUsagePurpose,
+    };
+    let mut p = CertificateParams::new(Vec::<String>::new()).unwrap();
+    p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    p.distinguished_name.push(DnType::CommonName, "ops CA");
+    p.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca = CertifiedIssuer::self_signed(p, KeyPair::generate().unwrap()).unwrap();
+    let issue = |names: Vec<String>, eku: ExtendedKeyUsagePurpose| {
+        let mut p = CertificateParams::new(names).unwrap();
+        p.extended_key_usages = vec![eku];
+        let key = KeyPair::generate().unwrap();
+        let cert = p.signed_by(&key, &ca).unwrap();
+        (cert.pem(), key.serialize_pem())
+    };
+    (
+        ca.pem(),
+        issue(
+            vec!["127.0.0.1".into()],
+            ExtendedKeyUsagePurpose::ServerAuth,
+        ),
+        issue(vec![], ExtendedKeyUsagePurpose::ClientAuth),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tackerctl_speaks_https_with_a_private_ca_and_mutual_tls() {
+    let env = ClusterEnv::new(
+        "sqlite://./tacker.db",
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let (ca, server, client) = pki();
+    let d = env.dir.path();
+    let write = |name: &str, text: &str| {
+        std::fs::write(d.join(name), text).unwrap();
+        d.join(name).to_str().unwrap().to_owned()
+    };
+    let (ca_file, cert_file, key_file) = (
+        write("ca.pem", &ca),
+        write("server.pem", &server.0),
+        write("server.key", &server.1),
+    );
+    let (client_cert, client_key) = (
+        write("client.pem", &client.0),
+        write("client.key", &client.1),
+    );
+    let config = d.join("tacker.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\ntls_cert = \"{cert_file}\"\ntls_key = \"{key_file}\"\ntls_client_ca = \"{ca_file}\"\n\n\
+             [auth]\nmode = \"oauth2\"\n\n[[auth.clients]]\nid = \"operator\"\nsecret_hash = \"{}\"\nroles = [\"member\"]\n",
+            hash_secret(OPERATOR_SECRET)
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let url = format!("https://127.0.0.1:{port}");
+    let _aio = Proc::spawn(
+        env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
+            .arg("--config")
+            .arg(&config)
+            .arg("all-in-one"),
+        &env.log_path("aio"),
+    );
+    let http = reqwest::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(ca.as_bytes()).unwrap()])
+        .build()
+        .unwrap();
+    wait_status(
+        &http,
+        &format!("{url}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+
+    let creds = [
+        "--client-id",
+        "operator",
+        "--client-secret",
+        OPERATOR_SECRET,
+    ];
+    // Without the CA the server's certificate is not trusted: unreachable (3).
+    let mut args = creds.to_vec();
+    args.extend(["package", "list"]);
+    let (code, err) = tackerctl_bin(&url, &args);
+    assert_eq!(code, 3, "{err}");
+    // With it, and with a client certificate (the token is then bound to it).
+    let mut args = vec!["--cacert", ca_file.as_str()];
+    args.extend(creds);
+    args.extend(["package", "create"]);
+    let (code, err) = tackerctl_bin(&url, &args);
+    assert_eq!(code, 0, "{err}");
+    let mut args = vec![
+        "--cacert",
+        ca_file.as_str(),
+        "--cert",
+        client_cert.as_str(),
+        "--key",
+        client_key.as_str(),
+    ];
+    args.extend(creds);
+    args.extend(["package", "list"]);
+    let (code, err) = tackerctl_bin(&url, &args);
+    assert_eq!(code, 0, "{err}");
+}
