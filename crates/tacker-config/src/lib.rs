@@ -24,8 +24,8 @@ pub const DEFAULTS_TOML: &str = include_str!("../defaults.toml");
 /// The system-wide configuration file, read when present.
 pub const SYSTEM_FILE: &str = "/etc/tacker/tacker.toml";
 
-/// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The whole configuration (its `Debug` is the redacted TOML: no password or key).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// REST API server.
@@ -72,6 +72,15 @@ pub struct SecretsConfig {
     pub key_file: String,
     /// Store secrets in plaintext when no key is configured (not for production).
     pub allow_plaintext: bool,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.to_redacted_toml() {
+            Ok(t) => f.write_str(&t),
+            Err(_) => f.write_str("Config { .. }"),
+        }
+    }
 }
 
 /// `[outbound]`

@@ -119,6 +119,14 @@ fn show_redacts_passwords() {
         shown.contains("postgres://tacker:***@db:5432/tacker"),
         "{shown}"
     );
+    // `{:?}` (a log line) is the same redacted text.
+    let debug = format!("{c:?}");
+    assert!(
+        !debug.contains("s3cret")
+            && !debug.contains("hunter2")
+            && !debug.contains("s3-secret-value"),
+        "{debug}"
+    );
 }
 
 #[test]

@@ -12,8 +12,8 @@ use crate::proto::{Envelope, Reply};
 use crate::transport::{Dest, Queue, Transport, amqp::Amqp, memory::Memory};
 use crate::{CONTRACT_VERSION, Error, Method, Result};
 
-/// How to reach the broker.
-#[derive(Debug, Clone)]
+/// How to reach the broker (its `Debug` masks the URL's password).
+#[derive(Clone)]
 pub struct BusOptions {
     /// `memory://` or `amqp://user:password@host:port/vhost`.
     pub url: String,

@@ -5,6 +5,7 @@ mod error;
 mod handler;
 mod method;
 mod metrics;
+mod redacted;
 pub mod request_id;
 mod serve;
 mod transport;

@@ -93,8 +93,9 @@ impl SubscriptionFilter {
     }
 }
 
-/// How the VNFM authenticates to a subscriber (a secret: never answered).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// How the VNFM authenticates to a subscriber (a secret: never answered; its `Debug`
+/// masks the password).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum SubscriptionAuth {
     /// HTTP basic.
@@ -113,6 +114,28 @@ pub enum SubscriptionAuth {
         /// Token endpoint.
         token_endpoint: String,
     },
+}
+
+impl std::fmt::Debug for SubscriptionAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Basic { user_name, .. } => f
+                .debug_struct("Basic")
+                .field("user_name", user_name)
+                .field("password", &"***")
+                .finish(),
+            Self::OAuth2 {
+                client_id,
+                token_endpoint,
+                ..
+            } => f
+                .debug_struct("OAuth2")
+                .field("client_id", client_id)
+                .field("client_password", &"***")
+                .field("token_endpoint", token_endpoint)
+                .finish(),
+        }
+    }
 }
 
 /// A subscription.
@@ -156,6 +179,22 @@ impl Subscription {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_output_masks_the_secret() {
+        let b = SubscriptionAuth::Basic {
+            user_name: "u".into(),
+            password: "planted-basic".into(),
+        };
+        let o = SubscriptionAuth::OAuth2 {
+            client_id: "c".into(),
+            client_password: "planted-oauth".into(),
+            token_endpoint: "https://idp/token".into(),
+        };
+        let text = format!("{b:?} {o:?}");
+        assert!(!text.contains("planted"), "{text}");
+        assert!(text.contains("idp/token"));
+    }
     use crate::lcm::InstantiationState;
 
     fn instance() -> VnfInstance {
