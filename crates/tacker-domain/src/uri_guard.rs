@@ -74,6 +74,17 @@ pub fn refused(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
     Some(reason)
 }
 
+/// Why a VIM endpoint at `ip` is refused, or `None`: VIMs live on private networks, so
+/// those are reachable; loopback, link-local (cloud metadata), unspecified, multicast
+/// and reserved addresses (and IPv6 forms of them) are not, unless `allowed` has them.
+pub fn refused_vim(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
+    let reason = refused(ip, allowed)?;
+    match reason {
+        "private address" | "shared (CGNAT) address" | "unique-local address" => None,
+        other => Some(other),
+    }
+}
+
 /// Parses networks (`10.0.0.0/8`, or a bare address meaning just it).
 pub fn parse_networks(items: &[String]) -> Result<Vec<IpNet>, String> {
     items
@@ -94,6 +105,25 @@ mod tests {
         let allowed =
             parse_networks(&allowed.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
         refused(ip.parse().unwrap(), &allowed)
+    }
+
+    #[test]
+    fn vim_endpoints_may_be_private_but_not_loopback_or_metadata() {
+        let v = |ip: &str| refused_vim(ip.parse().unwrap(), &[]);
+        assert!(v("10.1.2.3").is_none());
+        assert!(v("192.168.0.5").is_none());
+        assert!(v("fd00::5").is_none());
+        assert!(v("127.0.0.1").is_some());
+        assert!(v("169.254.169.254").is_some());
+        assert!(v("::ffff:127.0.0.1").is_some());
+        assert!(v("0.0.0.0").is_some());
+        assert!(
+            refused_vim(
+                "127.0.0.1".parse().unwrap(),
+                &["127.0.0.1/32".parse().unwrap()]
+            )
+            .is_none()
+        );
     }
 
     #[test]

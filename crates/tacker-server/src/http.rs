@@ -161,3 +161,36 @@ pub fn seal(st: &crate::ServerState, plain: &str) -> Result<String, crate::ApiEr
     }
     Ok(st.keys.seal(plain)?)
 }
+
+/// Refuses a VIM endpoint (`what` names it) that is, or resolves to, a loopback,
+/// link-local (cloud metadata), unspecified or reserved address outside
+/// `outbound.allowed_networks` (422): the conductors would send the VIM's credentials
+/// there. Private networks are fine (VIMs live there); a name that does not resolve here
+/// is left to the conductors.
+pub async fn check_vim_endpoint(
+    st: &ServerState,
+    endpoint: &str,
+    what: &str,
+) -> Result<(), ApiError> {
+    let Ok(u) = url::Url::parse(endpoint) else {
+        return Ok(());
+    };
+    let port = u.port_or_known_default().unwrap_or(443);
+    let addrs: Vec<std::net::IpAddr> = match u.host() {
+        Some(url::Host::Ipv4(ip)) => vec![ip.into()],
+        Some(url::Host::Ipv6(ip)) => vec![ip.into()],
+        Some(url::Host::Domain(name)) => match tokio::net::lookup_host((name, port)).await {
+            Ok(a) => a.map(|a| a.ip()).collect(),
+            Err(_) => Vec::new(),
+        },
+        None => Vec::new(),
+    };
+    for ip in addrs {
+        if let Some(why) = tacker_domain::uri_guard::refused_vim(ip, &st.settings.outbound) {
+            return Err(ApiError::Unprocessable(format!(
+                "{what} {endpoint} is a {why} ({ip}); allow it in outbound.allowed_networks"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -61,6 +61,9 @@ pub struct Settings {
     pub keep_alive: Duration,
     /// HTTPS (and mutual TLS) on the API port, when configured.
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Internal networks the VNFM may reach (`outbound.allowed_networks`): VIM endpoints
+    /// elsewhere in loopback, link-local or reserved ranges are refused.
+    pub outbound: Vec<ipnet::IpNet>,
 }
 
 /// Everything a request handler can reach.

@@ -125,6 +125,7 @@ fn server_state(
             client_request_timeout: cfg.server.client_request_timeout,
             keep_alive: cfg.server.keep_alive,
             tls: server_tls(cfg)?,
+            outbound: cfg.outbound_networks(),
         },
         limits: Arc::new(tacker_server::limits::Limits::new(
             cfg.server.max_concurrent_uploads,

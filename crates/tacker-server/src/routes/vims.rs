@@ -67,6 +67,7 @@ pub async fn create(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let vim = parse_new(&b, "")?;
+    crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::create(c, &stored, &keys)).await? {
         return Err(conflict(c, &vim.name));
@@ -92,6 +93,7 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let mut vim = load(&st, &path).await?;
     vim.update(&b)?;
+    crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::update(c, &stored, &keys)).await? {
         return Err(conflict(c, &vim.name));

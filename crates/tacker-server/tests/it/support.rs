@@ -286,6 +286,7 @@ impl TestApp {
                 client_request_timeout: Duration::from_secs(5),
                 keep_alive: Duration::from_secs(30),
                 tls: opts.tls.clone(),
+                outbound: vec!["127.0.0.1/32".parse().unwrap()],
             },
             limits: Arc::new(tacker_server::limits::Limits::new(
                 opts.uploads,

@@ -173,6 +173,10 @@ pub async fn check_vims(
     vci: Option<&serde_json::Map<String, Value>>,
 ) -> Result<(), ApiError> {
     for (k, e) in vci.into_iter().flatten() {
+        if let Some(endpoint) = e.pointer("/interfaceInfo/endpoint").and_then(Value::as_str) {
+            let what = format!("vimConnectionInfo.{k}.interfaceInfo.endpoint");
+            crate::http::check_vim_endpoint(st, endpoint, &what).await?;
+        }
         if let Some(t) = e.get("vimType").and_then(Value::as_str)
             && let Some(why) = vim_type::unsupported(t, st.settings.simulated_vim)
         {
