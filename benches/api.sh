@@ -17,7 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-$$ \
-  TACKER__SERVER__BIND=127.0.0.1:$port TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=warn
+  TACKER__SERVER__BIND=127.0.0.1:$port TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32 TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=warn
 "$BIN" db migrate >/dev/null
 "$BIN" server >"$work/server.log" 2>&1 &
 server=$!

@@ -5,11 +5,14 @@
 # with 1, then 3 `tacker conductor` processes on PostgreSQL + RabbitMQ. Prints, per
 # operation, the control overhead (the occurrence's startTime -> COMPLETED, as the server
 # records it) p50/p99, and completed operations per minute; then the same for 10
-# instances one at a time (the overhead without contention for the 2 cores).
+# instances one at a time (the overhead without contention for the 2 cores). Then
+# BENCH_CNF_UPGRADES (default 50) instances upgraded (change_vnfpkg to a v2 package with
+# new images: every workload rolled), BENCH_CNF_CONCURRENCY at a time.
 set -euo pipefail
 BIN=${TACKER_BIN:?}
 SIM=${KUBE_SIM_BIN:?}
 N=${BENCH_CNF_INSTANCES:-100}
+U=${BENCH_CNF_UPGRADES:-50}
 C=${BENCH_CNF_CONCURRENCY:-10}
 PG=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
 AMQP=${TACKER_TEST_AMQP:-amqp://guest:guest@127.0.0.1:5672/%2f}
@@ -32,6 +35,13 @@ for i in $(seq 1 "$N"); do
     "http://127.0.0.1:$sim_port/api/v1/namespaces" >/dev/null
 done
 "$BIN" csar pack docs/examples/cnf -o "$work/cnf.zip" >/dev/null
+# v2: another vnfdId, new images.
+cp -r docs/examples/cnf "$work/cnf-v2"
+sed -i 's/00000000c4f0/0000000002f0/' "$work/cnf-v2/Definitions/cnf_types.yaml"
+for f in pod deployment statefulset daemonset; do
+  sed -i 's/^\(\s*image: [a-z]*\)$/\1:v2/' "$work/cnf-v2/Files/kubernetes/$f.yaml"
+done
+"$BIN" csar pack "$work/cnf-v2" -o "$work/cnf-v2.zip" >/dev/null
 echo "== cnf: $N instances x (instantiate, SOL002 heal, terminate), $C at a time, kube-sim (ready delay 0)"
 for conductors in 1 3; do
   db=tacker_bench_cnf_${conductors}_$$; dbs+=("$db")
@@ -39,7 +49,7 @@ for conductors in 1 3; do
   port=$(free_port)
   export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-cnf-$conductors-$$ \
     TACKER__STORAGE__URL=file://$work/store-$conductors TACKER__LOG__FILTER=${BENCH_LOG:-warn} \
-    TACKER__SERVER__BIND=127.0.0.1:$port TACKER__LCM__SYNC_INTERVAL=0s
+    TACKER__SERVER__BIND=127.0.0.1:$port TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32 TACKER__LCM__SYNC_INTERVAL=0s
   "$BIN" db migrate >/dev/null
   "$BIN" server >"$work/server-$conductors.log" 2>&1 & run=("$!"); pids+=("$!")
   for n in $(seq 1 "$conductors"); do
@@ -69,6 +79,24 @@ def one(k):
 who = f"{conductors} conductor(s)"
 api.phase(f"{n} instances, {c} at a time", n, c, one, who)
 api.phase(f"{min(n, 10)} instances one at a time", min(n, 10), 1, one, who)
+PY
+  PYTHONPATH=benches python3 - "http://127.0.0.1:$port" "http://127.0.0.1:$sim_port" "$work/cnf-v2.zip" "$U" "$C" "$conductors" <<'PY'
+import sys
+from lcmload import Api
+api, sim, pkg, n, c, conductors = Api(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+api.onboard(pkg)
+files = ["Files/kubernetes/config.yaml", "Files/kubernetes/pod.yaml", "Files/kubernetes/deployment.yaml",
+         "Files/kubernetes/replicaset.yaml", "Files/kubernetes/statefulset.yaml", "Files/kubernetes/daemonset.yaml"]
+vim = {"k8s": {"vimType": "ETSINFV.KUBERNETES.V_1", "interfaceInfo": {"endpoint": sim}, "accessInfo": {"bearer_token": "bench"}}}
+def one(k):
+    i = api.create("c0ffee00-0000-4000-8000-00000000c4f0")
+    api.task(i, "instantiate", {"flavourId": "simple", "vimConnectionInfo": vim,
+                                "additionalParams": {"lcm-kubernetes-def-files": files, "namespace": f"bench-{k}"}})
+    api.task(i, "change_vnfpkg", {"vnfdId": "c0ffee00-0000-4000-8000-0000000002f0",
+                                  "additionalParams": {"upgrade_type": "RollingUpdate", "lcm-kubernetes-def-files": files}})
+    api.task(i, "terminate", {"terminationType": "FORCEFUL"})
+    api.delete(i)
+api.phase(f"{n} upgrades (change_vnfpkg), {c} at a time", n, c, one, f"{conductors} conductor(s)")
 PY
   for p in "${pids[0]}" "${run[@]}"; do echo "    CPU seconds: $(awk "{print (\$14+\$15)/100}" /proc/$p/stat) $(tr "\\0" " " < /proc/$p/cmdline | cut -d" " -f1-2 | sed "s|.*/||")"; done
   for p in "${run[@]}"; do kill "$p" 2>/dev/null || true; done

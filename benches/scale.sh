@@ -66,7 +66,7 @@ for size in ${BENCH_SCALE_SIZES:-1000 10000 100000}; do
   db=tacker_scale_$$_$size
   psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
   export TACKER__SECRETS__KEYS="$key" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP \
-    TACKER__BUS__PREFIX=scale-$$ TACKER__SERVER__BIND=127.0.0.1:$port \
+    TACKER__BUS__PREFIX=scale-$$ TACKER__SERVER__BIND=127.0.0.1:$port TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32 \
     TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=warn
   "$BIN" db migrate >/dev/null
   generate "$size"

@@ -39,7 +39,7 @@ for conductors in 1 3; do
   port=$(free_port)
   export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP \
     TACKER__BUS__PREFIX=bench-vm-$conductors-$$ TACKER__STORAGE__URL=file://$work/store-$conductors \
-    TACKER__LOG__FILTER=${BENCH_LOG:-warn} TACKER__SERVER__BIND=127.0.0.1:$port TACKER__LCM__SYNC_INTERVAL=0s \
+    TACKER__LOG__FILTER=${BENCH_LOG:-warn} TACKER__SERVER__BIND=127.0.0.1:$port TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32 TACKER__LCM__SYNC_INTERVAL=0s \
     TACKER__OPENSTACK__POLL_INTERVAL=100ms
   "$BIN" db migrate >/dev/null
   "$BIN" server >"$work/server-$conductors.log" 2>&1 & run=("$!"); pids+=("$!")
