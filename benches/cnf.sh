@@ -30,7 +30,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 sim_port=$(free_port)
 "$SIM" --bind 127.0.0.1:$sim_port --ready-delay 0 --terminate-delay 0 --nodes 2 2>"$work/sim.log" & pids+=("$!")
 for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$sim_port/version" >/dev/null 2>&1 && break; sleep 0.1; done
-for i in $(seq 1 "$N"); do
+for i in $(seq 1 "$(( N > U ? N : U ))"); do
   curl -fsS -H 'Content-Type: application/json' -d "{\"metadata\":{\"name\":\"bench-$i\"}}" \
     "http://127.0.0.1:$sim_port/api/v1/namespaces" >/dev/null
 done

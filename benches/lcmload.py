@@ -26,7 +26,7 @@ class Api:
             r.add_header("Version", "2.0.0")
         with urllib.request.urlopen(r, timeout=120) as resp:
             text = resp.read()
-            return resp.status, dict(resp.headers), (json.loads(text) if text else None)
+            return resp.status, {k.lower(): v for k, v in resp.headers.items()}, (json.loads(text) if text else None)
 
     def onboard(self, path):
         _, _, p = self.call("POST", f"{self.base}/vnfpkgm/v1/vnf_packages", {})
