@@ -76,9 +76,25 @@ async fn prune_operations(ctx: &Ctx) {
     }
 }
 
-/// Deletes delivered notifications older than `lcm.notification_retention` (a batch per
-/// sweep, so a large backlog of old rows goes over a few sweeps without a long lock).
+/// Deletes delivered notifications older than `lcm.notification_retention`, and drops
+/// those undelivered past `lcm.notification_max_age` (a batch each per sweep, so a large
+/// backlog of old rows goes over a few sweeps without a long lock).
 async fn prune_notifications(ctx: &Ctx) {
+    let max_age = ctx.lcm.notification_max_age;
+    if !max_age.is_zero() {
+        match ctx
+            .db
+            .run(move |c| tacker_db::outbox::expire_undelivered(c, max_age, 1000))
+            .await
+        {
+            Ok(expired) => {
+                for (subscription, n) in expired {
+                    tracing::warn!(subscription_id = %subscription, dropped = n, "notifications undelivered past lcm.notification_max_age dropped");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not expire undelivered notifications"),
+        }
+    }
     let keep = ctx.lcm.notification_retention;
     if keep.is_zero() {
         return;

@@ -299,6 +299,9 @@ pub struct LcmConfig {
     /// How long ended operation occurrences are kept (zero: forever).
     #[serde(with = "duration")]
     pub op_retention: Duration,
+    /// How long a notification may stay undelivered (zero: until delivered).
+    #[serde(with = "duration")]
+    pub notification_max_age: Duration,
     /// How often instantiated VNFs' stored VNFCs are reconciled with their VIM (0: never).
     #[serde(with = "duration")]
     pub sync_interval: Duration,

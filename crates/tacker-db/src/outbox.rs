@@ -228,6 +228,33 @@ pub fn prune_delivered(
     Ok(diesel::delete(dsl::notification_outbox.filter(dsl::seq.eq_any(seqs))).execute(c)?)
 }
 
+/// Deletes up to `batch` notifications still undelivered `older_than` after they were
+/// queued; `(subscription, how many)` per subscription affected.
+pub fn expire_undelivered(
+    c: &mut DbConnection,
+    older_than: std::time::Duration,
+    batch: i64,
+) -> Result<Vec<(String, usize)>> {
+    let before = now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::MAX);
+    let rows: Vec<(i64, String)> = dsl::notification_outbox
+        .filter(dsl::delivered_at.is_null())
+        .filter(dsl::created_at.lt(before))
+        .order(dsl::seq.asc())
+        .limit(batch)
+        .select((dsl::seq, dsl::subscription_id))
+        .load(c)?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let seqs: Vec<i64> = rows.iter().map(|(s, _)| *s).collect();
+    diesel::delete(dsl::notification_outbox.filter(dsl::seq.eq_any(seqs))).execute(c)?;
+    let mut per: std::collections::BTreeMap<String, usize> = Default::default();
+    for (_, sub) in rows {
+        *per.entry(sub).or_default() += 1;
+    }
+    Ok(per.into_iter().collect())
+}
+
 /// Records a failed attempt; the next one is due after `retry_in`.
 pub fn failed(
     c: &mut DbConnection,

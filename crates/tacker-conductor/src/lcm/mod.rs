@@ -76,6 +76,8 @@ pub struct LcmSettings {
     pub notification_retention: Duration,
     /// How long ended operation occurrences are kept (zero: forever).
     pub op_retention: Duration,
+    /// How long a notification may stay undelivered (zero: until delivered).
+    pub notification_max_age: Duration,
     /// Period of the resource sync (zero: only on demand).
     pub sync_interval: Duration,
     /// Drivers.
@@ -124,6 +126,7 @@ impl LcmSettings {
             notification_max_backoff: l.notification_max_backoff,
             notification_retention: l.notification_retention,
             op_retention: l.op_retention,
+            notification_max_age: l.notification_max_age,
             sync_interval: l.sync_interval,
             drivers,
         })

@@ -1557,6 +1557,38 @@ async fn ended_operations_are_pruned_after_their_retention_and_open_ones_kept() 
     assert_eq!(counts, vec![("FAILED_TEMP".to_owned(), 1)]);
 }
 
+#[tokio::test]
+async fn notifications_undelivered_past_their_max_age_are_dropped() {
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            notification_max_age: Duration::from_secs(1),
+            ..Options::default()
+        },
+    )
+    .await;
+    app.onboarded_package().await;
+    let down = Subscriber::start(Expect::Nothing);
+    app.subscribe(&down, json!({})).await;
+    down.set_down(true);
+    let _ = app.create_instance().await;
+    let undelivered = || app.db.run(tacker_db::outbox::undelivered);
+    assert!(
+        undelivered().await.unwrap() > 0,
+        "queued while the subscriber is down"
+    );
+    let deadline = tokio::time::Instant::now() + T;
+    while undelivered().await.unwrap() > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "never dropped");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Back up, it gets nothing of what expired.
+    down.set_down(false);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(down.received().is_empty(), "{:?}", down.received());
+}
+
 /// PATCHes `body` (a merge patch) and waits for the MODIFY_INFO to end.
 async fn modify(app: &TestApp, i: &str, body: Value) -> (u16, Value) {
     let r = app

@@ -62,6 +62,7 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     l.notification_max_backoff = Duration::from_millis(500);
     l.notification_retention = opts.notification_retention;
     l.op_retention = opts.op_retention;
+    l.notification_max_age = opts.notification_max_age;
     l.sync_interval = Duration::ZERO;
     cfg.mgmt.drivers = opts
         .conductor_mgmt
@@ -135,6 +136,8 @@ pub struct Options {
     pub notification_retention: Duration,
     /// `lcm.op_retention` of the conductors.
     pub op_retention: Duration,
+    /// `lcm.notification_max_age` of the conductors.
+    pub notification_max_age: Duration,
     /// `[mgmt] drivers` of the API server.
     pub server_mgmt: Vec<&'static str>,
     /// `[mgmt] drivers` of the conductors, when other than the server's.
@@ -165,6 +168,7 @@ impl Default for Options {
             simulated_vim: true,
             notification_retention: Duration::from_secs(7 * 24 * 3600),
             op_retention: Duration::ZERO,
+            notification_max_age: Duration::from_secs(7 * 24 * 3600),
             server_mgmt: MGMT_DRIVERS.to_vec(),
             conductor_mgmt: None,
             auth: None,
