@@ -19,6 +19,13 @@ pub fn pg_server() -> String {
     std::env::var("TACKER_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
 }
 
+/// The URL of database `name` on [`pg_server`]. Without TLS: the server is local, and a
+/// test process exiting while a pool thread is still in OpenSSL (opening or closing a
+/// connection) raced OpenSSL's exit-time cleanup ("double free or corruption").
+pub fn pg_url(name: &str) -> String {
+    format!("{}/{name}?sslmode=disable", pg_server())
+}
+
 /// The RabbitMQ broker tests use.
 pub fn amqp_url() -> String {
     std::env::var("TACKER_TEST_AMQP")
@@ -51,7 +58,7 @@ struct Exists {
 }
 
 fn admin() -> PgConnection {
-    let url = format!("{}/postgres", pg_server());
+    let url = pg_url("postgres");
     PgConnection::establish(&url)
         .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at {url}: {e}"))
 }
@@ -83,7 +90,7 @@ fn template(c: &mut PgConnection) -> String {
             .execute(c)
             .unwrap();
         {
-            let url = format!("{}/{building}", pg_server());
+            let url = pg_url(&building);
             let mut conn = tacker_db::DbUrl::Postgres(url).establish().unwrap();
             tacker_db::migrate_connection(&mut conn).unwrap();
         }
@@ -107,7 +114,7 @@ impl TestDb {
             .execute(&mut c)
             .unwrap();
         Self {
-            url: format!("{}/{name}", pg_server()),
+            url: pg_url(&name),
             pg_name: Some(name),
             _dir: None,
         }
