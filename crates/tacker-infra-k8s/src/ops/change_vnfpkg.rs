@@ -11,7 +11,7 @@ use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::request::ChangeVnfpkgRequest;
 
-use super::{Stored, Work, counts_of, create_all, stored, wait_ready};
+use super::{Stored, Work, counts_of, create_all, not_ours, owned_by, stored, wait_ready};
 use crate::cluster::Deletion;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Doc, Plan};
@@ -99,21 +99,8 @@ async fn move_to(w: &Work<'_>, from: &Plan, to: &Plan) -> Result<()> {
             created.push(d);
             continue;
         };
-        let owner = existing
-            .pointer(&format!(
-                "/metadata/labels/{}",
-                crate::cluster::INSTANCE_LABEL.replace('/', "~1")
-            ))
-            .and_then(Value::as_str);
-        if owner != Some(w.instance.as_str()) {
-            return Err(Error::Api {
-                code: 409,
-                reason: "AlreadyExists".into(),
-                message: format!(
-                    "{} {} (from {}) exists and does not belong to this VNF instance",
-                    d.kind, d.name, d.file
-                ),
-            });
+        if !owned_by(&existing, &w.instance) {
+            return Err(not_ours(d));
         }
         match d.kind.as_str() {
             k if KEPT.contains(&k) => {}

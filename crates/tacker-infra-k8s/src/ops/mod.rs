@@ -174,24 +174,8 @@ pub async fn create_all(w: &Work<'_>, plan: &Plan) -> Result<()> {
         };
         if created.is_none() && d.ty.persisted {
             let existing = w.cluster.get(&d.ty, ns, &d.name).await?;
-            let owner = existing
-                .as_ref()
-                .and_then(|v| {
-                    v.pointer(&format!(
-                        "/metadata/labels/{}",
-                        INSTANCE_LABEL.replace('/', "~1")
-                    ))
-                })
-                .and_then(Value::as_str);
-            if owner != Some(w.instance.as_str()) {
-                return Err(Error::Api {
-                    code: 409,
-                    reason: "AlreadyExists".into(),
-                    message: format!(
-                        "{} {} (from {}) already exists and does not belong to this VNF instance",
-                        d.kind, d.name, d.file
-                    ),
-                });
+            if !existing.is_some_and(|v| owned_by(&v, &w.instance)) {
+                return Err(not_ours(d));
             }
         }
     }
@@ -279,6 +263,18 @@ async fn statefulset_claims(w: &Work<'_>, plan: &Plan) -> Result<Vec<(String, St
         }
     }
     Ok(out)
+}
+
+/// The conflict of an object of `d`'s name that another VNF (or nobody) owns.
+pub fn not_ours(d: &manifest::Doc) -> Error {
+    Error::Api {
+        code: 409,
+        reason: "AlreadyExists".into(),
+        message: format!(
+            "{} {} (from {}) already exists and does not belong to this VNF instance",
+            d.kind, d.name, d.file
+        ),
+    }
 }
 
 /// Whether `obj` carries the label of VNF instance `instance`.
