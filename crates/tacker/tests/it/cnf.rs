@@ -1106,3 +1106,69 @@ async fn change_vnfpkg_rolls_the_cnf_to_the_new_package_and_back_on_failure() {
         ["START:STARTING", "START:PROCESSING", "RESULT:COMPLETED"]
     );
 }
+
+#[tokio::test]
+async fn a_change_in_flight_when_its_conductors_die_is_settled_and_retried() {
+    use tacker_testkit::cnf::{CNF_FILES, CNF_V2_VNFD_ID, cnf_v2};
+    let mut e = cnf_cluster(&[("TACKER__KUBERNETES__READY_TIMEOUT", "60s")], timing()).await;
+    let id = e.c.upload(cnf_v2().zip()).await;
+    let p = e.c.wait_state(&id, &["ONBOARDED", "CREATED"], T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    let i = e.create().await;
+    assert_eq!(e.instantiate(&i).await["operationState"], "COMPLETED");
+    // The v2 web image hangs unready, so the change waits in PROCESSING...
+    e.sim
+        .sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v2".into());
+    let body = json!({"vnfdId": CNF_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+        "lcm-kubernetes-def-files": CNF_FILES}});
+    let (status, op) = e.c.task(0, &i, "change_vnfpkg", body).await;
+    assert_eq!(status, 202);
+    let op = op.unwrap();
+    let o = e.c.wait_op(&op, &["PROCESSING"], T).await;
+    assert_eq!(o["operationState"], "PROCESSING");
+    // ...and its runner is mid-rollout: Pods of the new image exist.
+    let deadline = tokio::time::Instant::now() + T;
+    loop {
+        let rolled = e
+            .sim
+            .sim
+            .lock()
+            .list("/pods", Some(NS))
+            .iter()
+            .any(|(_, p)| p["spec"]["containers"][0]["image"] == "nginx:v2");
+        if rolled {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the rollout never started"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Both conductors die; one comes back under the same name (a StatefulSet pod).
+    e.c.kill("c1");
+    e.c.kill("c2");
+    e.c.start_conductor("c1");
+    e.c.wait_ready("c1").await;
+    // What the dead incarnation owned is settled: FAILED_TEMP, both packages still pinned.
+    let o = e.c.wait_op(&op, &["FAILED_TEMP", "COMPLETED"], T).await;
+    assert_eq!(o["operationState"], "FAILED_TEMP", "{o}");
+    assert_eq!(package_of(&e.c, CNF_V2_VNFD_ID).await.1, "IN_USE");
+    assert_eq!(package_of(&e.c, CNF_VNFD_ID).await.1, "IN_USE");
+    // The fault clears; retry completes the change on the new incarnation.
+    e.sim.sim.lock().faults.never_ready.clear();
+    assert_eq!(
+        e.post(&format!("/vnf_lcm_op_occs/{op}/retry"))
+            .await
+            .status(),
+        202
+    );
+    let o = e.c.wait_op(&op, &["COMPLETED", "FAILED_TEMP"], T).await;
+    assert_eq!(o["operationState"], "COMPLETED", "{o}");
+    assert_eq!(e.instance(&i).await["vnfdId"], CNF_V2_VNFD_ID);
+    assert_eq!(package_of(&e.c, CNF_VNFD_ID).await.1, "NOT_IN_USE");
+}
