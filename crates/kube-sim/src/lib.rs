@@ -8,6 +8,7 @@ pub mod faults;
 pub mod meta;
 pub mod objects;
 pub mod patch;
+pub mod protobuf;
 pub mod registry;
 pub mod selector;
 pub mod store;

@@ -42,6 +42,8 @@ pub struct Config {
     pub lcm: LcmConfig,
     /// The Kubernetes infra driver.
     pub kubernetes: KubernetesConfig,
+    /// The Helm infra driver.
+    pub helm: HelmConfig,
     /// The OpenStack infra driver.
     pub openstack: OpenStackConfig,
     /// Management drivers (`Vnflcm` hooks).
@@ -329,6 +331,14 @@ pub struct KubernetesConfig {
     pub cluster_scoped: String,
     /// Namespaces refused to CNFs.
     pub denied_namespaces: Vec<String>,
+}
+
+/// `[helm]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HelmConfig {
+    /// The helm v3 binary (empty: `helm` from `PATH`, optional).
+    pub binary: String,
 }
 
 /// `[openstack]`

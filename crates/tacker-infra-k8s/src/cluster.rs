@@ -182,12 +182,10 @@ impl Cluster {
         Ok(s.spec.and_then(|s| s.replicas).map_or(0, i64::from))
     }
 
-    /// The Pods of VNF instance `instance` in `ns`.
-    pub async fn pods(&self, ns: &str, instance: &str) -> Result<Vec<Pod>> {
+    /// The Pods in `ns` that match the label `selector` (all when it is empty).
+    pub async fn pods(&self, ns: &str, selector: &str) -> Result<Vec<Pod>> {
         let api: Api<Pod> = Api::namespaced(self.client.clone(), ns);
-        let l = api
-            .list(&ListParams::default().labels(&format!("{INSTANCE_LABEL}={instance}")))
-            .await?;
+        let l = api.list(&ListParams::default().labels(selector)).await?;
         Ok(l.items)
     }
 

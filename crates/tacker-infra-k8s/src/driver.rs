@@ -7,15 +7,56 @@ use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome};
 
 use crate::client;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, INSTANCE_LABEL};
 use crate::error::{Error, Result};
 use crate::ops::{self, Work};
 use crate::settings::K8sSettings;
 
+/// Clients kept per VIM connection (endpoint, CA and credentials).
+#[derive(Default)]
+pub(crate) struct Connections {
+    clusters: Mutex<HashMap<String, Arc<Cluster>>>,
+}
+
+impl Connections {
+    /// The operation's view of its VIM's cluster; Pods found by `selector`.
+    pub(crate) fn work<'a>(
+        &self,
+        settings: &K8sSettings,
+        octx: &'a OpContext,
+        selector: String,
+    ) -> Result<Work<'a>> {
+        let vim = octx
+            .vim
+            .as_ref()
+            .ok_or_else(|| Error::Vim("the operation names no VIM".into()))?;
+        let key = serde_json::json!([vim.interface_info, vim.access_info]).to_string();
+        let mut clusters = self
+            .clusters
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let cluster = match clusters.get(&key) {
+            Some(c) => c.clone(),
+            None => {
+                let c = Arc::new(Cluster::new(client::connect(vim, settings)?));
+                clusters.insert(key, c.clone());
+                c
+            }
+        };
+        Ok(Work {
+            cluster,
+            settings: settings.clone(),
+            octx,
+            instance: octx.instance.id.to_string(),
+            selector,
+        })
+    }
+}
+
 /// The Kubernetes infra driver (one per conductor; clients are reused per VIM).
 pub struct KubernetesDriver {
     settings: K8sSettings,
-    clusters: Mutex<HashMap<String, Arc<Cluster>>>,
+    connections: Connections,
 }
 
 impl std::fmt::Debug for KubernetesDriver {
@@ -31,35 +72,13 @@ impl KubernetesDriver {
     pub fn new(settings: K8sSettings) -> Self {
         Self {
             settings,
-            clusters: Mutex::new(HashMap::new()),
+            connections: Connections::default(),
         }
     }
 
     fn work<'a>(&self, octx: &'a OpContext) -> Result<Work<'a>> {
-        let vim = octx
-            .vim
-            .as_ref()
-            .ok_or_else(|| Error::Vim("the operation names no VIM".into()))?;
-        // Clients are kept per connection (endpoint, CA and credentials).
-        let key = serde_json::json!([vim.interface_info, vim.access_info]).to_string();
-        let mut clusters = self
-            .clusters
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let cluster = match clusters.get(&key) {
-            Some(c) => c.clone(),
-            None => {
-                let c = Arc::new(Cluster::new(client::connect(vim, &self.settings)?));
-                clusters.insert(key, c.clone());
-                c
-            }
-        };
-        Ok(Work {
-            cluster,
-            settings: self.settings.clone(),
-            octx,
-            instance: octx.instance.id.to_string(),
-        })
+        let selector = format!("{INSTANCE_LABEL}={}", octx.instance.id);
+        self.connections.work(&self.settings, octx, selector)
     }
 }
 

@@ -42,6 +42,9 @@ pub enum Error {
     /// The request goes beyond what the VNFD allows.
     #[error("{0}")]
     Invalid(String),
+    /// A helm command failed (what Helm said, secrets masked).
+    #[error("{0}")]
+    Helm(String),
     /// The configuration forbids it (`kubernetes.denied_namespaces`, `cluster_scoped`):
     /// refused before anything was created.
     #[error("{0}")]
@@ -79,7 +82,7 @@ impl From<Error> for DriverError {
             Error::Vim(_) | Error::Manifest(_) | Error::Invalid(_) => 400,
             Error::Refused(_) => 403,
             Error::Api { code, .. } if (400..600).contains(code) => *code,
-            Error::Api { .. } | Error::Unreachable(_) => 502,
+            Error::Api { .. } | Error::Unreachable(_) | Error::Helm(_) => 502,
             Error::Timeout { .. } => 504,
             Error::Stale(_) => 409,
         };

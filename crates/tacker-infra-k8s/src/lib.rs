@@ -2,11 +2,12 @@
 
 pub mod client;
 pub mod cluster;
-mod driver;
+pub(crate) mod driver;
 mod error;
+pub mod helm;
 pub mod manifest;
 pub mod observe;
-mod ops;
+pub(crate) mod ops;
 mod settings;
 pub mod vnfc;
 mod wait;
@@ -14,4 +15,5 @@ mod wait;
 pub use cluster::INSTANCE_LABEL;
 pub use driver::KubernetesDriver;
 pub use error::{Error, Result};
+pub use helm::HelmDriver;
 pub use settings::K8sSettings;

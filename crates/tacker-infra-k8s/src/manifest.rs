@@ -129,9 +129,11 @@ pub fn def_files(params: &Map<String, Value>) -> Result<Vec<String>> {
     }
 }
 
-fn read(package_dir: &Path, file: &str) -> Result<String> {
+/// `file` (relative, no `..`) inside the unpacked package.
+pub fn inside(package_dir: &Path, file: &str) -> Result<std::path::PathBuf> {
     let rel = Path::new(file);
-    if rel.is_absolute()
+    if file.is_empty()
+        || rel.is_absolute()
         || rel
             .components()
             .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
@@ -140,7 +142,11 @@ fn read(package_dir: &Path, file: &str) -> Result<String> {
             "{file:?} is not a path inside the package"
         )));
     }
-    let path = package_dir.join(rel);
+    Ok(package_dir.join(rel))
+}
+
+fn read(package_dir: &Path, file: &str) -> Result<String> {
+    let path = inside(package_dir, file)?;
     let meta = std::fs::metadata(&path).map_err(|_| {
         Error::Manifest(format!(
             "{file} (in lcm-kubernetes-def-files) is not an artifact of the VNF package"
@@ -222,14 +228,8 @@ pub struct Request<'a> {
     pub policy: &'a crate::settings::K8sSettings,
 }
 
-/// Reads, resolves and prepares the manifests.
-pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
-    let mut raw = Vec::new();
-    for f in r.files {
-        for d in parse(f, &read(r.package_dir, f)?)? {
-            raw.push((f.clone(), d));
-        }
-    }
+/// The cluster types and names of parsed documents (`(file, document)`).
+async fn resolve(cluster: &Cluster, raw: Vec<(String, Value)>) -> Result<Vec<Doc>> {
     let mut docs = Vec::new();
     for (file, d) in raw {
         let api_version = d["apiVersion"].as_str().unwrap_or_default().to_owned();
@@ -254,6 +254,96 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
             body: d,
         });
     }
+    Ok(docs)
+}
+
+/// What the configuration forbids: a denied namespace, cluster-scoped objects.
+fn check_policy(docs: &[Doc], namespace: &str, policy: &crate::settings::K8sSettings) -> Result<()> {
+    if policy.denied(namespace) {
+        return Err(Error::Refused(format!(
+            "namespace {namespace} is denied to CNFs (kubernetes.denied_namespaces)"
+        )));
+    }
+    if !policy.cluster_scoped
+        && let Some(d) = docs.iter().find(|d| !d.ty.namespaced)
+    {
+        return Err(Error::Refused(format!(
+            "{}: {} {} is cluster-scoped, and kubernetes.cluster_scoped = \"deny\"",
+            d.file, d.kind, d.name
+        )));
+    }
+    Ok(())
+}
+
+/// Each VDU of `flavour` bound to the workload of its `properties.name` in `docs`.
+fn bind_vdus(docs: &[Doc], flavour: &Flavour, source: &str) -> Result<Vec<VduResource>> {
+    let mut vdus = Vec::new();
+    for v in &flavour.vdus {
+        let name = if v.name.is_empty() { &v.id } else { &v.name };
+        let found = docs
+            .iter()
+            .find(|d| VDU_KINDS.contains(&d.kind.as_str()) && d.name == *name)
+            .ok_or_else(|| {
+                Error::Manifest(format!(
+                    "VDU {} ({name}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in {source}",
+                    v.id
+                ))
+            })?;
+        vdus.push(VduResource {
+            vdu_id: v.id.clone(),
+            kind: found.kind.clone(),
+            name: found.name.clone(),
+        });
+    }
+    Ok(vdus)
+}
+
+/// The objects a Helm chart rendered (`source` names it): every namespaced one in
+/// `namespace` (a chart that puts one elsewhere is refused), the configuration's
+/// policy checked, VDUs bound by name. Nothing is labelled: Helm owns these objects.
+pub async fn rendered(
+    cluster: &Cluster,
+    source: &str,
+    text: &str,
+    namespace: &str,
+    flavour: &Flavour,
+    policy: &crate::settings::K8sSettings,
+) -> Result<Plan> {
+    let raw = parse(source, text)?
+        .into_iter()
+        .map(|d| (source.to_owned(), d))
+        .collect();
+    let mut docs = resolve(cluster, raw).await?;
+    for d in docs.iter().filter(|d| d.ty.namespaced) {
+        if let Some(other) = d.body.pointer("/metadata/namespace").and_then(Value::as_str)
+            && !other.is_empty()
+            && other != namespace
+        {
+            return Err(Error::Manifest(format!(
+                "{source}: {} {} goes into namespace {other}, not the release's {namespace}",
+                d.kind, d.name
+            )));
+        }
+    }
+    check_policy(&docs, namespace, policy)?;
+    let vdus = bind_vdus(&docs, flavour, source)?;
+    docs.sort_by_key(|d| tier(&d.kind));
+    Ok(Plan {
+        namespace: namespace.to_owned(),
+        docs,
+        vdus,
+    })
+}
+
+/// Reads, resolves and prepares the manifests.
+pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
+    let mut raw = Vec::new();
+    for f in r.files {
+        for d in parse(f, &read(r.package_dir, f)?)? {
+            raw.push((f.clone(), d));
+        }
+    }
+    let mut docs = resolve(cluster, raw).await?;
     let namespace = match r.namespace {
         Some(ns) => ns.to_owned(),
         None => {
@@ -282,38 +372,8 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
             }
         }
     };
-    if r.policy.denied(&namespace) {
-        return Err(Error::Refused(format!(
-            "namespace {namespace} is denied to CNFs (kubernetes.denied_namespaces)"
-        )));
-    }
-    if !r.policy.cluster_scoped
-        && let Some(d) = docs.iter().find(|d| !d.ty.namespaced)
-    {
-        return Err(Error::Refused(format!(
-            "{}: {} {} is cluster-scoped, and kubernetes.cluster_scoped = \"deny\"",
-            d.file, d.kind, d.name
-        )));
-    }
-    // VDUs map to resources by name.
-    let mut vdus = Vec::new();
-    for v in &r.flavour.vdus {
-        let name = if v.name.is_empty() { &v.id } else { &v.name };
-        let found = docs
-            .iter()
-            .find(|d| VDU_KINDS.contains(&d.kind.as_str()) && d.name == *name)
-            .ok_or_else(|| {
-                Error::Manifest(format!(
-                    "VDU {} ({name}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in lcm-kubernetes-def-files",
-                    v.id
-                ))
-            })?;
-        vdus.push(VduResource {
-            vdu_id: v.id.clone(),
-            kind: found.kind.clone(),
-            name: found.name.clone(),
-        });
-    }
+    check_policy(&docs, &namespace, r.policy)?;
+    let vdus = bind_vdus(&docs, r.flavour, "lcm-kubernetes-def-files")?;
     let replicas: BTreeMap<(String, String), u32> = vdus
         .iter()
         .filter(|v| matches!(v.kind.as_str(), "Deployment" | "ReplicaSet" | "StatefulSet"))

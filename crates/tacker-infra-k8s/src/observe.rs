@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
-use crate::cluster::{Cluster, INSTANCE_LABEL};
+use crate::cluster::Cluster;
 use crate::error::Result;
 use crate::manifest::{Doc, VduResource};
 
@@ -46,20 +46,22 @@ fn controller(
         .map(|o| (o.kind.clone(), o.name.clone()))
 }
 
-/// The instance's Pods, each with its VDU (Pods of no VDU are left out).
+/// The instance's Pods, each with its VDU (Pods of no VDU are left out). `selector`
+/// narrows the Pods and ReplicaSets listed (the instance label for manifests; a Helm
+/// release's Pods are found through their owners alone).
 pub async fn vnfc_pods(
     cluster: &Cluster,
     ns: &str,
-    instance: &str,
+    selector: &str,
     vdus: &[VduResource],
 ) -> Result<Vec<VnfcPod>> {
-    let pods = cluster.pods(ns, instance).await?;
+    let pods = cluster.pods(ns, selector).await?;
     // ReplicaSet -> Deployment, for Deployments' Pods.
     let mut rs_owner: HashMap<String, String> = HashMap::new();
     if vdus.iter().any(|v| v.kind == "Deployment") {
         let t = cluster.resolve("apps/v1", "ReplicaSet").await?;
         for rs in cluster
-            .list(&t, ns, &format!("{INSTANCE_LABEL}={instance}"))
+            .list(&t, ns, selector)
             .await?
         {
             let owner = rs

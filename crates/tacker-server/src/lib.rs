@@ -51,6 +51,8 @@ pub struct Settings {
     pub mgmt: tacker_domain::mgmt::Mapping,
     /// Whether the simulated VIM (`TACKER.SIM.V_1`) may be used (`lcm.simulated_vim`).
     pub simulated_vim: bool,
+    /// Whether a helm binary is there for `ETSINFV.HELM.V_3` VIMs (`helm.binary`).
+    pub helm: bool,
     /// Most comparisons a list filter may make.
     pub max_filter_terms: usize,
     /// How long an upload may send nothing before it is 408.

@@ -120,6 +120,7 @@ fn server_state(
             mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
                 .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
             simulated_vim: cfg.lcm.simulated_vim,
+            helm: helm_binary(cfg)?.is_some(),
             max_filter_terms: cfg.server.max_filter_terms,
             body_idle_timeout: cfg.server.body_idle_timeout,
             client_request_timeout: cfg.server.client_request_timeout,
@@ -161,21 +162,40 @@ fn server_tls(cfg: &Config) -> anyhow::Result<Option<Arc<rustls::ServerConfig>>>
     )?))
 }
 
+/// The helm binary for Helm VIMs: `helm.binary` must be runnable when set; unset,
+/// `helm` from `PATH` when there is one (`None`: Helm VIMs are refused).
+pub fn helm_binary(cfg: &Config) -> anyhow::Result<Option<std::path::PathBuf>> {
+    match cfg.helm.binary.as_str() {
+        "" => Ok(tacker_infra_k8s::helm::locate("helm")),
+        b => tacker_infra_k8s::helm::locate(b).map(Some).ok_or_else(|| {
+            anyhow::anyhow!(
+                "helm.binary {b:?} is not an executable file (or a program in PATH): \
+                 install Helm 3 there, or unset helm.binary to run without Helm VIMs"
+            )
+        }),
+    }
+}
+
 fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {
     use tacker_conductor::lcm::{Drivers, LcmSettings, sim};
     let mut drivers = Drivers::default();
     let k = &cfg.kubernetes;
-    let kubernetes = Arc::new(tacker_infra_k8s::KubernetesDriver::new(
-        tacker_infra_k8s::K8sSettings {
-            ready_timeout: k.ready_timeout,
-            delete_timeout: k.delete_timeout,
-            poll_interval: k.poll_interval,
-            request_timeout: k.request_timeout,
-            allow_http: k.allow_http,
-            cluster_scoped: k.cluster_scoped == "allow",
-            denied_namespaces: k.denied_namespaces.clone(),
-        },
-    ));
+    let k8s_settings = tacker_infra_k8s::K8sSettings {
+        ready_timeout: k.ready_timeout,
+        delete_timeout: k.delete_timeout,
+        poll_interval: k.poll_interval,
+        request_timeout: k.request_timeout,
+        allow_http: k.allow_http,
+        cluster_scoped: k.cluster_scoped == "allow",
+        denied_namespaces: k.denied_namespaces.clone(),
+    };
+    if let Some(helm) = helm_binary(cfg)? {
+        drivers.infra.insert(
+            tacker_infra_k8s::helm::HELM.to_owned(),
+            Arc::new(tacker_infra_k8s::HelmDriver::new(k8s_settings.clone(), helm)),
+        );
+    }
+    let kubernetes = Arc::new(tacker_infra_k8s::KubernetesDriver::new(k8s_settings));
     drivers
         .infra
         .insert(tacker_conductor::lcm::KUBERNETES.to_owned(), kubernetes);

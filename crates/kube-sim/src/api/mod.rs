@@ -160,6 +160,18 @@ pub async fn dispatch(
         .and_then(|h| h.to_str().ok())
         .unwrap_or("application/json")
         .to_owned();
+    // Typed clients send protobuf: the rest works on its JSON.
+    let (body, content_type) = if content_type.starts_with(crate::protobuf::CONTENT_TYPE) {
+        match crate::protobuf::to_json(&body) {
+            Ok(v) => (
+                web::Bytes::from(v.to_string()),
+                "application/json".to_owned(),
+            ),
+            Err(e) => return e.response(),
+        }
+    } else {
+        (body, content_type)
+    };
     let accept = req
         .headers()
         .get("accept")

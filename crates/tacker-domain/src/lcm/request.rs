@@ -161,6 +161,54 @@ impl InstantiateRequest {
                 )));
             }
         }
+        self.check_helm(model, f)
+    }
+
+    /// Helm VIMs: `helm_chart_path` names a chart archive or directory of the package,
+    /// `helm_value_names` names VDUs of the flavour.
+    fn check_helm(&self, model: &PackageModel, f: &Flavour) -> Result<(), Failure> {
+        let helm = self
+            .vim_connection_info
+            .iter()
+            .flatten()
+            .any(|(_, v)| v.get("vimType").and_then(Value::as_str) == Some(super::vim_type::HELM));
+        let p = &self.additional_params;
+        let chart = match p.get("helm_chart_path") {
+            None | Some(Value::Null) if helm => {
+                return Err(bad(
+                    "additionalParams.helm_chart_path (the package's Helm chart) is required for ETSINFV.HELM.V_3",
+                ));
+            }
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::String(c)) if !c.is_empty() => c.trim_end_matches('/'),
+            Some(_) => return Err(bad("additionalParams.helm_chart_path must be a path")),
+        };
+        let dir = format!("{chart}/");
+        if !model
+            .artifacts
+            .iter()
+            .any(|a| a.path == chart || a.path.starts_with(&dir))
+        {
+            return Err(bad(format!(
+                "additionalParams.helm_chart_path: {chart:?} is not a chart archive or directory of the VNF package"
+            )));
+        }
+        match p.get("helm_value_names") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(m)) => {
+                if let Some(vdu) = m.keys().find(|k| !f.vdus.iter().any(|v| v.id == **k)) {
+                    return Err(bad(format!(
+                        "additionalParams.helm_value_names: {vdu} is not a VDU of flavour {:?}",
+                        self.flavour_id
+                    )));
+                }
+            }
+            Some(_) => {
+                return Err(bad(
+                    "additionalParams.helm_value_names must map VDU ids to their value paths",
+                ));
+            }
+        }
         Ok(())
     }
 

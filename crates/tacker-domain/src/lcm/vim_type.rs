@@ -4,6 +4,8 @@
 pub const KUBERNETES: &str = "ETSINFV.KUBERNETES.V_1";
 /// OpenStack with Keystone v3 (`openstack` is Tacker's legacy name).
 pub const OPENSTACK: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
+/// Kubernetes driven through Helm 3 charts.
+pub const HELM: &str = "ETSINFV.HELM.V_3";
 /// The simulated VIM for tests and demos, there only with `lcm.simulated_vim`.
 pub const SIMULATED: &str = "TACKER.SIM.V_1";
 
@@ -20,14 +22,14 @@ pub fn canonical(raw: &str) -> String {
 /// off (naming the setting that enables it), or a type nothing drives.
 pub fn unsupported(raw: &str, simulated_vim: bool) -> Option<String> {
     match canonical(raw).as_str() {
-        KUBERNETES | OPENSTACK => None,
+        KUBERNETES | OPENSTACK | HELM => None,
         SIMULATED if simulated_vim => None,
         SIMULATED => Some(format!(
             "VIM type {SIMULATED} (the simulated VIM) is disabled: enable it with \
              lcm.simulated_vim = true (TACKER__LCM__SIMULATED_VIM=true)"
         )),
         _ => Some(format!(
-            "unknown VIM type {raw:?}: supported are {KUBERNETES} (or kubernetes), \
+            "unknown VIM type {raw:?}: supported are {KUBERNETES} (or kubernetes), {HELM}, \
              {OPENSTACK} (or openstack){}",
             if simulated_vim {
                 format!(" and {SIMULATED}")

@@ -187,7 +187,7 @@ async fn outcome(
     to: &Plan,
     files: &[String],
 ) -> Result<Outcome> {
-    let pods = observe::vnfc_pods(&w.cluster, &to.namespace, &w.instance, &to.vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, &to.namespace, &w.selector, &to.vdus).await?;
     // Same name, another Pod (StatefulSets, bare Pods): re-created.
     let recreated: HashSet<String> = pods
         .iter()
@@ -214,7 +214,7 @@ async fn outcome(
 
 async fn pods_now(w: &Work<'_>, plan: &Plan) -> Result<HashMap<String, String>> {
     Ok(
-        observe::vnfc_pods(&w.cluster, &plan.namespace, &w.instance, &plan.vdus)
+        observe::vnfc_pods(&w.cluster, &plan.namespace, &w.selector, &plan.vdus)
             .await?
             .into_iter()
             .map(|p| (p.name, p.uid))

@@ -73,7 +73,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     }
 }
 
-async fn sol002(w: &Work<'_>, s: &Stored, ids: &[String]) -> Result<Outcome> {
+pub async fn sol002(w: &Work<'_>, s: &Stored, ids: &[String]) -> Result<Outcome> {
     let ns = s.namespace.as_str();
     let targets = targets(s, ids)?;
     // Every Pod must still be the one stored: Kubernetes may have replaced it.
@@ -145,7 +145,7 @@ async fn sol002(w: &Work<'_>, s: &Stored, ids: &[String]) -> Result<Outcome> {
         w.settings.ready_timeout,
         w.settings.poll_interval,
         || async {
-            let pods = observe::vnfc_pods(&w.cluster, ns, &w.instance, &vdus).await?;
+            let pods = observe::vnfc_pods(&w.cluster, ns, &w.selector, &vdus).await?;
             for (t, old) in &same_name {
                 let back = pods
                     .iter()
@@ -166,7 +166,7 @@ async fn sol002(w: &Work<'_>, s: &Stored, ids: &[String]) -> Result<Outcome> {
         },
     )
     .await?;
-    let pods = observe::vnfc_pods(&w.cluster, ns, &w.instance, &vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, ns, &w.selector, &vdus).await?;
     let scope: HashSet<String> = vdus.iter().map(|v| v.vdu_id.clone()).collect();
     let recreated: HashSet<String> = same_name.iter().map(|(t, _)| t.pod.clone()).collect();
     let r = vnfc::reconcile(
@@ -196,7 +196,7 @@ async fn sol003(w: &Work<'_>, s: &Stored) -> Result<Outcome> {
     .await?;
     create_all(w, &plan).await?;
     wait_ready(w, &plan).await?;
-    let pods = observe::vnfc_pods(&w.cluster, ns, &w.instance, &plan.vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, ns, &w.selector, &plan.vdus).await?;
     // Everything was re-created: Pods under a stored name are the same VNFC, modified.
     let recreated: HashSet<String> = s
         .info

@@ -47,7 +47,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     tracing::info!(instance = %w.instance, namespace = %plan.namespace, objects = plan.docs.len(), "creating the CNF");
     create_all(w, &plan).await?;
     wait_ready(w, &plan).await?;
-    let pods = observe::vnfc_pods(&w.cluster, &plan.namespace, &w.instance, &plan.vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, &plan.namespace, &w.selector, &plan.vdus).await?;
     let r = vnfc::reconcile(
         &[],
         &pods,

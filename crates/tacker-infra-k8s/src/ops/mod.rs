@@ -33,6 +33,9 @@ pub struct Work<'a> {
     pub octx: &'a OpContext,
     /// The VNF instance id (the label value).
     pub instance: String,
+    /// The label selector of the instance's Pods and ReplicaSets (empty: every one in
+    /// the namespace, each then tied to a VDU through its owners).
+    pub selector: String,
 }
 
 impl Work<'_> {
@@ -211,7 +214,7 @@ pub async fn wait_vdus(
         Ok(d) => d,
         Err(s) => return Ok(Err(s)),
     };
-    let pods = observe::vnfc_pods(&w.cluster, ns, &w.instance, vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, ns, &w.selector, vdus).await?;
     Ok(observe::settled(&pods, &desired))
 }
 
@@ -345,7 +348,7 @@ pub async fn delete_all(w: &Work<'_>, plan: &Plan, how: Deletion, claims: Claims
                     }
                 }
             }
-            let pods = match w.cluster.pods(ns, &w.instance).await {
+            let pods = match w.cluster.pods(ns, &w.selector).await {
                 Ok(p) => p,
                 // The namespace itself went with the VNF.
                 Err(e) if e.is_not_found() => Vec::new(),

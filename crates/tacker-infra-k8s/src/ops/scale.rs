@@ -56,7 +56,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     }
     apply(w, &s.namespace, &targets).await?;
     let scope: HashSet<String> = targets.iter().map(|(v, _)| v.vdu_id.clone()).collect();
-    let pods = observe::vnfc_pods(&w.cluster, &s.namespace, &w.instance, &s.vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, &s.namespace, &w.selector, &s.vdus).await?;
     let r = vnfc::reconcile(
         &s.info.vnfc_resource_info,
         &pods,

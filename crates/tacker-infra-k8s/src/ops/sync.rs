@@ -11,7 +11,7 @@ use crate::{observe, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Option<InstantiatedVnfInfo>> {
     let s = stored(w.octx)?;
-    let pods = observe::vnfc_pods(&w.cluster, &s.namespace, &w.instance, &s.vdus).await?;
+    let pods = observe::vnfc_pods(&w.cluster, &s.namespace, &w.selector, &s.vdus).await?;
     let r = vnfc::reconcile(
         &s.info.vnfc_resource_info,
         &pods,

@@ -285,6 +285,7 @@ impl TestApp {
                 )
                 .unwrap(),
                 simulated_vim: opts.simulated_vim,
+                helm: false,
                 max_filter_terms: 50,
                 body_idle_timeout: opts.body_idle_timeout,
                 client_request_timeout: Duration::from_secs(5),

@@ -184,6 +184,13 @@ pub async fn check_vims(
                 "vimConnectionInfo.{k}.vimType: {why}"
             )));
         }
+        if e.get("vimType").and_then(Value::as_str) == Some(vim_type::HELM) && !st.settings.helm {
+            return Err(ApiError::Unprocessable(format!(
+                "vimConnectionInfo.{k}.vimType: {} needs the helm binary, which this VNFM \
+                 does not have (install Helm 3 in PATH or set helm.binary)",
+                vim_type::HELM
+            )));
+        }
         let Some(vim_id) = e.get("vimId").and_then(Value::as_str) else {
             continue;
         };

@@ -1,0 +1,358 @@
+//! A VNF instance's Helm release: its parameters (Tacker's names), what the instance
+//! records of it, and the helm commands run on it.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+use tacker_domain::vnfd::Flavour;
+
+use super::cli::Session;
+use super::values;
+use crate::error::{Error, Result};
+use crate::manifest::{self, VduResource};
+
+/// The release of VNF instance `instance`: `vnf-` and the id without dashes (35
+/// characters, within Helm's 53).
+pub fn release_name(instance: &str) -> String {
+    format!("vnf-{}", instance.replace('-', ""))
+}
+
+/// The value paths of one VDU (`helm_value_names.<vduId>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValueNames {
+    /// The replica count's path.
+    pub replica: Option<String>,
+    /// The container image's path (set from the VNFD's `sw_image_data` on a package
+    /// change).
+    pub image: Option<String>,
+}
+
+/// `helm_value_names`, checked.
+pub fn value_names(v: Option<&Value>) -> Result<Map<String, Value>> {
+    let m = match v {
+        None | Some(Value::Null) => return Ok(Map::new()),
+        Some(Value::Object(m)) => m,
+        Some(_) => {
+            return Err(Error::Manifest(
+                "additionalParams.helm_value_names must map VDU ids to {replica, image}".into(),
+            ));
+        }
+    };
+    for (vdu, names) in m {
+        let ok = names.as_object().is_some_and(|o| {
+            o.iter()
+                .all(|(k, v)| matches!(k.as_str(), "replica" | "image") && v.is_string())
+        });
+        if !ok {
+            return Err(Error::Manifest(format!(
+                "additionalParams.helm_value_names.{vdu} must be {{\"replica\": path, \"image\": path}}"
+            )));
+        }
+    }
+    Ok(m.clone())
+}
+
+/// The value paths of `vdu` in a checked `helm_value_names`.
+pub fn names_of(names: &Map<String, Value>, vdu: &str) -> ValueNames {
+    let get = |k: &str| {
+        names
+            .get(vdu)
+            .and_then(|n| n.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    ValueNames {
+        replica: get("replica"),
+        image: get("image"),
+    }
+}
+
+/// What an instantiate (or a package change) asks of Helm.
+#[derive(Debug, Clone)]
+pub struct Params {
+    /// `helm_chart_path`: a chart archive or directory in the package.
+    pub chart: String,
+    /// `helm_parameters` as nested values.
+    pub values: Value,
+    /// `helm_value_names`.
+    pub names: Map<String, Value>,
+    /// `namespace`, if given.
+    pub namespace: Option<String>,
+}
+
+impl Params {
+    /// Reads `additionalParams`; `chart` is required unless `fallback` gives one.
+    pub fn parse(p: &Map<String, Value>, fallback: Option<&str>) -> Result<Self> {
+        let chart = match p.get("helm_chart_path") {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            None | Some(Value::Null) if fallback.is_some() => {
+                fallback.unwrap_or_default().to_owned()
+            }
+            None | Some(Value::Null) => {
+                return Err(Error::Manifest(
+                    "additionalParams.helm_chart_path (the package's Helm chart) is required"
+                        .into(),
+                ));
+            }
+            Some(_) => {
+                return Err(Error::Manifest(
+                    "additionalParams.helm_chart_path must be a path in the package".into(),
+                ));
+            }
+        };
+        Ok(Self {
+            chart,
+            values: values::from_parameters(p.get("helm_parameters"))?,
+            names: value_names(p.get("helm_value_names"))?,
+            namespace: p
+                .get("namespace")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        })
+    }
+}
+
+/// The chart `chart` of the package unpacked at `package_dir`: an archive, or a
+/// directory with a `Chart.yaml`.
+pub fn chart_in(package_dir: &Path, chart: &str) -> Result<PathBuf> {
+    let path = manifest::inside(package_dir, chart)?;
+    let ok = if path.is_dir() {
+        path.join("Chart.yaml").is_file()
+    } else {
+        path.is_file()
+    };
+    if ok {
+        Ok(path)
+    } else {
+        Err(Error::Manifest(format!(
+            "helm_chart_path {chart} is not a chart archive or a chart directory of the VNF package"
+        )))
+    }
+}
+
+/// Sets each VDU's replica value to its count (VDUs without a replica path keep the
+/// chart's own).
+pub fn with_replicas(
+    mut v: Value,
+    names: &Map<String, Value>,
+    counts: &[(String, i64)],
+) -> Result<Value> {
+    for (vdu, n) in counts {
+        if let Some(path) = names_of(names, vdu).replica {
+            values::set(&mut v, &path, json!(n))?;
+        }
+    }
+    Ok(v)
+}
+
+/// Sets each VDU's image value to its `sw_image_data` name in `flavour`.
+pub fn with_images(mut v: Value, names: &Map<String, Value>, flavour: &Flavour) -> Result<Value> {
+    for vdu in &flavour.vdus {
+        if let (Some(path), Some(img)) = (names_of(names, &vdu.id).image, &vdu.sw_image)
+            && !img.name.is_empty()
+        {
+            values::set(&mut v, &path, json!(img.name))?;
+        }
+    }
+    Ok(v)
+}
+
+/// What the instance records of its release (`instantiatedVnfInfo.metadata`).
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The release.
+    pub release: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// The chart, in the instance's package.
+    pub chart: String,
+    /// `helm_value_names`.
+    pub names: Map<String, Value>,
+    /// The release's revision when the last operation completed.
+    pub revision: u64,
+    /// VDU bindings.
+    pub vdus: Vec<VduResource>,
+}
+
+impl Recorded {
+    /// Reads it from the instance's `instantiatedVnfInfo.metadata`.
+    pub fn of(meta: &Value) -> Result<Self> {
+        let s = |k: &str| {
+            meta.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| Error::Manifest(format!("the instance has no Helm {k} recorded")))
+        };
+        Ok(Self {
+            release: s("release_name")?,
+            namespace: s("namespace")?,
+            chart: s("helm_chart_path")?,
+            names: value_names(meta.get("helm_value_names"))?,
+            revision: meta.get("revision").and_then(Value::as_u64).unwrap_or(0),
+            vdus: manifest::stored_vdus(meta),
+        })
+    }
+
+    /// Its JSON, for `instantiatedVnfInfo.metadata`.
+    pub fn to_json(&self) -> Value {
+        let vdus: Map<String, Value> = self
+            .vdus
+            .iter()
+            .map(|v| (v.vdu_id.clone(), json!({"kind": v.kind, "name": v.name})))
+            .collect();
+        json!({
+            "namespace": self.namespace,
+            "release_name": self.release,
+            "helm_chart_path": self.chart,
+            "helm_value_names": self.names,
+            "revision": self.revision,
+            "vdus": vdus,
+        })
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+/// The helm commands the driver runs on one release.
+pub struct Helm<'a> {
+    /// The session.
+    pub session: &'a Session,
+    /// Release name.
+    pub release: &'a str,
+    /// Its namespace.
+    pub namespace: &'a str,
+}
+
+impl Helm<'_> {
+    fn args(&self, verb: &[&str]) -> Vec<OsString> {
+        let mut a = os(verb);
+        a.extend(os(&[self.release, "--namespace", self.namespace]));
+        a
+    }
+
+    /// `helm template`: what the chart renders with `values` (nothing is created).
+    pub async fn template(&self, chart: &Path, values: &Value) -> Result<String> {
+        let file = self.session.values_file("template", values)?;
+        let mut a = self.args(&["template"]);
+        a.extend([chart.into(), "--values".into(), file.into()]);
+        self.session.run(&a).await
+    }
+
+    /// `helm upgrade --install` with exactly `values`: installs the release, or
+    /// upgrades the one there (so a retried instantiate never installs twice).
+    /// Schemas are checked by the API server on every write, so the client-side
+    /// OpenAPI download and validation is skipped.
+    pub async fn apply(&self, chart: &Path, values: &Value) -> Result<()> {
+        let file = self.session.values_file("values", values)?;
+        let mut a = self.args(&["upgrade", "--install"]);
+        a.extend([
+            chart.into(),
+            "--values".into(),
+            file.into(),
+            "--reset-values".into(),
+            "--disable-openapi-validation".into(),
+        ]);
+        self.session.run(&a).await.map(|_| ())
+    }
+
+    /// `helm get manifest`: the objects of the release's current revision.
+    pub async fn manifest(&self) -> Result<String> {
+        self.session.run(&self.args(&["get", "manifest"])).await
+    }
+
+    /// `helm get values`: the values given to the release's current revision.
+    pub async fn values(&self) -> Result<Value> {
+        let mut a = self.args(&["get", "values"]);
+        a.extend(os(&["--output", "json"]));
+        let out = self.session.run(&a).await?;
+        match serde_json::from_str::<Value>(out.trim()) {
+            Ok(Value::Null) => Ok(json!({})),
+            Ok(v) => Ok(v),
+            Err(e) => Err(Error::Helm(format!("helm get values: {e}"))),
+        }
+    }
+
+    /// The release's current revision, `None` when there is no such release.
+    pub async fn revision(&self) -> Result<Option<u64>> {
+        let mut a = self.args(&["status"]);
+        a.extend(os(&["--output", "json"]));
+        match self.session.run(&a).await {
+            Ok(out) => {
+                let v: Value = serde_json::from_str(&out)
+                    .map_err(|e| Error::Helm(format!("helm status: {e}")))?;
+                Ok(v.get("version").and_then(Value::as_u64))
+            }
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `helm uninstall` (dependents deleted first, so a workload is gone only once its
+    /// Pods are); `false` when there was no release.
+    pub async fn uninstall(&self) -> Result<bool> {
+        let mut a = self.args(&["uninstall"]);
+        a.extend(os(&["--cascade", "foreground"]));
+        match self.session.run(&a).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_not_found() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `helm rollback` to `revision`.
+    pub async fn rollback(&self, revision: u64) -> Result<()> {
+        let mut a = os(&["rollback", self.release]);
+        a.extend(os(&[&revision.to_string(), "--namespace", self.namespace]));
+        self.session.run(&a).await.map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_parameters_are_checked() {
+        assert_eq!(
+            release_name("1f0e6b1a-2b3c-4d5e-8f90-123456789abc"),
+            "vnf-1f0e6b1a2b3c4d5e8f90123456789abc"
+        );
+        let p = Params::parse(
+            json!({"helm_chart_path": "Files/kubernetes/c.tgz", "helm_parameters": {"a.b": 1},
+                   "helm_value_names": {"VDU1": {"replica": "replicaCountVdu1"}}, "namespace": "ns"})
+            .as_object()
+            .unwrap(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(p.values, json!({"a": {"b": 1}}));
+        assert_eq!(
+            names_of(&p.names, "VDU1").replica.as_deref(),
+            Some("replicaCountVdu1")
+        );
+        assert!(Params::parse(&Map::new(), None).is_err());
+        assert_eq!(Params::parse(&Map::new(), Some("c")).unwrap().chart, "c");
+        let bad = json!({"helm_chart_path": "c", "helm_value_names": {"VDU1": {"replicas": "x"}}});
+        assert!(Params::parse(bad.as_object().unwrap(), None).is_err());
+        let v = with_replicas(json!({}), &p.names, &[("VDU1".into(), 3), ("VDU2".into(), 1)])
+            .unwrap();
+        assert_eq!(v, json!({"replicaCountVdu1": 3}));
+    }
+
+    #[test]
+    fn charts_stay_inside_the_package() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("Files/c")).unwrap();
+        assert!(chart_in(dir.path(), "Files/c").is_err(), "no Chart.yaml");
+        std::fs::write(dir.path().join("Files/c/Chart.yaml"), "name: c").unwrap();
+        assert!(chart_in(dir.path(), "Files/c").is_ok());
+        assert!(chart_in(dir.path(), "../c").is_err());
+        assert!(chart_in(dir.path(), "/etc").is_err());
+        assert!(chart_in(dir.path(), "Files/none.tgz").is_err());
+    }
+}
