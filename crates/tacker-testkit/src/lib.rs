@@ -3,6 +3,7 @@
 
 pub mod cnf;
 pub mod csar;
+pub mod helm;
 pub mod mgmt;
 pub mod moto;
 pub mod peers;

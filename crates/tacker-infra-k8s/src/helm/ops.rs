@@ -213,9 +213,36 @@ impl Op<'_, '_> {
         .await
     }
 
+    /// Terminate: the release uninstalled, then the claims its StatefulSets made
+    /// (Helm never owned them): nothing of the VNF stays.
     pub async fn terminate(&self) -> Result<Outcome> {
         let (rec, info) = self.recorded()?;
-        self.remove(&rec.release, &rec.namespace, &rec.vdus, self.w.flavour()?).await?;
+        let flavour = self.w.flavour()?;
+        let h = self.helm(&rec.release, &rec.namespace);
+        let claims = match h.revision().await? {
+            Some(_) => ops::statefulset_claims(self.w, &self.live_plan(&h, flavour).await?).await?,
+            None => Vec::new(),
+        };
+        self.remove(&rec.release, &rec.namespace, &rec.vdus, flavour).await?;
+        let pvc = self.w.cluster.resolve("v1", "PersistentVolumeClaim").await?;
+        let how = crate::cluster::Deletion { grace: None, foreground: true };
+        for (name, _) in &claims {
+            self.w.cluster.delete(&pvc, &rec.namespace, name, how).await?;
+        }
+        wait::until(
+            "the StatefulSets' claims to be deleted",
+            self.w.settings.delete_timeout,
+            self.w.settings.poll_interval,
+            || async {
+                for (name, _) in &claims {
+                    if self.w.cluster.get(&pvc, &rec.namespace, name).await?.is_some() {
+                        return Ok(Err(format!("PersistentVolumeClaim {name} still exists")));
+                    }
+                }
+                Ok(Ok(()))
+            },
+        )
+        .await?;
         let removed: Vec<Value> = info
             .vnfc_resource_info
             .iter()

@@ -228,7 +228,7 @@ pub enum Claims {
 }
 
 /// Claims a StatefulSet of the plan created (`<template>-<statefulset>-<ordinal>`).
-async fn statefulset_claims(w: &Work<'_>, plan: &Plan) -> Result<Vec<(String, String)>> {
+pub(crate) async fn statefulset_claims(w: &Work<'_>, plan: &Plan) -> Result<Vec<(String, String)>> {
     let mut prefixes = Vec::new();
     for d in plan.docs.iter().filter(|d| d.kind == "StatefulSet") {
         for t in d

@@ -20,7 +20,11 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new(vim: VimConnection) -> Self {
-        let csar = cnf();
+        Self::of(cnf(), vim)
+    }
+
+    /// The package `csar` unpacked, an instance of it.
+    pub fn of(csar: tacker_testkit::csar::Csar, vim: VimConnection) -> Self {
         let dir = tempfile::tempdir().unwrap();
         for (name, content) in &csar.files {
             let p = dir.path().join(name);

@@ -16,14 +16,14 @@ use tacker_infra_k8s::{INSTANCE_LABEL, K8sSettings, KubernetesDriver};
 use crate::fixture::{Fixture, changes, params};
 
 /// A cluster to run against.
-struct Target {
-    vim: VimConnection,
-    client: kube::Client,
-    namespace: String,
-    sim: Option<kube_sim::Handle>,
+pub(crate) struct Target {
+    pub(crate) vim: VimConnection,
+    pub(crate) client: kube::Client,
+    pub(crate) namespace: String,
+    pub(crate) sim: Option<kube_sim::Handle>,
 }
 
-fn vim(endpoint: &str, ca: Option<&str>, token: &str) -> VimConnection {
+pub(crate) fn vim(endpoint: &str, ca: Option<&str>, token: &str) -> VimConnection {
     let mut interface = Map::new();
     interface.insert("endpoint".into(), json!(endpoint));
     if let Some(ca) = ca {
@@ -47,7 +47,7 @@ async fn create_namespace(client: &kube::Client, ns: &str) {
 
 impl Target {
     /// kube-sim over TLS with a bearer token.
-    async fn sim() -> Self {
+    pub(crate) async fn sim() -> Self {
         let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         let mut s = kube_sim::Settings {
             token: Some("driver-token".into()),
@@ -575,7 +575,7 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
 }
 
 /// A package unpacked as the conductor's cache holds it, as a change's target.
-fn target_package(csar: tacker_testkit::csar::Csar) -> (tempfile::TempDir, TargetPackage) {
+pub(crate) fn target_package(csar: tacker_testkit::csar::Csar) -> (tempfile::TempDir, TargetPackage) {
     let dir = tempfile::tempdir().unwrap();
     for (name, content) in &csar.files {
         let p = dir.path().join(name);
