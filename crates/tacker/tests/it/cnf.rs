@@ -903,7 +903,7 @@ async fn the_tacker_cnf_sample_instantiates_heals_and_terminates() {
 }
 
 /// The package of `vnfd` (its id and usage state).
-async fn package_of(c: &Cluster, vnfd: &str) -> (String, String) {
+pub async fn package_of(c: &Cluster, vnfd: &str) -> (String, String) {
     let list: Vec<Value> = c
         .http
         .get(format!(

@@ -311,6 +311,25 @@ pub async fn change_vnfpkg(
             )));
         }
     }
+    if let Some(chart) = r
+        .additional_params
+        .get("helm_chart_path")
+        .and_then(Value::as_str)
+    {
+        let chart = chart.trim_end_matches('/');
+        let dir = format!("{chart}/");
+        if !new
+            .artifacts
+            .iter()
+            .any(|a| a.path == chart || a.path.starts_with(&dir))
+        {
+            return Err(ApiError::Unprocessable(format!(
+                "additionalParams.helm_chart_path: {chart:?} is not a chart archive or \
+                 directory of the package of vnfdId {}",
+                r.vnfd_id
+            )));
+        }
+    }
     let running_ns = i
         .instantiated_vnf_info
         .as_ref()

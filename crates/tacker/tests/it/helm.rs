@@ -1,0 +1,164 @@
+//! Helm CNFs end to end: the REST API, a server and two conductors as processes on
+//! PostgreSQL and RabbitMQ, the real helm binary, kube-sim over TLS with a token.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use tacker_testkit::helm::{
+    CHART, HELM_V2_VNFD_ID, HELM_VNFD_ID, helm_bin, helm_cnf, helm_cnf_v2, helm_params,
+};
+
+use crate::cnf::{Cnf, package_of, timing};
+use crate::procs::Cluster;
+
+const T: std::time::Duration = std::time::Duration::from_secs(60);
+
+async fn helm_cluster() -> Cnf {
+    let sim = kube_sim::spawn(kube_sim::Settings {
+        token: Some("e2e-token".into()),
+        basic: None,
+        tls: true,
+        timing: timing(),
+    })
+    .unwrap();
+    let helm = helm_bin();
+    let env = [
+        ("TACKER__KUBERNETES__POLL_INTERVAL", "200ms"),
+        ("TACKER__KUBERNETES__READY_TIMEOUT", "4s"),
+        ("TACKER__LCM__SYNC_INTERVAL", "0s"),
+        ("TACKER__HELM__BINARY", helm.to_str().unwrap()),
+    ];
+    let c = Cluster::start_with(1, &["c1", "c2"], &env).await;
+    for csar in [helm_cnf(), helm_cnf_v2()] {
+        let pkg = c.upload(csar.zip()).await;
+        let p = c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+        assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    }
+    Cnf { c, sim }
+}
+
+fn helm_vim(e: &Cnf) -> Value {
+    json!({"vim1": {
+        "vimType": "ETSINFV.HELM.V_3",
+        "interfaceInfo": {"endpoint": e.sim.url, "ssl_ca_cert": e.sim.ca_pem},
+        "accessInfo": {"bearer_token": "e2e-token"},
+    }})
+}
+
+/// Images of the Pods in `default`, and the release Secrets there.
+fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
+    let s = e.sim.sim.lock();
+    let mut images = BTreeSet::new();
+    let mut pods = 0;
+    for (_, p) in s.list("/pods", Some("default")) {
+        if p.pointer("/metadata/deletionTimestamp").is_some() {
+            continue;
+        }
+        pods += 1;
+        for c in p.pointer("/spec/containers").and_then(Value::as_array).into_iter().flatten() {
+            images.insert(c["image"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    let releases = s
+        .list("/secrets", Some("default"))
+        .into_iter()
+        .filter(|(_, v)| v.pointer("/metadata/labels/owner").and_then(Value::as_str) == Some("helm"))
+        .count();
+    (images, pods, releases)
+}
+
+#[tokio::test]
+async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_terminates() {
+    let e = helm_cluster().await;
+    let r = e
+        .c
+        .lcm(0, reqwest::Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": HELM_VNFD_ID, "vnfInstanceName": "helm-cnf"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let i = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+
+    // Refused before anything starts: no chart, a chart the package does not have.
+    for (params, needle) in [
+        (json!({"namespace": "default"}), "helm_chart_path"),
+        (json!({"helm_chart_path": "Files/kubernetes/none.tgz"}), "not a chart"),
+        (
+            json!({"helm_chart_path": CHART, "helm_value_names": {"VDU9": {"replica": "x"}}}),
+            "VDU9",
+        ),
+    ] {
+        let body = json!({"flavourId": "simple", "vimConnectionInfo": helm_vim(&e), "additionalParams": params});
+        let r = e
+            .c
+            .lcm(0, reqwest::Method::POST, &format!("/vnf_instances/{i}/instantiate"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{needle}");
+        let text = r.text().await.unwrap();
+        assert!(text.contains(needle), "{text}");
+    }
+
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": helm_vim(&e),
+        "additionalParams": helm_params(CHART, "default")});
+    let op = e.run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let v = e.vnfcs(&i).await;
+    assert_eq!(v.len(), 2, "{v:?}");
+    let (images, pods, releases) = cluster_state(&e);
+    assert_eq!(images, BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()]));
+    assert_eq!((pods, releases), (2, 1));
+    let inst = e.instance(&i).await;
+    let meta = &inst["instantiatedVnfInfo"]["metadata"];
+    assert!(meta["release_name"].as_str().unwrap().starts_with("vnf-"), "{meta}");
+    assert!(!inst.to_string().contains("e2e-token"), "no token answered");
+
+    // Scale out VDU1 through its replica value.
+    let op = e
+        .run(&i, "scale", json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}), &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(e.vnfcs(&i).await.len(), 3);
+    assert_eq!(cluster_state(&e).1, 3);
+
+    // v2's web image never gets ready: FAILED_TEMP 504; rollback through Helm's
+    // history brings back the old images on the old package.
+    e.sim.sim.lock().faults.never_ready.push("image:nginx:v2".into());
+    let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+        "helm_chart_path": CHART}});
+    let op = e.run(&i, "change_vnfpkg", change.clone(), &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["status"], 504, "{op}");
+    assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "IN_USE", "pinned while it runs");
+    e.sim.sim.lock().faults.never_ready.clear();
+    let op_id = op["id"].as_str().unwrap();
+    assert_eq!(e.post(&format!("/vnf_lcm_op_occs/{op_id}/rollback")).await.status(), 202);
+    let op = e.c.wait_op(op_id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
+    assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
+    let (images, pods, _) = cluster_state(&e);
+    assert_eq!(images, BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()]));
+    assert_eq!(pods, 3);
+    assert_eq!(e.instance(&i).await["vnfdId"], HELM_VNFD_ID);
+    assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "NOT_IN_USE");
+
+    // The change again: COMPLETED, every Pod on v2, the scale kept, usage moved.
+    let op = e.run(&i, "change_vnfpkg", change, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (images, pods, _) = cluster_state(&e);
+    assert_eq!(images, BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()]));
+    assert_eq!(pods, 3);
+    assert_eq!(e.instance(&i).await["vnfdId"], HELM_V2_VNFD_ID);
+    assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "IN_USE");
+    assert_eq!(package_of(&e.c, HELM_VNFD_ID).await.1, "NOT_IN_USE");
+
+    // Terminate: the release and its Pods gone.
+    let op = e
+        .run(&i, "terminate", json!({"terminationType": "FORCEFUL"}), &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (_, pods, releases) = cluster_state(&e);
+    assert_eq!((pods, releases), (0, 0));
+}
