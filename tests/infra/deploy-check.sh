@@ -22,6 +22,9 @@ cargo metadata --locked --format-version 1 --no-deps >/dev/null
 for b in tacker tackerctl; do
   grep -q "target/release/$b" deploy/Dockerfile || { echo "the image lacks $b"; exit 1; }
 done
+grep -q "COPY --from=helm /helm/helm /usr/local/bin/helm" deploy/Dockerfile \
+  && grep -q "TACKER__HELM__BINARY=/usr/local/bin/helm" deploy/Dockerfile \
+  || { echo "the image lacks helm for ETSINFV.HELM.V_3 VIMs"; exit 1; }
 
 "$venv/bin/python" - "$bin" <<'PY'
 import os, subprocess, sys, yaml

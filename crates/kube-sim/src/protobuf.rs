@@ -208,7 +208,9 @@ pub fn to_json(body: &[u8]) -> Result<Value, ApiErr> {
         other => {
             return Err(ApiErr::other(
                 415,
-                format!("kube-sim decodes protobuf bodies of Secrets, ConfigMaps and DeleteOptions only, not {other} ({api_version}): send JSON"),
+                format!(
+                    "kube-sim decodes protobuf bodies of Secrets, ConfigMaps and DeleteOptions only, not {other} ({api_version}): send JSON"
+                ),
             ));
         }
     }

@@ -258,7 +258,11 @@ async fn resolve(cluster: &Cluster, raw: Vec<(String, Value)>) -> Result<Vec<Doc
 }
 
 /// What the configuration forbids: a denied namespace, cluster-scoped objects.
-fn check_policy(docs: &[Doc], namespace: &str, policy: &crate::settings::K8sSettings) -> Result<()> {
+fn check_policy(
+    docs: &[Doc],
+    namespace: &str,
+    policy: &crate::settings::K8sSettings,
+) -> Result<()> {
     if policy.denied(namespace) {
         return Err(Error::Refused(format!(
             "namespace {namespace} is denied to CNFs (kubernetes.denied_namespaces)"
@@ -315,7 +319,10 @@ pub async fn rendered(
         .collect();
     let mut docs = resolve(cluster, raw).await?;
     for d in docs.iter().filter(|d| d.ty.namespaced) {
-        if let Some(other) = d.body.pointer("/metadata/namespace").and_then(Value::as_str)
+        if let Some(other) = d
+            .body
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
             && !other.is_empty()
             && other != namespace
         {

@@ -60,10 +60,7 @@ pub async fn vnfc_pods(
     let mut rs_owner: HashMap<String, String> = HashMap::new();
     if vdus.iter().any(|v| v.kind == "Deployment") {
         let t = cluster.resolve("apps/v1", "ReplicaSet").await?;
-        for rs in cluster
-            .list(&t, ns, selector)
-            .await?
-        {
+        for rs in cluster.list(&t, ns, selector).await? {
             let owner = rs
                 .pointer("/metadata/ownerReferences")
                 .and_then(Value::as_array)

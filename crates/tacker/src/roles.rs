@@ -192,7 +192,10 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
     if let Some(helm) = helm_binary(cfg)? {
         drivers.infra.insert(
             tacker_infra_k8s::helm::HELM.to_owned(),
-            Arc::new(tacker_infra_k8s::HelmDriver::new(k8s_settings.clone(), helm)),
+            Arc::new(tacker_infra_k8s::HelmDriver::new(
+                k8s_settings.clone(),
+                helm,
+            )),
         );
     }
     let kubernetes = Arc::new(tacker_infra_k8s::KubernetesDriver::new(k8s_settings));

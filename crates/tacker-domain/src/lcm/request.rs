@@ -167,11 +167,10 @@ impl InstantiateRequest {
     /// Helm VIMs: `helm_chart_path` names a chart archive or directory of the package,
     /// `helm_value_names` names VDUs of the flavour.
     fn check_helm(&self, model: &PackageModel, f: &Flavour) -> Result<(), Failure> {
-        let helm = self
-            .vim_connection_info
-            .iter()
-            .flatten()
-            .any(|(_, v)| v.get("vimType").and_then(Value::as_str) == Some(super::vim_type::HELM));
+        let helm =
+            self.vim_connection_info.iter().flatten().any(|(_, v)| {
+                v.get("vimType").and_then(Value::as_str) == Some(super::vim_type::HELM)
+            });
         let p = &self.additional_params;
         let chart = match p.get("helm_chart_path") {
             None | Some(Value::Null) if helm => {

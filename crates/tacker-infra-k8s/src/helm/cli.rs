@@ -171,8 +171,7 @@ impl Session {
         let stderr = self.mask(String::from_utf8_lossy(&out.stderr).trim());
         let said = stderr
             .lines()
-            .filter(|l| !l.trim().is_empty())
-            .last()
+            .rfind(|l| !l.trim().is_empty())
             .unwrap_or("no message")
             .trim_start_matches("Error: ")
             .to_owned();

@@ -103,10 +103,10 @@ impl InfraDriver for HelmDriver {
     }
 
     async fn change_ext_conn(&self, _octx: &OpContext) -> Result<Outcome, DriverError> {
-        Err(Error::Invalid(
-            "change external connectivity is not supported for Helm VIMs".into(),
+        Err(
+            Error::Invalid("change external connectivity is not supported for Helm VIMs".into())
+                .into(),
         )
-        .into())
     }
 
     async fn change_vnfpkg(&self, octx: &OpContext) -> Result<Outcome, DriverError> {

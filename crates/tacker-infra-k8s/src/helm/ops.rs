@@ -60,11 +60,20 @@ impl Op<'_, '_> {
 
     /// Renders `chart` with `values` and checks it (policy, VDUs) before anything is
     /// created, then installs or upgrades and waits until everything is ready.
-    async fn apply(&self, h: &Helm<'_>, chart: &Path, values: &Value, flavour: &Flavour) -> Result<Plan> {
+    async fn apply(
+        &self,
+        h: &Helm<'_>,
+        chart: &Path,
+        values: &Value,
+        flavour: &Flavour,
+    ) -> Result<Plan> {
         let text = h.template(chart, values).await?;
         manifest::rendered(
             &self.w.cluster,
-            &format!("the chart {}", chart.file_name().unwrap_or_default().to_string_lossy()),
+            &format!(
+                "the chart {}",
+                chart.file_name().unwrap_or_default().to_string_lossy()
+            ),
             &text,
             h.namespace,
             flavour,
@@ -79,9 +88,9 @@ impl Op<'_, '_> {
     }
 
     async fn revision(&self, h: &Helm<'_>) -> Result<u64> {
-        h.revision().await?.ok_or_else(|| {
-            Error::Helm(format!("release {} disappeared", h.release))
-        })
+        h.revision()
+            .await?
+            .ok_or_else(|| Error::Helm(format!("release {} disappeared", h.release)))
     }
 
     fn recorded(&self) -> Result<(Recorded, InstantiatedVnfInfo)> {
@@ -105,15 +114,15 @@ impl Op<'_, '_> {
         }
     }
 
-    async fn pods(&self, ns: &str, plan_vdus: &[manifest::VduResource]) -> Result<Vec<observe::VnfcPod>> {
+    async fn pods(
+        &self,
+        ns: &str,
+        plan_vdus: &[manifest::VduResource],
+    ) -> Result<Vec<observe::VnfcPod>> {
         observe::vnfc_pods(&self.w.cluster, ns, &self.w.selector, plan_vdus).await
     }
 
-    fn finish(
-        info: InstantiatedVnfInfo,
-        rec: &Recorded,
-        r: vnfc::Reconciled,
-    ) -> Outcome {
+    fn finish(info: InstantiatedVnfInfo, rec: &Recorded, r: vnfc::Reconciled) -> Outcome {
         let mut info = info;
         info.vnfc_resource_info = r.resources;
         info.vnfc_info = r.infos;
@@ -127,7 +136,9 @@ impl Op<'_, '_> {
         }
     }
 
-    fn instantiate_params(&self) -> Result<(Params, &tacker_domain::lcm::request::InstantiateRequest)> {
+    fn instantiate_params(
+        &self,
+    ) -> Result<(Params, &tacker_domain::lcm::request::InstantiateRequest)> {
         let req = ops::instantiate::request(self.w)?;
         Ok((Params::parse(&req.additional_params, None)?, req))
     }
@@ -172,10 +183,20 @@ impl Op<'_, '_> {
 
     /// Uninstalls the release (when there is one) and waits until its objects and the
     /// VDUs' workloads are gone.
-    async fn remove(&self, name: &str, ns: &str, vdus: &[manifest::VduResource], flavour: &Flavour) -> Result<()> {
+    async fn remove(
+        &self,
+        name: &str,
+        ns: &str,
+        vdus: &[manifest::VduResource],
+        flavour: &Flavour,
+    ) -> Result<()> {
         let h = self.helm(name, ns);
         let objects = match h.revision().await? {
-            Some(_) => self.live_plan(&h, flavour).await.map(|p| p.docs).unwrap_or_default(),
+            Some(_) => self
+                .live_plan(&h, flavour)
+                .await
+                .map(|p| p.docs)
+                .unwrap_or_default(),
             None => Vec::new(),
         };
         tracing::info!(instance = %self.w.instance, release = %name, "helm uninstall");
@@ -199,13 +220,19 @@ impl Op<'_, '_> {
             self.w.settings.poll_interval,
             || async {
                 for (i, (t, kind, n)) in watched.iter().enumerate() {
-                    if gone.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&i) {
+                    if gone
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .contains(&i)
+                    {
                         continue;
                     }
                     if self.w.cluster.get(t, ns, n).await?.is_some() {
                         return Ok(Err(format!("{kind} {n} still exists")));
                     }
-                    gone.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(i);
+                    gone.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(i);
                 }
                 Ok(Ok(()))
             },
@@ -223,11 +250,22 @@ impl Op<'_, '_> {
             Some(_) => ops::statefulset_claims(self.w, &self.live_plan(&h, flavour).await?).await?,
             None => Vec::new(),
         };
-        self.remove(&rec.release, &rec.namespace, &rec.vdus, flavour).await?;
-        let pvc = self.w.cluster.resolve("v1", "PersistentVolumeClaim").await?;
-        let how = crate::cluster::Deletion { grace: None, foreground: true };
+        self.remove(&rec.release, &rec.namespace, &rec.vdus, flavour)
+            .await?;
+        let pvc = self
+            .w
+            .cluster
+            .resolve("v1", "PersistentVolumeClaim")
+            .await?;
+        let how = crate::cluster::Deletion {
+            grace: None,
+            foreground: true,
+        };
         for (name, _) in &claims {
-            self.w.cluster.delete(&pvc, &rec.namespace, name, how).await?;
+            self.w
+                .cluster
+                .delete(&pvc, &rec.namespace, name, how)
+                .await?;
         }
         wait::until(
             "the StatefulSets' claims to be deleted",
@@ -235,7 +273,13 @@ impl Op<'_, '_> {
             self.w.settings.poll_interval,
             || async {
                 for (name, _) in &claims {
-                    if self.w.cluster.get(&pvc, &rec.namespace, name).await?.is_some() {
+                    if self
+                        .w
+                        .cluster
+                        .get(&pvc, &rec.namespace, name)
+                        .await?
+                        .is_some()
+                    {
                         return Ok(Err(format!("PersistentVolumeClaim {name} still exists")));
                     }
                 }
@@ -311,7 +355,11 @@ impl Op<'_, '_> {
             // SOL002: the named VNFCs' Pods are deleted and their controllers replace
             // them, as for manifests.
             for id in &ids {
-                let vdu = info.vnfc_info.iter().find(|c| c.id == *id).map(|c| c.vdu_id.clone());
+                let vdu = info
+                    .vnfc_info
+                    .iter()
+                    .find(|c| c.id == *id)
+                    .map(|c| c.vdu_id.clone());
                 if let Some(v) = vdu.and_then(|vdu| rec.vdus.iter().find(|v| v.vdu_id == vdu))
                     && v.kind == "Pod"
                 {
@@ -342,7 +390,8 @@ impl Op<'_, '_> {
             }
         };
         tracing::info!(instance = %self.w.instance, release = %rec.release, "healing the whole VNF: reinstalling the release");
-        self.remove(&rec.release, &rec.namespace, &rec.vdus, flavour).await?;
+        self.remove(&rec.release, &rec.namespace, &rec.vdus, flavour)
+            .await?;
         let chart = release::chart_in(&self.w.octx.package_dir, &rec.chart)?;
         let live = self.apply(&h, &chart, &values, flavour).await?;
         rec.revision = self.revision(&h).await?;
@@ -352,7 +401,14 @@ impl Op<'_, '_> {
             .iter()
             .map(|r| r.compute_resource.resource_id.clone())
             .collect();
-        let r = vnfc::reconcile(&info.vnfc_resource_info, &pods, None, &recreated, &rec.namespace, self.w.vim_id());
+        let r = vnfc::reconcile(
+            &info.vnfc_resource_info,
+            &pods,
+            None,
+            &recreated,
+            &rec.namespace,
+            self.w.vim_id(),
+        );
         Ok(Self::finish(info, &rec, r))
     }
 
@@ -361,9 +417,10 @@ impl Op<'_, '_> {
         let OperationParams::ChangeVnfpkg(req) = &self.w.octx.op.request else {
             return Err(Error::Invalid("not a package change".into()));
         };
-        let target = self.w.octx.target.as_ref().ok_or_else(|| {
-            Error::Invalid("the operation names no package to change to".into())
-        })?;
+        let target =
+            self.w.octx.target.as_ref().ok_or_else(|| {
+                Error::Invalid("the operation names no package to change to".into())
+            })?;
         let p = Params::parse(&req.additional_params, Some(&rec.chart))?;
         if let Some(ns) = &p.namespace
             && *ns != rec.namespace
@@ -373,7 +430,11 @@ impl Op<'_, '_> {
                 rec.namespace
             )));
         }
-        let names = if p.names.is_empty() { rec.names.clone() } else { p.names.clone() };
+        let names = if p.names.is_empty() {
+            rec.names.clone()
+        } else {
+            p.names.clone()
+        };
         let flavour = self.flavour_of(&target.vnfd)?;
         let h = self.helm(&rec.release, &rec.namespace);
         let counts: Vec<(String, i64)> = ops::counts_of(&info)
@@ -398,7 +459,11 @@ impl Op<'_, '_> {
         self.moved(info, &rec, &before).await
     }
 
-    async fn pod_uids(&self, ns: &str, vdus: &[manifest::VduResource]) -> Result<HashMap<String, String>> {
+    async fn pod_uids(
+        &self,
+        ns: &str,
+        vdus: &[manifest::VduResource],
+    ) -> Result<HashMap<String, String>> {
         Ok(self
             .pods(ns, vdus)
             .await?
@@ -409,14 +474,26 @@ impl Op<'_, '_> {
 
     /// The instance after its workloads rolled: Pods replaced are REMOVED and ADDED,
     /// re-created under the same name MODIFIED.
-    async fn moved(&self, info: InstantiatedVnfInfo, rec: &Recorded, before: &HashMap<String, String>) -> Result<Outcome> {
+    async fn moved(
+        &self,
+        info: InstantiatedVnfInfo,
+        rec: &Recorded,
+        before: &HashMap<String, String>,
+    ) -> Result<Outcome> {
         let pods = self.pods(&rec.namespace, &rec.vdus).await?;
         let recreated: HashSet<String> = pods
             .iter()
             .filter(|p| before.get(&p.name).is_some_and(|uid| *uid != p.uid))
             .map(|p| p.name.clone())
             .collect();
-        let r = vnfc::reconcile(&info.vnfc_resource_info, &pods, None, &recreated, &rec.namespace, self.w.vim_id());
+        let r = vnfc::reconcile(
+            &info.vnfc_resource_info,
+            &pods,
+            None,
+            &recreated,
+            &rec.namespace,
+            self.w.vim_id(),
+        );
         Ok(Self::finish(info, rec, r))
     }
 
@@ -461,7 +538,14 @@ impl Op<'_, '_> {
     pub async fn sync(&self) -> Result<Option<InstantiatedVnfInfo>> {
         let (rec, info) = self.recorded()?;
         let pods = self.pods(&rec.namespace, &rec.vdus).await?;
-        let r = vnfc::reconcile(&info.vnfc_resource_info, &pods, None, &HashSet::new(), &rec.namespace, self.w.vim_id());
+        let r = vnfc::reconcile(
+            &info.vnfc_resource_info,
+            &pods,
+            None,
+            &HashSet::new(),
+            &rec.namespace,
+            self.w.vim_id(),
+        );
         Ok(Self::finish(info, &rec, r).instantiated_vnf_info)
     }
 }

@@ -339,8 +339,12 @@ mod tests {
         assert_eq!(Params::parse(&Map::new(), Some("c")).unwrap().chart, "c");
         let bad = json!({"helm_chart_path": "c", "helm_value_names": {"VDU1": {"replicas": "x"}}});
         assert!(Params::parse(bad.as_object().unwrap(), None).is_err());
-        let v = with_replicas(json!({}), &p.names, &[("VDU1".into(), 3), ("VDU2".into(), 1)])
-            .unwrap();
+        let v = with_replicas(
+            json!({}),
+            &p.names,
+            &[("VDU1".into(), 3), ("VDU2".into(), 1)],
+        )
+        .unwrap();
         assert_eq!(v, json!({"replicaCountVdu1": 3}));
     }
 

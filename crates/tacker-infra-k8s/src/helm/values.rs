@@ -90,6 +90,9 @@ mod tests {
     fn merge_overrides_leaves_and_keeps_siblings() {
         let mut base = json!({"image": {"vdu1": "nginx", "vdu2": "pg"}, "n": 1});
         merge(&mut base, &json!({"image": {"vdu1": "nginx:v2"}, "n": 3}));
-        assert_eq!(base, json!({"image": {"vdu1": "nginx:v2", "vdu2": "pg"}, "n": 3}));
+        assert_eq!(
+            base,
+            json!({"image": {"vdu1": "nginx:v2", "vdu2": "pg"}, "n": 3})
+        );
     }
 }

@@ -41,7 +41,10 @@ async fn pods(t: &Target) -> Vec<(String, String)> {
         .into_iter()
         .filter(|p| p.metadata.deletion_timestamp.is_none())
         .map(|p| {
-            let image = p.spec.unwrap().containers[0].image.clone().unwrap_or_default();
+            let image = p.spec.unwrap().containers[0]
+                .image
+                .clone()
+                .unwrap_or_default();
             (p.metadata.name.unwrap_or_default(), image)
         })
         .collect();
@@ -81,7 +84,11 @@ fn package_chart(dir: &std::path::Path) -> String {
         .env("HELM_DATA_HOME", dir.join(".h/data"))
         .output()
         .unwrap_or_else(|e| panic!("helm not found ({e}); run tests/infra/k8s-tools.sh"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     "Files/kubernetes/test-chart-0.1.0.tgz".into()
 }
 
@@ -101,7 +108,8 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
     let mut f = Fixture::of(helm_cnf(), helm_vim(&t));
     let release = tacker_infra_k8s::helm::release_name(&f.instance.id.to_string());
     let chart = package_chart(f.dir.path());
-    let inst = json!({"flavourId": "simple", "additionalParams": helm_params(&chart, &t.namespace)});
+    let inst =
+        json!({"flavourId": "simple", "additionalParams": helm_params(&chart, &t.namespace)});
 
     // Instantiate: one release, the parameters applied, a VNFC per Pod.
     let ctx = f.ctx(LcmOperation::Instantiate, inst.clone());
@@ -109,30 +117,69 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
     f.apply(&o);
     let v = f.vnfcs();
     assert_eq!(v.iter().filter(|(d, _)| d == "VDU1").count(), 1, "{v:?}");
-    assert_eq!(v, vec![("VDU1".into(), v[0].1.clone()), ("VDU2".into(), "vdu2-0".into())]);
+    assert_eq!(
+        v,
+        vec![
+            ("VDU1".into(), v[0].1.clone()),
+            ("VDU2".into(), "vdu2-0".into())
+        ]
+    );
     assert!(v[0].1.starts_with("vdu1-"), "{v:?}");
-    assert_eq!(releases(&t).await, BTreeSet::from([format!("sh.helm.release.v1.{release}.v1")]));
-    let port = service(&t, &format!("{release}-web")).await.unwrap().spec.unwrap().ports.unwrap()[0].port;
+    assert_eq!(
+        releases(&t).await,
+        BTreeSet::from([format!("sh.helm.release.v1.{release}.v1")])
+    );
+    let port = service(&t, &format!("{release}-web"))
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .ports
+        .unwrap()[0]
+        .port;
     assert_eq!(port, 8081, "helm_parameters reach the chart");
     let meta = &o.instantiated_vnf_info.as_ref().unwrap().other["metadata"];
     assert_eq!(meta["release_name"], json!(release));
     assert_eq!(meta["helm_chart_path"], json!(chart));
-    assert_eq!(meta["vdus"]["VDU2"], json!({"kind": "StatefulSet", "name": "vdu2"}));
+    assert_eq!(
+        meta["vdus"]["VDU2"],
+        json!({"kind": "StatefulSet", "name": "vdu2"})
+    );
 
     // A retried instantiate upgrades the release in place: no second install, the same Pods.
     let again = d.instantiate(&ctx).await.unwrap();
-    assert_eq!(releases(&t).await.len(), 2, "revision 2 of the same release");
-    let mut again_v: Vec<String> = again.instantiated_vnf_info.unwrap().vnfc_resource_info.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(
+        releases(&t).await.len(),
+        2,
+        "revision 2 of the same release"
+    );
+    let mut again_v: Vec<String> = again
+        .instantiated_vnf_info
+        .unwrap()
+        .vnfc_resource_info
+        .iter()
+        .map(|r| r.id.clone())
+        .collect();
     again_v.sort();
-    assert_eq!(again_v, v.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>());
+    assert_eq!(
+        again_v,
+        v.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>()
+    );
 
     // Scale out VDU1 through its replica value; beyond the VNFD's maximum is refused.
-    let scale = |n: u32, ty: &str| json!({"type": ty, "aspectId": "vdu1_aspect", "numberOfSteps": n});
-    let o = d.scale(&f.ctx(LcmOperation::Scale, scale(1, "SCALE_OUT"))).await.unwrap();
+    let scale =
+        |n: u32, ty: &str| json!({"type": ty, "aspectId": "vdu1_aspect", "numberOfSteps": n});
+    let o = d
+        .scale(&f.ctx(LcmOperation::Scale, scale(1, "SCALE_OUT")))
+        .await
+        .unwrap();
     f.apply(&o);
     assert_eq!(f.vnfcs().iter().filter(|(d, _)| d == "VDU1").count(), 2);
     assert_eq!(changes(&o).iter().filter(|(c, _)| c == "ADDED").count(), 1);
-    let e = d.scale(&f.ctx(LcmOperation::Scale, scale(2, "SCALE_OUT"))).await.unwrap_err();
+    let e = d
+        .scale(&f.ctx(LcmOperation::Scale, scale(2, "SCALE_OUT")))
+        .await
+        .unwrap_err();
     assert_eq!(e.status, 400, "{e:?}");
     assert_eq!(f.vnfcs().iter().filter(|(d, _)| d == "VDU1").count(), 2);
 
@@ -161,16 +208,29 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
         c
     };
     let sim = t.sim.as_ref().unwrap();
-    sim.sim.lock().faults.never_ready.push("image:nginx:v2".into());
+    sim.sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v2".into());
     let ctx2 = change(&f, &v2);
-    let e = driver(Duration::from_secs(3)).change_vnfpkg(&ctx2).await.unwrap_err();
+    let e = driver(Duration::from_secs(3))
+        .change_vnfpkg(&ctx2)
+        .await
+        .unwrap_err();
     assert_eq!(e.status, 504, "{e:?}");
-    assert!(service(&t, &format!("{release}-metrics")).await.is_some(), "the upgrade was applied");
+    assert!(
+        service(&t, &format!("{release}-metrics")).await.is_some(),
+        "the upgrade was applied"
+    );
     sim.sim.lock().faults.never_ready.clear();
     let o = d.rollback(&ctx2).await.unwrap();
     f.apply(&o);
     let images: BTreeSet<String> = pods(&t).await.into_iter().map(|(_, i)| i).collect();
-    assert_eq!(images, BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()]));
+    assert_eq!(
+        images,
+        BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()])
+    );
     assert!(service(&t, &format!("{release}-metrics")).await.is_none());
     assert_eq!(f.vnfcs().len(), 3, "{:?}", f.vnfcs());
 
@@ -182,12 +242,25 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
     let after = pods(&t).await;
     assert!(after.iter().all(|(_, i)| i.ends_with(":v2")), "{after:?}");
     assert_eq!(f.vnfcs().iter().filter(|(d, _)| d == "VDU1").count(), 2);
-    assert!(f.vnfcs().iter().all(|(_, n)| !before.contains(n) || n == "vdu2-0"));
+    assert!(
+        f.vnfcs()
+            .iter()
+            .all(|(_, n)| !before.contains(n) || n == "vdu2-0")
+    );
     let c = changes(&o);
-    assert!(c.iter().any(|(k, _)| k == "REMOVED") && c.iter().any(|(k, _)| k == "ADDED"), "{c:?}");
+    assert!(
+        c.iter().any(|(k, _)| k == "REMOVED") && c.iter().any(|(k, _)| k == "ADDED"),
+        "{c:?}"
+    );
     assert!(service(&t, &format!("{release}-metrics")).await.is_some());
     let cm: Api<ConfigMap> = Api::namespaced(t.client.clone(), &t.namespace);
-    let greeting = cm.get(&format!("{release}-config")).await.unwrap().data.unwrap()["greeting"].clone();
+    let greeting = cm
+        .get(&format!("{release}-config"))
+        .await
+        .unwrap()
+        .data
+        .unwrap()["greeting"]
+        .clone();
     assert_eq!(greeting, "hello-v2");
     let meta = &o.instantiated_vnf_info.as_ref().unwrap().other["metadata"];
     assert_eq!(meta["helm_chart_path"], json!(CHART));
@@ -205,11 +278,17 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
 
     // Terminate: nothing of the VNF stays, the release included; terminating again (a
     // retry after a crash) finds nothing left to do.
-    let term = f.ctx(LcmOperation::Terminate, json!({"terminationType": "FORCEFUL"}));
+    let term = f.ctx(
+        LcmOperation::Terminate,
+        json!({"terminationType": "FORCEFUL"}),
+    );
     let o = d.terminate(&term).await.unwrap();
     assert!(pods(&t).await.is_empty(), "{:?}", pods(&t).await);
     assert!(releases(&t).await.is_empty());
     assert!(pvc.get_opt("data-vdu2-0").await.unwrap().is_none());
-    assert_eq!(changes(&o).iter().filter(|(c, _)| c == "REMOVED").count(), 3);
+    assert_eq!(
+        changes(&o).iter().filter(|(c, _)| c == "REMOVED").count(),
+        3
+    );
     d.terminate(&term).await.unwrap();
 }

@@ -575,7 +575,9 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
 }
 
 /// A package unpacked as the conductor's cache holds it, as a change's target.
-pub(crate) fn target_package(csar: tacker_testkit::csar::Csar) -> (tempfile::TempDir, TargetPackage) {
+pub(crate) fn target_package(
+    csar: tacker_testkit::csar::Csar,
+) -> (tempfile::TempDir, TargetPackage) {
     let dir = tempfile::tempdir().unwrap();
     for (name, content) in &csar.files {
         let p = dir.path().join(name);

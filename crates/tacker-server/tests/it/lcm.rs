@@ -1442,6 +1442,10 @@ async fn unknown_or_disabled_vim_types_are_refused_at_the_api() {
             json!({"v": {"vimType": "VMWARE.VCENTER", "interfaceInfo": {"endpoint": "https://vc"}}}),
             "unknown VIM type \"VMWARE.VCENTER\"",
         ),
+        (
+            json!({"h": {"vimType": "ETSINFV.HELM.V_3", "interfaceInfo": {"endpoint": "https://k8s"}}}),
+            "needs the helm binary",
+        ),
     ] {
         let r = app
             .lcm_json(

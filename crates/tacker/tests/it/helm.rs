@@ -55,14 +55,21 @@ fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
             continue;
         }
         pods += 1;
-        for c in p.pointer("/spec/containers").and_then(Value::as_array).into_iter().flatten() {
+        for c in p
+            .pointer("/spec/containers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             images.insert(c["image"].as_str().unwrap_or_default().to_owned());
         }
     }
     let releases = s
         .list("/secrets", Some("default"))
         .into_iter()
-        .filter(|(_, v)| v.pointer("/metadata/labels/owner").and_then(Value::as_str) == Some("helm"))
+        .filter(|(_, v)| {
+            v.pointer("/metadata/labels/owner").and_then(Value::as_str) == Some("helm")
+        })
         .count();
     (images, pods, releases)
 }
@@ -70,29 +77,37 @@ fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
 #[tokio::test]
 async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_terminates() {
     let e = helm_cluster().await;
-    let r = e
-        .c
-        .lcm(0, reqwest::Method::POST, "/vnf_instances")
-        .json(&json!({"vnfdId": HELM_VNFD_ID, "vnfInstanceName": "helm-cnf"}))
-        .send()
-        .await
-        .unwrap();
+    let r =
+        e.c.lcm(0, reqwest::Method::POST, "/vnf_instances")
+            .json(&json!({"vnfdId": HELM_VNFD_ID, "vnfInstanceName": "helm-cnf"}))
+            .send()
+            .await
+            .unwrap();
     assert_eq!(r.status(), 201);
-    let i = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let i = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     // Refused before anything starts: no chart, a chart the package does not have.
     for (params, needle) in [
         (json!({"namespace": "default"}), "helm_chart_path"),
-        (json!({"helm_chart_path": "Files/kubernetes/none.tgz"}), "not a chart"),
+        (
+            json!({"helm_chart_path": "Files/kubernetes/none.tgz"}),
+            "not a chart",
+        ),
         (
             json!({"helm_chart_path": CHART, "helm_value_names": {"VDU9": {"replica": "x"}}}),
             "VDU9",
         ),
     ] {
         let body = json!({"flavourId": "simple", "vimConnectionInfo": helm_vim(&e), "additionalParams": params});
-        let r = e
-            .c
-            .lcm(0, reqwest::Method::POST, &format!("/vnf_instances/{i}/instantiate"))
+        let r =
+            e.c.lcm(
+                0,
+                reqwest::Method::POST,
+                &format!("/vnf_instances/{i}/instantiate"),
+            )
             .json(&body)
             .send()
             .await
@@ -104,21 +119,34 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
 
     let body = json!({"flavourId": "simple", "vimConnectionInfo": helm_vim(&e),
         "additionalParams": helm_params(CHART, "default")});
-    let op = e.run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"])
+        .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let v = e.vnfcs(&i).await;
     assert_eq!(v.len(), 2, "{v:?}");
     let (images, pods, releases) = cluster_state(&e);
-    assert_eq!(images, BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()]));
+    assert_eq!(
+        images,
+        BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()])
+    );
     assert_eq!((pods, releases), (2, 1));
     let inst = e.instance(&i).await;
     let meta = &inst["instantiatedVnfInfo"]["metadata"];
-    assert!(meta["release_name"].as_str().unwrap().starts_with("vnf-"), "{meta}");
+    assert!(
+        meta["release_name"].as_str().unwrap().starts_with("vnf-"),
+        "{meta}"
+    );
     assert!(!inst.to_string().contains("e2e-token"), "no token answered");
 
     // Scale out VDU1 through its replica value.
     let op = e
-        .run(&i, "scale", json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}), &["COMPLETED", "FAILED_TEMP"])
+        .run(
+            &i,
+            "scale",
+            json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
         .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     assert_eq!(e.vnfcs(&i).await.len(), 3);
@@ -126,29 +154,58 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
 
     // v2's web image never gets ready: FAILED_TEMP 504; rollback through Helm's
     // history brings back the old images on the old package.
-    e.sim.sim.lock().faults.never_ready.push("image:nginx:v2".into());
+    e.sim
+        .sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v2".into());
     let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
         "helm_chart_path": CHART}});
-    let op = e.run(&i, "change_vnfpkg", change.clone(), &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(
+            &i,
+            "change_vnfpkg",
+            change.clone(),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
     assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
     assert_eq!(op["error"]["status"], 504, "{op}");
-    assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "IN_USE", "pinned while it runs");
+    assert_eq!(
+        package_of(&e.c, HELM_V2_VNFD_ID).await.1,
+        "IN_USE",
+        "pinned while it runs"
+    );
     e.sim.sim.lock().faults.never_ready.clear();
     let op_id = op["id"].as_str().unwrap();
-    assert_eq!(e.post(&format!("/vnf_lcm_op_occs/{op_id}/rollback")).await.status(), 202);
+    assert_eq!(
+        e.post(&format!("/vnf_lcm_op_occs/{op_id}/rollback"))
+            .await
+            .status(),
+        202
+    );
     let op = e.c.wait_op(op_id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
     assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
     let (images, pods, _) = cluster_state(&e);
-    assert_eq!(images, BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()]));
+    assert_eq!(
+        images,
+        BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()])
+    );
     assert_eq!(pods, 3);
     assert_eq!(e.instance(&i).await["vnfdId"], HELM_VNFD_ID);
     assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "NOT_IN_USE");
 
     // The change again: COMPLETED, every Pod on v2, the scale kept, usage moved.
-    let op = e.run(&i, "change_vnfpkg", change, &["COMPLETED", "FAILED_TEMP"]).await;
+    let op = e
+        .run(&i, "change_vnfpkg", change, &["COMPLETED", "FAILED_TEMP"])
+        .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let (images, pods, _) = cluster_state(&e);
-    assert_eq!(images, BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()]));
+    assert_eq!(
+        images,
+        BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()])
+    );
     assert_eq!(pods, 3);
     assert_eq!(e.instance(&i).await["vnfdId"], HELM_V2_VNFD_ID);
     assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "IN_USE");
@@ -156,9 +213,46 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
 
     // Terminate: the release and its Pods gone.
     let op = e
-        .run(&i, "terminate", json!({"terminationType": "FORCEFUL"}), &["COMPLETED", "FAILED_TEMP"])
+        .run(
+            &i,
+            "terminate",
+            json!({"terminationType": "FORCEFUL"}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
         .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let (_, pods, releases) = cluster_state(&e);
     assert_eq!((pods, releases), (0, 0));
+}
+
+#[test]
+fn a_conductor_configured_with_a_missing_helm_does_not_start() {
+    use crate::support::{ClusterEnv, Proc};
+    let env = ClusterEnv::new(
+        "sqlite://./tacker.db",
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    assert!(
+        env.command(&[])
+            .args(["db", "migrate"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut conductor = Proc::spawn(
+        env.command(&[
+            ("TACKER__HELM__BINARY", "/nonexistent/helm".into()),
+            ("TACKER__CONDUCTOR__ID", "c-helm".into()),
+            (
+                "TACKER__CONDUCTOR__HEALTH_BIND",
+                format!("127.0.0.1:{}", crate::support::free_port()),
+            ),
+        ])
+        .arg("conductor"),
+        &env.log_path("conductor"),
+    );
+    assert_ne!(conductor.wait(std::time::Duration::from_secs(30)), Some(0));
+    let log = conductor.log_text();
+    assert!(log.contains("helm.binary \"/nonexistent/helm\""), "{log}");
 }

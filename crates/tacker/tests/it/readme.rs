@@ -302,7 +302,9 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_user_guide_walkthroughs_run_as_written() {
     let sim = kube_sim();
-    let run = MakeRun::start(&[]).await;
+    // `make run` finds helm in PATH; here it is the one the tests installed.
+    let helm = tacker_testkit::helm::helm_bin();
+    let run = MakeRun::start(&[("TACKER__HELM__BINARY", helm.to_str().unwrap())]).await;
     let out = run
         .walkthrough_in("docs/user-guide.md", "onboard", &[])
         .await;
@@ -343,4 +345,13 @@ async fn the_user_guide_walkthroughs_run_as_written() {
         &["INSTANTIATE", "HEAL", "SCALE", "CHANGE_VNFPKG", "TERMINATE"],
         &sim,
     );
+    let out = run
+        .walkthrough_in(
+            "docs/user-guide.md",
+            "helm",
+            &[("http://127.0.0.1:6443", &sim.url)],
+        )
+        .await;
+    assert_eq!(out.lines().filter(|l| l.starts_with("vnf-")).count(), 1, "{out}");
+    cnf_ended(&out, &["INSTANTIATE", "SCALE", "TERMINATE"], &sim);
 }

@@ -156,9 +156,9 @@ pub async fn instantiate(
     need_state(&i, InstantiationState::NotInstantiated, "instantiate")?;
     let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     check_namespace(&who, &r)?;
+    check_vims(&st, r.vim_connection_info.as_ref()).await?;
     let m = model(&st, &i).await?;
     r.check(&m)?;
-    check_vims(&st, r.vim_connection_info.as_ref()).await?;
     run(
         &req,
         api,
