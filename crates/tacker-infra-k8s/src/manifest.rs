@@ -78,17 +78,21 @@ impl Plan {
     /// What the instance stores to find its resources again
     /// (`instantiatedVnfInfo.metadata`).
     pub fn metadata(&self, files: &[String]) -> Value {
-        let vdus: Map<String, Value> = self
-            .vdus
-            .iter()
-            .map(|v| (v.vdu_id.clone(), json!({"kind": v.kind, "name": v.name})))
-            .collect();
         json!({
             "namespace": self.namespace,
             "lcm-kubernetes-def-files": files,
-            "vdus": vdus,
+            "vdus": vdus_json(&self.vdus),
         })
     }
+}
+
+/// VDU bindings as the instance records them (`{"VDU1": {"kind", "name"}}`).
+pub fn vdus_json(vdus: &[VduResource]) -> Value {
+    Value::Object(
+        vdus.iter()
+            .map(|v| (v.vdu_id.clone(), json!({"kind": v.kind, "name": v.name})))
+            .collect(),
+    )
 }
 
 /// Creation tier of a kind: what others depend on comes first.

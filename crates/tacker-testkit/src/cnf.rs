@@ -79,11 +79,20 @@ const EXAMPLE: [(&str, &str); 9] = [
 ];
 
 fn build(files: &[(&str, &str)]) -> Csar {
-    let mut meta = String::from(
-        "TOSCA-Meta-File-Version: 1.0\nCSAR-Version: 1.1\nCreated-By: tacker tests\nEntry-Definitions: Definitions/cnf_top.vnfd.yaml\n",
+    with_meta("Definitions/cnf_top.vnfd.yaml", files)
+}
+
+/// A package of `files` (TOSCA-Metadata left out) with a TOSCA.meta naming `entry` and
+/// listing the SHA-256 of every file under `Files/` (as Tacker's samples do).
+pub fn with_meta(entry: &str, files: &[(&str, &str)]) -> Csar {
+    let mut meta = format!(
+        "TOSCA-Meta-File-Version: 1.0\nCSAR-Version: 1.1\nCreated-By: tacker tests\nEntry-Definitions: {entry}\n"
     );
     let mut csar = Csar::default();
     for (name, text) in files.iter().copied() {
+        if name.starts_with("TOSCA-Metadata/") {
+            continue;
+        }
         if name.starts_with("Files/") {
             meta.push_str(&format!(
                 "\nName: {name}\nContent-Type: application/yaml\nAlgorithm: SHA-256\nHash: {}\n",

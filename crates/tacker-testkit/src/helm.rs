@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::csar::{Csar, sha256};
+use crate::csar::Csar;
 
 /// Its `descriptor_id`.
 pub const HELM_VNFD_ID: &str = "c0ffee00-0000-4000-8000-000000004e10";
@@ -36,23 +36,8 @@ const EXAMPLE: [(&str, &str); 10] = [
 ];
 
 fn build(files: &[(&str, String)]) -> Csar {
-    let mut meta = String::from(
-        "TOSCA-Meta-File-Version: 1.0\nCSAR-Version: 1.1\nCreated-By: tacker tests\nEntry-Definitions: Definitions/helm_top.vnfd.yaml\n",
-    );
-    let mut csar = Csar::default();
-    for (name, text) in files {
-        if name.starts_with("TOSCA-Metadata/") {
-            continue;
-        }
-        if name.starts_with("Files/") {
-            meta.push_str(&format!(
-                "\nName: {name}\nContent-Type: application/yaml\nAlgorithm: SHA-256\nHash: {}\n",
-                sha256(text.as_bytes())
-            ));
-        }
-        csar = csar.with(name, text);
-    }
-    csar.with("TOSCA-Metadata/TOSCA.meta", meta)
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    crate::cnf::with_meta("Definitions/helm_top.vnfd.yaml", &borrowed)
 }
 
 /// The example Helm CNF package.

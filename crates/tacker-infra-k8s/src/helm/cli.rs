@@ -96,6 +96,7 @@ impl Session {
     pub fn new(binary: &Path, vim: &VimConnection, timeout: Duration) -> Result<Self> {
         let dir = tempfile::Builder::new()
             .prefix("tacker-helm-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|e| Error::Helm(format!("creating a private directory: {e}")))?;
         let (cfg, secrets) = kubeconfig(vim)?;

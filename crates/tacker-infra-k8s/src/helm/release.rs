@@ -198,18 +198,13 @@ impl Recorded {
 
     /// Its JSON, for `instantiatedVnfInfo.metadata`.
     pub fn to_json(&self) -> Value {
-        let vdus: Map<String, Value> = self
-            .vdus
-            .iter()
-            .map(|v| (v.vdu_id.clone(), json!({"kind": v.kind, "name": v.name})))
-            .collect();
         json!({
             "namespace": self.namespace,
             "release_name": self.release,
             "helm_chart_path": self.chart,
             "helm_value_names": self.names,
             "revision": self.revision,
-            "vdus": vdus,
+            "vdus": manifest::vdus_json(&self.vdus),
         })
     }
 }

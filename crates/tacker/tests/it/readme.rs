@@ -352,6 +352,10 @@ async fn the_user_guide_walkthroughs_run_as_written() {
             &[("http://127.0.0.1:6443", &sim.url)],
         )
         .await;
-    assert_eq!(out.lines().filter(|l| l.starts_with("vnf-")).count(), 1, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("vnf-")).count(),
+        1,
+        "{out}"
+    );
     cnf_ended(&out, &["INSTANTIATE", "SCALE", "TERMINATE"], &sim);
 }
