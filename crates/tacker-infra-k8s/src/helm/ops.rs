@@ -515,8 +515,9 @@ impl Op<'_, '_> {
             LcmOperation::Scale | LcmOperation::ChangeVnfpkg => {
                 let (rec, info) = self.recorded()?;
                 let h = self.helm(&rec.release, &rec.namespace);
-                let now = h.revision().await?;
                 let before = self.pod_uids(&rec.namespace, &rec.vdus).await?;
+                h.settle().await?;
+                let now = h.revision().await?;
                 if now != Some(rec.revision) {
                     tracing::info!(instance = %self.w.instance, release = %rec.release, revision = rec.revision, "helm rollback");
                     h.rollback(rec.revision).await?;

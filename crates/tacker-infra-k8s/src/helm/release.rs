@@ -243,6 +243,7 @@ impl Helm<'_> {
     /// Schemas are checked by the API server on every write, so the client-side
     /// OpenAPI download and validation is skipped.
     pub async fn apply(&self, chart: &Path, values: &Value) -> Result<()> {
+        self.settle().await?;
         let file = self.session.values_file("values", values)?;
         let mut a = self.args(&["upgrade", "--install"]);
         a.extend([
@@ -274,16 +275,49 @@ impl Helm<'_> {
 
     /// The release's current revision, `None` when there is no such release.
     pub async fn revision(&self) -> Result<Option<u64>> {
+        Ok(self.status().await?.map(|(v, _)| v))
+    }
+
+    /// The release's current revision and status (`deployed`, `failed`,
+    /// `pending-upgrade`, ...), `None` when there is no such release.
+    pub async fn status(&self) -> Result<Option<(u64, String)>> {
         let mut a = self.args(&["status"]);
         a.extend(os(&["--output", "json"]));
         match self.session.run(&a).await {
             Ok(out) => {
                 let v: Value = serde_json::from_str(&out)
                     .map_err(|e| Error::Helm(format!("helm status: {e}")))?;
-                Ok(v.get("version").and_then(Value::as_u64))
+                let version = v.get("version").and_then(Value::as_u64).unwrap_or(0);
+                let status = v
+                    .pointer("/info/status")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                Ok(Some((version, status)))
             }
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    /// Settles a release a helm run left pending when it died with its conductor (only
+    /// one operation runs per instance, so nobody else is working on it): a pending
+    /// install is uninstalled, a pending upgrade or rollback rolled back to the revision
+    /// before it. Helm refuses any further change of a pending release otherwise.
+    pub async fn settle(&self) -> Result<()> {
+        let Some((version, status)) = self.status().await? else {
+            return Ok(());
+        };
+        match status.as_str() {
+            "pending-install" => {
+                tracing::warn!(release = %self.release, "a helm install was cut short; uninstalling it");
+                self.uninstall().await.map(|_| ())
+            }
+            "pending-upgrade" | "pending-rollback" if version > 1 => {
+                tracing::warn!(release = %self.release, revision = version, %status, "a helm run was cut short; rolling back");
+                self.rollback(version - 1).await
+            }
+            _ => Ok(()),
         }
     }
 

@@ -292,3 +292,67 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
     );
     d.terminate(&term).await.unwrap();
 }
+
+/// Leaves a copy of the release's revision 1 as revision 2 `pending-upgrade`: what a
+/// `helm upgrade` that died with its conductor leaves behind.
+async fn leave_pending_upgrade(t: &Target, release: &str) {
+    use base64::Engine;
+    use std::io::{Read, Write};
+    let api: Api<Secret> = Api::namespaced(t.client.clone(), &t.namespace);
+    let first = api
+        .get(&format!("sh.helm.release.v1.{release}.v1"))
+        .await
+        .unwrap();
+    let raw = first.data.unwrap()["release"].0.clone();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let gz = b64.decode(raw).unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz.as_slice())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut rel: serde_json::Value = serde_json::from_str(&text).unwrap();
+    rel["version"] = json!(2);
+    rel["info"]["status"] = json!("pending-upgrade");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(rel.to_string().as_bytes()).unwrap();
+    let data = b64.encode(enc.finish().unwrap());
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": format!("sh.helm.release.v1.{release}.v2"),
+            "labels": {"name": release, "owner": "helm", "status": "pending-upgrade", "version": "2"}},
+        "type": "helm.sh/release.v1",
+        "data": {"release": b64.encode(data)},
+    }))
+    .unwrap();
+    api.create(&Default::default(), &secret).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_helm_run_cut_short_by_a_crash_is_settled_by_the_next_operation() {
+    let t = Target::sim().await;
+    let d = driver(Duration::from_secs(60));
+    let mut f = Fixture::of(helm_cnf(), helm_vim(&t));
+    let release = tacker_infra_k8s::helm::release_name(&f.instance.id.to_string());
+    let inst = json!({"flavourId": "simple", "additionalParams": helm_params(CHART, &t.namespace)});
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, inst))
+        .await
+        .unwrap();
+    f.apply(&o);
+    leave_pending_upgrade(&t, &release).await;
+    // Helm itself refuses the pending release ("another operation is in progress"); the
+    // driver rolls the leftover back first, then scales.
+    let o = d
+        .scale(&f.ctx(
+            LcmOperation::Scale,
+            json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}),
+        ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    assert_eq!(f.vnfcs().iter().filter(|(d, _)| d == "VDU1").count(), 2);
+    let meta = &o.instantiated_vnf_info.as_ref().unwrap().other["metadata"];
+    assert_eq!(
+        meta["revision"], 4,
+        "2 left pending, 3 its rollback, 4 the scale: {meta}"
+    );
+}
