@@ -38,6 +38,23 @@ pub struct PackageModel {
     pub warnings: Vec<String>,
 }
 
+impl PackageModel {
+    /// Whether `path` is a file of the package (not its metadata or definitions).
+    pub fn has_artifact(&self, path: &str) -> bool {
+        self.artifacts.iter().any(|a| a.path == path)
+    }
+
+    /// Whether `path` is a Helm chart of the package: an archive, or a directory
+    /// holding artifacts.
+    pub fn has_chart(&self, path: &str) -> bool {
+        let path = path.trim_end_matches('/');
+        let dir = format!("{path}/");
+        self.artifacts
+            .iter()
+            .any(|a| a.path == path || a.path.starts_with(&dir))
+    }
+}
+
 /// Descriptor-level facts and every deployment flavour.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -57,6 +57,23 @@ impl Error {
         matches!(self, Self::Api { code: 404, .. })
     }
 
+    /// The API's refusal with what was being done put before its message (other
+    /// errors as they are).
+    pub fn context(self, doing: impl std::fmt::Display) -> Self {
+        match self {
+            Self::Api {
+                code,
+                reason,
+                message,
+            } => Self::Api {
+                code,
+                reason,
+                message: format!("{doing}: {message}"),
+            },
+            other => other,
+        }
+    }
+
     /// Whether it is the API's 409 AlreadyExists.
     pub fn is_already_exists(&self) -> bool {
         matches!(self, Self::Api { code: 409, reason, .. } if reason == "AlreadyExists")

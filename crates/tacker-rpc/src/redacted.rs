@@ -12,18 +12,8 @@ fn masked(secret: &str) -> &'static str {
 }
 
 /// A URL with its password masked (`scheme://user:***@host`).
-pub(crate) fn url_masked(raw: &str) -> String {
-    match url::Url::parse(raw) {
-        Ok(mut u) if u.password().is_some() => {
-            if u.set_password(Some("***")).is_ok() {
-                u.to_string()
-            } else {
-                "***".into()
-            }
-        }
-        Ok(_) => raw.to_owned(),
-        Err(_) => "***".into(),
-    }
+fn url_masked(raw: &str) -> String {
+    tacker_domain::lcm::secrets::mask_url_password(raw).unwrap_or_else(|| raw.to_owned())
 }
 
 impl fmt::Debug for UploadFromUri {

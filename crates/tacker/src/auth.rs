@@ -14,22 +14,6 @@ use tacker_server::auth::{
 /// Where all-in-one keeps its signing key when none is configured.
 const AIO_KEY_FILE: &str = "./data/auth-signing.pem";
 
-fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("creating {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    Ok(())
-}
-
 fn signing_key(cfg: &Config, all_in_one: bool) -> anyhow::Result<Option<SigningKey>> {
     let file = &cfg.auth.signing_key_file;
     let path = match (file.is_empty(), all_in_one) {
@@ -37,7 +21,7 @@ fn signing_key(cfg: &Config, all_in_one: bool) -> anyhow::Result<Option<SigningK
         (true, true) => {
             let p = Path::new(AIO_KEY_FILE);
             if !p.exists() {
-                write_private(p, &SigningKey::generate_pem()?)?;
+                crate::private_file::create(p, &SigningKey::generate_pem()?)?;
                 tracing::info!(file = %p.display(), "generated the token signing key");
             }
             p
@@ -142,7 +126,7 @@ pub fn generate_key(out: Option<&Path>) -> anyhow::Result<()> {
             println!("{} exists; kept", p.display());
         }
         Some(p) => {
-            write_private(p, &pem)?;
+            crate::private_file::create(p, &pem)?;
             println!("wrote {}", p.display());
         }
     }

@@ -22,19 +22,8 @@ fn read_keys(path: &Path) -> anyhow::Result<Vec<String>> {
 }
 
 fn generate(path: &Path) -> anyhow::Result<Vec<String>> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     let key = Keyring::generate("aio1")?;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("creating {}", path.display()))?;
-    writeln!(f, "{key}")?;
+    crate::private_file::create(path, &format!("{key}\n"))?;
     tracing::info!(file = %path.display(), "generated a key sealing secrets at rest");
     Ok(vec![key])
 }

@@ -155,7 +155,7 @@ impl InstantiateRequest {
         }
         self.check_user_data(model)?;
         for file in self.kubernetes_def_files().unwrap_or_default() {
-            if !model.artifacts.iter().any(|a| a.path == file) {
+            if !model.has_artifact(&file) {
                 return Err(bad(format!(
                     "{DEF_FILES}: {file:?} is not an artifact of the VNF package"
                 )));
@@ -179,15 +179,10 @@ impl InstantiateRequest {
                 ));
             }
             None | Some(Value::Null) => return Ok(()),
-            Some(Value::String(c)) if !c.is_empty() => c.trim_end_matches('/'),
+            Some(Value::String(c)) if !c.is_empty() => c,
             Some(_) => return Err(bad("additionalParams.helm_chart_path must be a path")),
         };
-        let dir = format!("{chart}/");
-        if !model
-            .artifacts
-            .iter()
-            .any(|a| a.path == chart || a.path.starts_with(&dir))
-        {
+        if !model.has_chart(chart) {
             return Err(bad(format!(
                 "additionalParams.helm_chart_path: {chart:?} is not a chart archive or directory of the VNF package"
             )));

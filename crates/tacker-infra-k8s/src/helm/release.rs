@@ -84,18 +84,16 @@ pub struct Params {
 impl Params {
     /// Reads `additionalParams`; `chart` is required unless `fallback` gives one.
     pub fn parse(p: &Map<String, Value>, fallback: Option<&str>) -> Result<Self> {
-        let chart = match p.get("helm_chart_path") {
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            None | Some(Value::Null) if fallback.is_some() => {
-                fallback.unwrap_or_default().to_owned()
-            }
-            None | Some(Value::Null) => {
+        let chart = match (p.get("helm_chart_path"), fallback) {
+            (Some(Value::String(s)), _) if !s.is_empty() => s.clone(),
+            (None | Some(Value::Null), Some(f)) => f.to_owned(),
+            (None | Some(Value::Null), None) => {
                 return Err(Error::Manifest(
                     "additionalParams.helm_chart_path (the package's Helm chart) is required"
                         .into(),
                 ));
             }
-            Some(_) => {
+            (Some(_), _) => {
                 return Err(Error::Manifest(
                     "additionalParams.helm_chart_path must be a path in the package".into(),
                 ));

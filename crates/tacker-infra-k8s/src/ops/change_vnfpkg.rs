@@ -141,20 +141,11 @@ async fn move_to(w: &Work<'_>, from: &Plan, to: &Plan) -> Result<()> {
                 w.cluster
                     .replace(&d.ty, ns, &d.name, &body)
                     .await
-                    .map_err(|e| match e {
-                        Error::Api {
-                            code,
-                            reason,
-                            message,
-                        } => Error::Api {
-                            code,
-                            reason,
-                            message: format!(
-                                "updating {} {} from {}: {message}",
-                                d.kind, d.name, d.file
-                            ),
-                        },
-                        other => other,
+                    .map_err(|e| {
+                        e.context(format_args!(
+                            "updating {} {} from {}",
+                            d.kind, d.name, d.file
+                        ))
                     })?;
             }
         }

@@ -158,21 +158,10 @@ pub async fn create_all(w: &Work<'_>, plan: &Plan) -> Result<()> {
                 continue;
             }
             Err(e) => {
-                return Err(match e {
-                    Error::Api {
-                        code,
-                        reason,
-                        message,
-                    } => Error::Api {
-                        code,
-                        reason,
-                        message: format!(
-                            "creating {} {} from {}: {message}",
-                            d.kind, d.name, d.file
-                        ),
-                    },
-                    other => other,
-                });
+                return Err(e.context(format_args!(
+                    "creating {} {} from {}",
+                    d.kind, d.name, d.file
+                )));
             }
         };
         if created.is_none() && d.ty.persisted {

@@ -119,7 +119,7 @@ pub async fn artifact(
     let (raw_id, artifact_path) = path.into_inner();
     let (id, _) = onboarded(&st, &raw_id).await?;
     let m = model(&st, id).await?;
-    let known = m.artifacts.iter().any(|a| a.path == artifact_path);
+    let known = m.has_artifact(&artifact_path);
     let loc = m
         .entries
         .get(&artifact_path)

@@ -303,7 +303,7 @@ pub async fn change_vnfpkg(
         }
     }
     for file in r.kubernetes_def_files().unwrap_or_default() {
-        if !new.artifacts.iter().any(|a| a.path == file) {
+        if !new.has_artifact(&file) {
             return Err(ApiError::Unprocessable(format!(
                 "additionalParams.lcm-kubernetes-def-files: {file:?} is not an artifact of \
                  the package of vnfdId {}",
@@ -315,20 +315,13 @@ pub async fn change_vnfpkg(
         .additional_params
         .get("helm_chart_path")
         .and_then(Value::as_str)
+        && !new.has_chart(chart)
     {
-        let chart = chart.trim_end_matches('/');
-        let dir = format!("{chart}/");
-        if !new
-            .artifacts
-            .iter()
-            .any(|a| a.path == chart || a.path.starts_with(&dir))
-        {
-            return Err(ApiError::Unprocessable(format!(
-                "additionalParams.helm_chart_path: {chart:?} is not a chart archive or \
+        return Err(ApiError::Unprocessable(format!(
+            "additionalParams.helm_chart_path: {chart:?} is not a chart archive or \
                  directory of the package of vnfdId {}",
-                r.vnfd_id
-            )));
-        }
+            r.vnfd_id
+        )));
     }
     let running_ns = i
         .instantiated_vnf_info
