@@ -302,9 +302,14 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_user_guide_walkthroughs_run_as_written() {
     let sim = kube_sim();
-    // `make run` finds helm in PATH; here it is the one the tests installed.
+    // `make run` puts .tools/bin (k8s-tools.sh's helm) first in PATH.
     let helm = tacker_testkit::helm::helm_bin();
-    let run = MakeRun::start(&[("TACKER__HELM__BINARY", helm.to_str().unwrap())]).await;
+    let path = format!(
+        "{}:{}",
+        helm.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = MakeRun::start(&[("PATH", &path)]).await;
     let out = run
         .walkthrough_in("docs/user-guide.md", "onboard", &[])
         .await;
