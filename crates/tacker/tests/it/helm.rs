@@ -13,7 +13,7 @@ use crate::procs::Cluster;
 
 const T: std::time::Duration = std::time::Duration::from_secs(60);
 
-async fn helm_cluster() -> Cnf {
+async fn helm_cluster(ready_timeout: &str) -> Cnf {
     let sim = kube_sim::spawn(kube_sim::Settings {
         token: Some("e2e-token".into()),
         basic: None,
@@ -24,7 +24,7 @@ async fn helm_cluster() -> Cnf {
     let helm = helm_bin();
     let env = [
         ("TACKER__KUBERNETES__POLL_INTERVAL", "200ms"),
-        ("TACKER__KUBERNETES__READY_TIMEOUT", "4s"),
+        ("TACKER__KUBERNETES__READY_TIMEOUT", ready_timeout),
         ("TACKER__LCM__SYNC_INTERVAL", "0s"),
         ("TACKER__HELM__BINARY", helm.to_str().unwrap()),
     ];
@@ -35,6 +35,20 @@ async fn helm_cluster() -> Cnf {
         assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     }
     Cnf { c, sim }
+}
+
+async fn create(e: &Cnf) -> String {
+    let r =
+        e.c.lcm(0, reqwest::Method::POST, "/vnf_instances")
+            .json(&json!({"vnfdId": HELM_VNFD_ID, "vnfInstanceName": "helm-cnf"}))
+            .send()
+            .await
+            .unwrap();
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 fn helm_vim(e: &Cnf) -> Value {
@@ -76,18 +90,8 @@ fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
 
 #[tokio::test]
 async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_terminates() {
-    let e = helm_cluster().await;
-    let r =
-        e.c.lcm(0, reqwest::Method::POST, "/vnf_instances")
-            .json(&json!({"vnfdId": HELM_VNFD_ID, "vnfInstanceName": "helm-cnf"}))
-            .send()
-            .await
-            .unwrap();
-    assert_eq!(r.status(), 201);
-    let i = r.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let e = helm_cluster("4s").await;
+    let i = create(&e).await;
 
     // Refused before anything starts: no chart, a chart the package does not have.
     for (params, needle) in [
@@ -255,4 +259,88 @@ fn a_conductor_configured_with_a_missing_helm_does_not_start() {
     assert_ne!(conductor.wait(std::time::Duration::from_secs(30)), Some(0));
     let log = conductor.log_text();
     assert!(log.contains("helm.binary \"/nonexistent/helm\""), "{log}");
+}
+
+#[tokio::test]
+async fn a_helm_change_in_flight_when_its_conductors_die_is_settled_and_retried() {
+    let mut e = helm_cluster("60s").await;
+    let i = create(&e).await;
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": helm_vim(&e),
+        "additionalParams": helm_params(CHART, "default")});
+    let op = e
+        .run(&i, "instantiate", body, &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    // The v2 web image hangs unready, so the change waits for its rollout...
+    e.sim
+        .sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v2".into());
+    let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+        "helm_chart_path": CHART}});
+    let (status, op) = e.c.task(0, &i, "change_vnfpkg", change).await;
+    assert_eq!(status, 202);
+    let op = op.unwrap();
+    // ...with helm's upgrade applied: Pods of the new image exist.
+    let deadline = tokio::time::Instant::now() + T;
+    while !cluster_state(&e).0.contains("nginx:v2") {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the upgrade never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Both conductors die; one comes back under the same name (a StatefulSet pod).
+    e.c.kill("c1");
+    e.c.kill("c2");
+    e.c.start_conductor("c1");
+    e.c.wait_ready("c1").await;
+    // What the dead incarnation owned is settled: FAILED_TEMP, both packages pinned.
+    let o = e.c.wait_op(&op, &["FAILED_TEMP", "COMPLETED"], T).await;
+    assert_eq!(o["operationState"], "FAILED_TEMP", "{o}");
+    assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "IN_USE");
+    assert_eq!(package_of(&e.c, HELM_VNFD_ID).await.1, "IN_USE");
+    // The fault clears; retry completes the change on the new incarnation, on the same
+    // release.
+    e.sim.sim.lock().faults.never_ready.clear();
+    assert_eq!(
+        e.post(&format!("/vnf_lcm_op_occs/{op}/retry"))
+            .await
+            .status(),
+        202
+    );
+    let o = e.c.wait_op(&op, &["COMPLETED", "FAILED_TEMP"], T).await;
+    assert_eq!(o["operationState"], "COMPLETED", "{o}");
+    let (images, pods, _) = cluster_state(&e);
+    assert_eq!(
+        images,
+        BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()])
+    );
+    assert_eq!(pods, 2);
+    let inst = e.instance(&i).await;
+    assert_eq!(inst["vnfdId"], HELM_V2_VNFD_ID);
+    let release = inst["instantiatedVnfInfo"]["metadata"]["release_name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let names: BTreeSet<String> = e
+        .sim
+        .sim
+        .lock()
+        .list("/secrets", Some("default"))
+        .into_iter()
+        .filter_map(|(_, v)| {
+            v.pointer("/metadata/labels/name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(
+        names,
+        BTreeSet::from([release]),
+        "one release, never a second install"
+    );
+    assert_eq!(package_of(&e.c, HELM_VNFD_ID).await.1, "NOT_IN_USE");
 }
