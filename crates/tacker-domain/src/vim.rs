@@ -279,6 +279,13 @@ impl Vim {
         })
     }
 
+    /// A Kubernetes VIM registered with `extra.use_helm: true` (Tacker's way): its CNFs
+    /// are Helm charts (`ETSINFV.HELM.V_3`).
+    pub fn uses_helm(&self) -> bool {
+        self.vim_type == VimType::Kubernetes
+            && self.extra.get("use_helm").and_then(Value::as_bool) == Some(true)
+    }
+
     /// The VIM as a connection (credentials included: for drivers only), under key `id`.
     pub fn connection(&self, id: &str) -> VimConnection {
         let c = &self.auth_cred;
@@ -326,7 +333,11 @@ impl Vim {
         }
         VimConnection {
             id: id.to_owned(),
-            vim_type: self.vim_type.sol_type().to_owned(),
+            vim_type: if self.uses_helm() {
+                crate::lcm::vim_type::HELM.to_owned()
+            } else {
+                self.vim_type.sol_type().to_owned()
+            },
             interface_info: interface,
             access_info: access,
             extra,
@@ -366,5 +377,9 @@ mod tests {
         let k = parse_new(&k, "t").unwrap();
         assert!(!k.to_json().to_string().contains("tok\""));
         assert_eq!(k.connection("x").access_info["bearer_token"], "tok");
+        assert_eq!(k.connection("x").vim_type, "ETSINFV.KUBERNETES.V_1");
+        let mut helm = k.clone();
+        helm.extra.insert("use_helm".into(), json!(true));
+        assert_eq!(helm.connection("x").vim_type, "ETSINFV.HELM.V_3");
     }
 }

@@ -1473,6 +1473,28 @@ async fn unknown_or_disabled_vim_types_are_refused_at_the_api() {
         .await
         .unwrap();
     assert_eq!(ops, json!([]), "no occurrence was made");
+    // A Kubernetes VIM registered for Helm (Tacker's extra.use_helm), named by vimId only.
+    let r = app
+        .http
+        .post(app.url("/v1.0/vims"))
+        .json(
+            &json!({"vim": {"name": "helm", "type": "kubernetes", "auth_url": "https://k8s:6443",
+            "auth_cred": {"bearer_token": "t"}, "vim_project": {"name": "default"},
+            "extra": {"use_helm": true}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let vim: Value = r.json().await.unwrap();
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "simple", "vimConnectionInfo": {"v": {"vimId": vim["vim"]["id"], "vimType": "kubernetes"}}}),
+        )
+        .await;
+    assert_problem(r, 422, "is a Helm VIM (extra.use_helm)").await;
 }
 
 /// Delivered notifications leave the outbox after `lcm.notification_retention`;

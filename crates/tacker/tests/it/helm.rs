@@ -227,6 +227,46 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let (_, pods, releases) = cluster_state(&e);
     assert_eq!((pods, releases), (0, 0));
+
+    // A Kubernetes VIM registered for Helm (Tacker's extra.use_helm), named by vimId:
+    // the CNF is installed as a Helm release, its credentials stay in the registry.
+    let r =
+        e.c.http
+            .post(format!("{}/v1.0/vims.json", e.c.api))
+            .json(
+                &json!({"vim": {"name": "helm-k8s", "type": "kubernetes", "auth_url": e.sim.url,
+            "auth_cred": {"bearer_token": "e2e-token", "ssl_ca_cert": e.sim.ca_pem},
+            "vim_project": {"name": "default"}, "extra": {"use_helm": true}}}),
+            )
+            .send()
+            .await
+            .unwrap();
+    assert_eq!(r.status(), 201);
+    let vim_id = r.json::<Value>().await.unwrap()["vim"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let i2 = create(&e).await;
+    let body = json!({"flavourId": "simple",
+        "vimConnectionInfo": {"vim1": {"vimId": vim_id, "vimType": "kubernetes"}},
+        "additionalParams": helm_params(CHART, "default")});
+    let op = e
+        .run(&i2, "instantiate", body, &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (_, pods, releases) = cluster_state(&e);
+    assert_eq!((pods, releases), (2, 1));
+    assert!(!e.instance(&i2).await.to_string().contains("e2e-token"));
+    let op = e
+        .run(
+            &i2,
+            "terminate",
+            json!({"terminationType": "FORCEFUL"}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(cluster_state(&e).2, 0);
 }
 
 #[test]

@@ -207,13 +207,16 @@ pub async fn check_vims(
         };
         let id: Uuid = vim_id.parse().map_err(|_| unknown())?;
         let keys = st.keys.clone();
-        if st
+        let vim = st
             .db
             .run(move |c| tacker_db::vims::get(c, id, &keys))
             .await?
-            .is_none()
-        {
-            return Err(unknown());
+            .ok_or_else(unknown)?;
+        if vim.uses_helm() && !st.settings.helm {
+            return Err(ApiError::Unprocessable(format!(
+                "vimConnectionInfo.{k}.vimId {vim_id} is a Helm VIM (extra.use_helm), and this \
+                 VNFM has no helm binary (install Helm 3 in PATH or set helm.binary)"
+            )));
         }
     }
     Ok(())
