@@ -211,6 +211,15 @@ fn os(args: &[&str]) -> Vec<OsString> {
     args.iter().map(OsString::from).collect()
 }
 
+/// What `helm upgrade --install` made.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// The release's new revision.
+    pub revision: u64,
+    /// Its objects.
+    pub manifest: String,
+}
+
 /// The helm commands the driver runs on one release.
 pub struct Helm<'a> {
     /// The session.
@@ -240,7 +249,9 @@ impl Helm<'_> {
     /// upgrades the one there (so a retried instantiate never installs twice).
     /// Schemas are checked by the API server on every write, so the client-side
     /// OpenAPI download and validation is skipped.
-    pub async fn apply(&self, chart: &Path, values: &Value) -> Result<()> {
+    /// Answers the revision made and its objects (Helm prints the release as JSON, so
+    /// no `get manifest` or `status` is needed after it).
+    pub async fn apply(&self, chart: &Path, values: &Value) -> Result<Applied> {
         self.settle().await?;
         let file = self.session.values_file("values", values)?;
         let mut a = self.args(&["upgrade", "--install"]);
@@ -250,8 +261,20 @@ impl Helm<'_> {
             file.into(),
             "--reset-values".into(),
             "--disable-openapi-validation".into(),
+            "--output".into(),
+            "json".into(),
         ]);
-        self.session.run(&a).await.map(|_| ())
+        let out = self.session.run(&a).await?;
+        let v: Value = serde_json::from_str(out.trim())
+            .map_err(|e| Error::Helm(format!("helm upgrade printed no release: {e}")))?;
+        Ok(Applied {
+            revision: v.get("version").and_then(Value::as_u64).unwrap_or(0),
+            manifest: v
+                .get("manifest")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        })
     }
 
     /// `helm get manifest`: the objects of the release's current revision.

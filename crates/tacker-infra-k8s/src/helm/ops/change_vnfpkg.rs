@@ -53,11 +53,11 @@ impl Op<'_, '_> {
         let chart = release::chart_in(&target.package_dir, &p.chart)?;
         let before = self.pod_uids(&rec).await?;
         tracing::info!(instance = %self.w.instance, release = %rec.release, chart = %p.chart, "helm upgrade: changing the package");
-        let live = self.apply(&h, &chart, &v, flavour).await?;
+        let (live, revision) = self.apply(&h, &chart, &v, flavour).await?;
         let rec = Recorded {
             chart: p.chart.clone(),
             names,
-            revision: self.revision(&h).await?,
+            revision,
             vdus: live.vdus,
             ..rec
         };

@@ -66,8 +66,8 @@ impl Op<'_, '_> {
         )
         .await?;
         let chart = release::chart_in(&self.w.octx.package_dir, &rec.chart)?;
-        let live = self.apply(&h, &chart, &values, flavour).await?;
-        rec.revision = self.revision(&h).await?;
+        let (live, revision) = self.apply(&h, &chart, &values, flavour).await?;
+        rec.revision = revision;
         rec.vdus = live.vdus;
         // Everything was re-created: Pods under a stored name are the same VNFC, modified.
         let recreated: HashSet<String> = info

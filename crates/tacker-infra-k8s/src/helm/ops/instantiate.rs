@@ -33,13 +33,13 @@ impl Op<'_, '_> {
         let h = self.helm(&name, &ns);
         let chart = release::chart_in(&self.w.octx.package_dir, &p.chart)?;
         let values = release::with_replicas(p.values.clone(), &p.names, &counts)?;
-        let live = self.apply(&h, &chart, &values, flavour).await?;
+        let (live, revision) = self.apply(&h, &chart, &values, flavour).await?;
         let rec = Recorded {
             release: name.clone(),
             namespace: ns.clone(),
             chart: p.chart.clone(),
             names: p.names.clone(),
-            revision: self.revision(&h).await?,
+            revision,
             vdus: live.vdus,
         };
         let (scale_status, max_scale_levels) =

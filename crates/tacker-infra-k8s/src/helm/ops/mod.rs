@@ -78,14 +78,15 @@ impl Op<'_, '_> {
     }
 
     /// Renders `chart` with `values` and checks it (policy, VDUs) before anything is
-    /// created, then installs or upgrades and waits until everything is ready.
+    /// created, then installs or upgrades and waits until everything is ready; the
+    /// release's objects and its new revision.
     async fn apply(
         &self,
         h: &Helm<'_>,
         chart: &Path,
         values: &Value,
         flavour: &Flavour,
-    ) -> Result<Plan> {
+    ) -> Result<(Plan, u64)> {
         let text = h.template(chart, values).await?;
         let source = format!(
             "the chart {}",
@@ -93,10 +94,17 @@ impl Op<'_, '_> {
         );
         self.bound(h, &source, &text, flavour).await?;
         tracing::info!(instance = %self.w.instance, release = %h.release, namespace = %h.namespace, "helm upgrade --install");
-        h.apply(chart, values).await?;
-        let live = self.live_plan(h, flavour).await?;
+        let applied = h.apply(chart, values).await?;
+        let live = self
+            .bound(
+                h,
+                &format!("Helm release {}", h.release),
+                &applied.manifest,
+                flavour,
+            )
+            .await?;
         ops::wait_ready(self.w, &live).await?;
-        Ok(live)
+        Ok((live, applied.revision))
     }
 
     async fn revision(&self, h: &Helm<'_>) -> Result<u64> {

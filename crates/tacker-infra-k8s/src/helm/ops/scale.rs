@@ -37,8 +37,7 @@ impl Op<'_, '_> {
         let values = release::with_replicas(h.values().await?, &rec.names, &targets)?;
         let chart = release::chart_in(&self.w.octx.package_dir, &rec.chart)?;
         tracing::info!(instance = %self.w.instance, release = %rec.release, "helm upgrade: scaling");
-        self.apply(&h, &chart, &values, flavour).await?;
-        rec.revision = self.revision(&h).await?;
+        rec.revision = self.apply(&h, &chart, &values, flavour).await?.1;
         for st in &mut info.scale_status {
             if st.aspect_id == step.aspect {
                 st.scale_level = step.to_level;
