@@ -59,7 +59,7 @@ fn helm_vim(e: &Cnf) -> Value {
     }})
 }
 
-/// Images of the Pods in `default`, and the release Secrets there.
+/// Images of the Pods in `default`, and the release Secrets there (one per revision).
 fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
     let s = e.sim.sim.lock();
     let mut images = BTreeSet::new();
@@ -88,7 +88,8 @@ fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
     (images, pods, releases)
 }
 
-#[tokio::test]
+// Multi-threaded: kube-sim answers Helm while the test waits on the openstack CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_terminates() {
     let e = helm_cluster("4s").await;
     let i = create(&e).await;
@@ -257,6 +258,34 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     let (_, pods, releases) = cluster_state(&e);
     assert_eq!((pods, releases), (2, 1));
     assert!(!e.instance(&i2).await.to_string().contains("e2e-token"));
+
+    // Its package change through `openstack vnflcm change-vnfpkg`: COMPLETED on v2.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("change.json");
+    let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+        "helm_chart_path": CHART}});
+    std::fs::write(&file, change.to_string()).unwrap();
+    let osc = crate::openstack_cli::Osc::new(e.c.api.clone());
+    let (ok, out, err) = osc.run(&[
+        "--os-tacker-api-version",
+        "2",
+        "vnflcm",
+        "change-vnfpkg",
+        &i2,
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok && out.contains("accepted"), "{out} {err}");
+    let op_id = crate::openstack_cli::last_op(&osc, "CHANGE_VNFPKG");
+    let op = e.c.wait_op(&op_id, &["COMPLETED", "FAILED_TEMP"], T).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(op["vnfInstanceId"], i2.as_str(), "{op}");
+    let (images, pods, releases) = cluster_state(&e);
+    assert_eq!(
+        images,
+        BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()])
+    );
+    assert_eq!((pods, releases), (2, 2), "two revisions of the one release");
+    assert_eq!(e.instance(&i2).await["vnfdId"], HELM_V2_VNFD_ID);
     let op = e
         .run(
             &i2,
