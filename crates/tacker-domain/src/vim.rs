@@ -279,6 +279,14 @@ impl Vim {
         })
     }
 
+    /// Its area (`extra.area`, Tacker's enhanced policy), if it names one.
+    pub fn area(&self) -> Option<&str> {
+        self.extra
+            .get("area")
+            .and_then(Value::as_str)
+            .filter(|a| !a.is_empty())
+    }
+
     /// A Kubernetes VIM registered with `extra.use_helm: true` (Tacker's way): its CNFs
     /// are Helm charts (`ETSINFV.HELM.V_3`).
     pub fn uses_helm(&self) -> bool {

@@ -11,6 +11,7 @@ mod query;
 mod range;
 mod request_id;
 mod routes;
+mod scope;
 pub mod tls;
 mod wire;
 

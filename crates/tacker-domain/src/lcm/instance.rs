@@ -183,8 +183,8 @@ pub struct InstantiatedVnfInfo {
     pub other: Map<String, Value>,
 }
 
-/// A VNF instance.
-#[derive(Debug, Clone, PartialEq)]
+/// A VNF instance (`{:?}` shows its VIM connections without credentials).
+#[derive(Clone, PartialEq)]
 pub struct VnfInstance {
     /// Id.
     pub id: Uuid,
@@ -265,6 +265,37 @@ pub fn redact_vim_connection_info(vci: &Map<String, Value>) -> Map<String, Value
         redact_vim_connection(v);
     }
     out
+}
+
+impl std::fmt::Debug for VnfInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VnfInstance")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("vnfd_id", &self.vnfd_id)
+            .field("vnf_pkg_id", &self.vnf_pkg_id)
+            .field("vnf_provider", &self.vnf_provider)
+            .field("vnf_product_name", &self.vnf_product_name)
+            .field("vnf_software_version", &self.vnf_software_version)
+            .field("vnfd_version", &self.vnfd_version)
+            .field("instantiation_state", &self.instantiation_state)
+            .field("instantiated_vnf_info", &self.instantiated_vnf_info)
+            .field(
+                "vim_connection_info",
+                &redact_vim_connection_info(&self.vim_connection_info),
+            )
+            .field("metadata", &self.metadata)
+            .field("extensions", &self.extensions)
+            .field(
+                "vnf_configurable_properties",
+                &self.vnf_configurable_properties,
+            )
+            .field("current_op", &self.current_op)
+            .field("created_at", &self.created_at)
+            .field("tenant", &self.tenant)
+            .finish()
+    }
 }
 
 impl VnfInstance {

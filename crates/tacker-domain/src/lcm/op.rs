@@ -95,8 +95,8 @@ impl OperationState {
     }
 }
 
-/// An operation occurrence.
-#[derive(Debug, Clone, PartialEq)]
+/// An operation occurrence (`{:?}` shows its request as answered, without secrets).
+#[derive(Clone, PartialEq)]
 pub struct OpOcc {
     /// Id.
     pub id: Uuid,
@@ -128,6 +128,31 @@ pub struct OpOcc {
     pub conductor_id: Option<String>,
     /// The tenant of its instance (recorded when it starts).
     pub tenant: Option<String>,
+}
+
+impl std::fmt::Debug for OpOcc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpOcc")
+            .field("id", &self.id)
+            .field("vnf_instance_id", &self.vnf_instance_id)
+            .field("operation", &self.operation)
+            .field("state", &self.state)
+            .field("state_entered_time", &self.state_entered_time)
+            .field("start_time", &self.start_time)
+            .field(
+                "operation_params",
+                &super::secrets::shown_params(&self.operation_params),
+            )
+            .field("request", &self.request)
+            .field("error", &self.error)
+            .field("resource_changes", &self.resource_changes)
+            .field("changed_info", &self.changed_info)
+            .field("changed_ext_connectivity", &self.changed_ext_connectivity)
+            .field("grant_id", &self.grant_id)
+            .field("conductor_id", &self.conductor_id)
+            .field("tenant", &self.tenant)
+            .finish()
+    }
 }
 
 impl OpOcc {

@@ -75,7 +75,7 @@ fn patch_field<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 }
 
 /// `InstantiateVnfRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstantiateRequest {
     /// The deployment flavour.
@@ -325,7 +325,7 @@ pub enum TerminationType {
 }
 
 /// `TerminateVnfRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TerminateRequest {
     /// FORCEFUL or GRACEFUL.
@@ -391,7 +391,7 @@ fn one() -> u32 {
 }
 
 /// `ScaleVnfRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ScaleRequest {
     /// SCALE_OUT or SCALE_IN.
@@ -456,7 +456,7 @@ impl ScaleRequest {
 }
 
 /// `HealVnfRequest` (SOL002 with `vnfcInstanceId`, SOL003 without).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HealRequest {
     /// The VNFCs to heal (`vnfcInfo` ids); empty: the whole VNF.
@@ -529,7 +529,7 @@ impl HealRequest {
 }
 
 /// `ChangeExtVnfConnectivityRequest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ChangeExtConnRequest {
     /// The external virtual links after the change.
@@ -560,7 +560,7 @@ impl ChangeExtConnRequest {
 }
 
 /// `ChangeCurrentVnfPkgRequest` (SOL003 v3.3.1; Tacker's RollingUpdate for CNFs).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ChangeVnfpkgRequest {
     /// The VNFD of the package to move to.
@@ -650,7 +650,7 @@ impl ChangeVnfpkgRequest {
 
 /// `VnfInfoModificationRequest` (a JSON merge patch; Tacker's v2 form with `vnfdId`, and
 /// SOL003's `vnfPkgId`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ModifyRequest {
     /// New name (`null` removes it).
@@ -917,3 +917,28 @@ mod tests {
         );
     }
 }
+
+/// `{:?}` of a request shows it as answered: VIM credentials and secrets in
+/// `additionalParams` never reach a log line.
+macro_rules! debug_as_shown {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let shown = serde_json::to_value(self)
+                    .map(|v| super::secrets::shown_params(&v))
+                    .unwrap_or(Value::Null);
+                write!(f, "{}{}", stringify!($t), shown)
+            }
+        }
+    )*};
+}
+
+debug_as_shown!(
+    InstantiateRequest,
+    TerminateRequest,
+    ScaleRequest,
+    HealRequest,
+    ChangeExtConnRequest,
+    ChangeVnfpkgRequest,
+    ModifyRequest
+);

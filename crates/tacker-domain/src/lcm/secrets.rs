@@ -244,4 +244,38 @@ mod tests {
         mask(&mut v);
         assert_eq!(v["proxy"]["http_proxy"], "http://u:***@h:1");
     }
+
+    #[test]
+    fn debug_output_of_instances_occurrences_and_requests_carries_no_credentials() {
+        let vci = json!({"vim1": {"vimType": "kubernetes",
+            "interfaceInfo": {"endpoint": "https://k", "ssl_ca_cert": "CA"},
+            "accessInfo": {"bearer_token": "t0k-planted", "username": "u", "password": "pw-planted",
+                "apiKey": "ak-planted"}}});
+        let mut instance = crate::lcm::subscription::tests::instance();
+        instance.vim_connection_info = vci.as_object().unwrap().clone();
+        let body = json!({"flavourId": "simple", "vimConnectionInfo": vci,
+            "additionalParams": {"ssh_password": "ssh-planted"}});
+        let request = OperationParams::parse(LcmOperation::Instantiate, &body).unwrap();
+        let change = OperationParams::parse(
+            LcmOperation::ChangeExtConn,
+            &json!({"extVirtualLinks": [], "vimConnectionInfo": vci}),
+        )
+        .unwrap();
+        // As read back from an old row: the body and request not yet masked.
+        let op = OpOcc::new(
+            Uuid::nil(),
+            Uuid::nil(),
+            OperationState::Starting,
+            request.clone(),
+            body,
+        );
+        let text = format!("{instance:?} {op:?} {request:?} {change:?}");
+        for secret in ["t0k-planted", "pw-planted", "ak-planted", "ssh-planted"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(
+            text.contains("https://k") && text.contains("\"u\""),
+            "{text}"
+        );
+    }
 }

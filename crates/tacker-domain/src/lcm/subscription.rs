@@ -177,7 +177,7 @@ impl Subscription {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -197,7 +197,7 @@ mod tests {
     }
     use crate::lcm::InstantiationState;
 
-    fn instance() -> VnfInstance {
+    pub(crate) fn instance() -> VnfInstance {
         VnfInstance {
             id: Uuid::nil(),
             name: Some("web".into()),

@@ -51,6 +51,12 @@ pub struct Principal {
     pub role: Option<Role>,
     /// The caller's tenant, when the token names one.
     pub tenant: Option<String>,
+    /// `VENDOR_<name>` roles: the package providers (`vnfProvider`) whose packages and
+    /// instances the caller sees; none: every provider.
+    pub vendors: Vec<String>,
+    /// `AREA_<name>` roles: the VIM areas (`extra.area`) whose VIMs and instances the
+    /// caller sees; none: every area.
+    pub areas: Vec<String>,
     /// The client certificate (`x5t#S256`) the token is bound to (RFC 8705 `cnf`).
     pub bound_to: Option<String>,
 }
@@ -62,6 +68,8 @@ impl Principal {
             subject: "local".into(),
             role: Some(Role::Admin),
             tenant: None,
+            vendors: Vec::new(),
+            areas: Vec::new(),
             bound_to: None,
         }
     }
@@ -94,6 +102,48 @@ impl Principal {
     pub fn sees(&self, tenant: Option<&str>) -> bool {
         self.scope().is_none_or(|mine| tenant == Some(mine))
     }
+
+    /// The names of `attribute` roles the caller is confined to: `None` for
+    /// administrators, callers without such roles and `<ATTRIBUTE>_all`.
+    fn confined<'a>(&self, names: &'a [String]) -> Option<&'a [String]> {
+        if self.may(Role::Admin) || names.is_empty() || names.iter().any(|n| n == ALL) {
+            None
+        } else {
+            Some(names)
+        }
+    }
+
+    /// Whether the caller sees a package or instance of provider `vendor` (a package
+    /// not yet onboarded has none and is seen by all; providers compare without case).
+    pub fn sees_vendor(&self, vendor: Option<&str>) -> bool {
+        match (
+            self.confined(&self.vendors),
+            vendor.filter(|v| !v.is_empty()),
+        ) {
+            (Some(mine), Some(v)) => mine.iter().any(|m| m.eq_ignore_ascii_case(v)),
+            _ => true,
+        }
+    }
+
+    /// Whether the caller is confined to some vendors or areas (what it sees then depends
+    /// on packages and VIMs, not only on tenants).
+    pub fn confined_beyond_tenant(&self) -> bool {
+        self.confined(&self.vendors).is_some() || self.confined_to_areas()
+    }
+
+    /// Whether the caller is confined to some VIM areas.
+    pub fn confined_to_areas(&self) -> bool {
+        self.confined(&self.areas).is_some()
+    }
+
+    /// Whether the caller sees what lives in every one of `areas` (nothing placed yet,
+    /// or VIMs without an area, are seen by all).
+    pub fn sees_areas<'a>(&self, areas: impl IntoIterator<Item = &'a str>) -> bool {
+        let Some(mine) = self.confined(&self.areas) else {
+            return true;
+        };
+        areas.into_iter().all(|a| mine.iter().any(|m| m == a))
+    }
 }
 
 impl FromRequest for Principal {
@@ -120,6 +170,8 @@ mod tests {
             subject: "x".into(),
             role: Principal::highest(["reader", "member", "nonsense"]),
             tenant: None,
+            vendors: Vec::new(),
+            areas: Vec::new(),
             bound_to: None,
         };
         assert!(p.may(Role::Reader));
@@ -138,6 +190,8 @@ mod tests {
             subject: "m".into(),
             role: Some(Role::Member),
             tenant: t.map(str::to_owned),
+            vendors: Vec::new(),
+            areas: Vec::new(),
             bound_to: None,
         };
         assert!(member(Some("t1")).sees(Some("t1")));
@@ -152,5 +206,35 @@ mod tests {
         };
         assert!(admin.sees(Some("t2")));
         assert_eq!(admin.owner().as_deref(), Some("t1"));
+    }
+
+    #[test]
+    fn vendor_and_area_roles_confine_all_but_administrators() {
+        let member = |vendors: &[&str], areas: &[&str]| Principal {
+            subject: "m".into(),
+            role: Some(Role::Member),
+            tenant: None,
+            vendors: vendors.iter().map(|v| (*v).to_owned()).collect(),
+            areas: areas.iter().map(|v| (*v).to_owned()).collect(),
+            bound_to: None,
+        };
+        let acme = member(&["Acme"], &["tokyo"]);
+        assert!(acme.sees_vendor(Some("acme")));
+        assert!(!acme.sees_vendor(Some("Other")));
+        assert!(acme.sees_vendor(None), "a package not onboarded yet");
+        assert!(acme.sees_areas(["tokyo"]));
+        assert!(!acme.sees_areas(["tokyo", "osaka"]));
+        assert!(acme.sees_areas([]));
+        assert!(acme.confined_to_areas());
+        let all = member(&["all"], &["all"]);
+        assert!(all.sees_vendor(Some("Other")) && all.sees_areas(["osaka"]));
+        assert!(!all.confined_to_areas());
+        let free = member(&[], &[]);
+        assert!(free.sees_vendor(Some("Other")) && free.sees_areas(["osaka"]));
+        let admin = Principal {
+            role: Some(Role::Admin),
+            ..acme
+        };
+        assert!(admin.sees_vendor(Some("Other")) && admin.sees_areas(["osaka"]));
     }
 }

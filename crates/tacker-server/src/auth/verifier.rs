@@ -275,7 +275,18 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal
                 .filter(|t| !t.is_empty())
                 .map(str::to_owned)
         });
+    // `VENDOR_<name>` and `AREA_<name>` roles (Tacker's enhanced policy).
+    let named = |prefix: &str| -> Vec<String> {
+        roles
+            .iter()
+            .filter_map(|r| r.strip_prefix(prefix))
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
     Principal {
+        vendors: named("VENDOR_"),
+        areas: named("AREA_"),
         subject: claims
             .get("sub")
             .and_then(Value::as_str)

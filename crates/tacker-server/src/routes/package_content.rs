@@ -15,6 +15,7 @@ use tacker_rpc::proto::{UploadFromUri, UploadPackage};
 use tacker_storage::PackageStore;
 use uuid::Uuid;
 
+use crate::auth::Principal;
 use crate::http::{json_body, negotiate, parse_id, require_content_type};
 use crate::range::{self, Want};
 use crate::{ApiError, ServerState};
@@ -380,17 +381,14 @@ pub async fn upload_from_uri(
     Ok(HttpResponse::Accepted().finish())
 }
 
-/// The package, which must be ONBOARDED to be read.
+/// The package, which must be ONBOARDED to be read (and of a vendor the caller sees).
 pub async fn onboarded(
     st: &ServerState,
     raw_id: &str,
+    who: &Principal,
 ) -> Result<(Uuid, packages::Stored), ApiError> {
-    let id = parse_id(raw_id, "VNF package")?;
-    let stored = st
-        .db
-        .run(move |c| packages::get(c, id))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("VNF package {id} not found")))?;
+    let stored = super::packages::load(st, raw_id, who).await?;
+    let id = stored.package.id;
     if stored.package.onboarding_state != OnboardingState::Onboarded {
         return Err(ApiError::Conflict(format!(
             "VNF package {id} is {}; its content can be read once ONBOARDED",
@@ -435,11 +433,12 @@ where
 
 pub async fn download(
     req: HttpRequest,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     negotiate(&req, &["application/zip", "application/octet-stream"])?;
-    let (id, _) = onboarded(&st, &path).await?;
+    let (id, _) = onboarded(&st, &path, &who).await?;
     let key = PackageStore::package_key(&id.to_string());
     let size = st.store.size(&key).await?;
     let store = st.store.clone();

@@ -10,6 +10,7 @@ use tacker_storage::PackageStore;
 use uuid::Uuid;
 
 use super::package_content::{onboarded, ranged};
+use crate::auth::Principal;
 use crate::{ApiError, ServerState, entry_stream};
 
 async fn model(st: &ServerState, id: Uuid) -> Result<PackageModel, ApiError> {
@@ -55,11 +56,12 @@ fn accepts(req: &HttpRequest) -> (bool, bool) {
 /// else a zip of its files (and TOSCA.meta); 406 when neither is acceptable.
 pub async fn vnfd(
     req: HttpRequest,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (text_ok, zip_ok) = accepts(&req);
-    let (id, _) = onboarded(&st, &path).await?;
+    let (id, _) = onboarded(&st, &path, &who).await?;
     let m = model(&st, id).await?;
     let key = PackageStore::package_key(&id.to_string());
     let single = m.vnfd.definitions.len() == 1;
@@ -113,11 +115,12 @@ pub async fn vnfd(
 /// `GET .../artifacts/{artifactPath}`: one file of the package, Range supported.
 pub async fn artifact(
     req: HttpRequest,
+    who: Principal,
     path: web::Path<(String, String)>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (raw_id, artifact_path) = path.into_inner();
-    let (id, _) = onboarded(&st, &raw_id).await?;
+    let (id, _) = onboarded(&st, &raw_id, &who).await?;
     let m = model(&st, id).await?;
     let known = m.has_artifact(&artifact_path);
     let loc = m
@@ -164,6 +167,7 @@ pub fn media_type(path: &str) -> &'static str {
 /// `GET .../manifest`: the package's manifest as text.
 pub async fn manifest(
     req: HttpRequest,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -173,7 +177,7 @@ pub async fn manifest(
             "the manifest is offered as text/plain".into(),
         ));
     }
-    let (id, _) = onboarded(&st, &path).await?;
+    let (id, _) = onboarded(&st, &path, &who).await?;
     let m = model(&st, id).await?;
     let mf = m
         .manifest

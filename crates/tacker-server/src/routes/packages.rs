@@ -12,6 +12,7 @@ use tacker_domain::package::{
 use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
+use crate::auth::Principal;
 use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::{base_url, created, parse_id};
 use crate::query::ListQuery;
@@ -48,6 +49,7 @@ pub async fn create(
 
 pub async fn list(
     req: HttpRequest,
+    who: Principal,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -75,22 +77,40 @@ pub async fn list(
                 p.to_info(&base),
             )
         },
-        |_| None,
+        |p| who.sees_vendor(provider(p)),
     )
     .await
 }
 
-async fn load(st: &ServerState, raw_id: &str) -> Result<packages::Stored, ApiError> {
-    crate::http::load(st, raw_id, "VNF package", packages::get).await
+/// A package's vendor (`vnfProvider`), once onboarded.
+pub fn provider(p: &VnfPackage) -> Option<&str> {
+    p.descriptor.as_ref().map(|d| d.provider.as_str())
+}
+
+/// The package at `raw_id`, if the caller sees its vendor (else 404, as absent).
+pub async fn load(
+    st: &ServerState,
+    raw_id: &str,
+    who: &Principal,
+) -> Result<packages::Stored, ApiError> {
+    let stored = crate::http::load(st, raw_id, "VNF package", packages::get).await?;
+    if !who.sees_vendor(provider(&stored.package)) {
+        return Err(ApiError::NotFound(format!(
+            "VNF package {} not found",
+            stored.package.id
+        )));
+    }
+    Ok(stored)
 }
 
 pub async fn show(
     req: HttpRequest,
     _: AcceptsJson,
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let stored = load(&st, &path).await?;
+    let stored = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(stored.package.to_info(&api_base(&req, &st))))
 }
 
@@ -108,6 +128,7 @@ pub struct Modifications {
 const MODIFY_ATTEMPTS: usize = 8;
 
 pub async fn modify(
+    who: Principal,
     path: web::Path<String>,
     PatchBody(m): PatchBody<Modifications>,
     st: web::Data<ServerState>,
@@ -130,7 +151,7 @@ pub async fn modify(
         })
         .transpose()?;
     for _ in 0..MODIFY_ATTEMPTS {
-        let stored = load(&st, &path).await?;
+        let stored = load(&st, &path, &who).await?;
         let pkg = &stored.package;
         if let Some(op) = op_state {
             if pkg.onboarding_state != OnboardingState::Onboarded {
@@ -173,18 +194,19 @@ pub async fn modify(
 }
 
 pub async fn delete(
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let stored = load(&st, &path).await?;
+    let stored = load(&st, &path, &who).await?;
     let id = stored.package.id;
     if let Some(reason) = stored.package.delete_conflict() {
         return Err(ApiError::Conflict(reason));
     }
     if !st.db.run(move |c| packages::soft_delete(c, id)).await? {
         // It changed between the read and the update: report what it is now.
-        let now = load(&st, &path).await?;
+        let now = load(&st, &path, &who).await?;
         let reason = now
             .package
             .delete_conflict()

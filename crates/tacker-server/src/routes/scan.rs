@@ -30,23 +30,23 @@ fn chunk(page_size: usize) -> i64 {
 
 /// Answers the list with rows read by `fetch` (up to a limit, from a position, in key
 /// order); `doc` gives each row's page marker, its exact position, and its document;
-/// `tenant_of` its tenant (the database narrows by the caller's, and every row is
-/// checked again here).
+/// `visible` whether the caller sees it (the database narrows by the caller's tenant,
+/// and every row is checked again here: tenant, vendor, area).
 pub async fn scanned<T, F, D, V>(
     st: &ServerState,
     l: Listing<'_>,
     fetch: F,
     doc: D,
-    tenant_of: V,
+    visible: V,
 ) -> Result<HttpResponse, ApiError>
 where
     T: Send + 'static,
     F: Fn(&mut DbConnection, &From, &Narrow, i64) -> tacker_db::Result<Vec<T>>
         + Send
-        + Copy
+        + Clone
         + 'static,
     D: Fn(&T) -> (Marker, From, Value),
-    V: Fn(&T) -> Option<&str>,
+    V: Fn(&T) -> bool,
 {
     let q = l.query;
     let limit = chunk(l.page_size);
@@ -77,15 +77,13 @@ where
     }
     let mut kept: Vec<(Marker, Value)> = Vec::new();
     loop {
-        let (at, by) = (from.clone(), narrow.clone());
+        let (at, by, fetch) = (from.clone(), narrow.clone(), fetch.clone());
         let rows = st.db.run(move |c| fetch(c, &at, &by, limit)).await?;
         let read = rows.len();
         for row in &rows {
             let (marker, position, d) = doc(row);
             from = position;
-            if q.marker.as_ref().is_some_and(|after| &marker <= after)
-                || l.tenant.is_some_and(|t| tenant_of(row) != Some(t))
-            {
+            if q.marker.as_ref().is_some_and(|after| &marker <= after) || !visible(row) {
                 continue;
             }
             if q.filter.as_ref().is_none_or(|f| f.matches(&d)) {

@@ -8,7 +8,9 @@ use tacker_db::{instances, vims};
 use tacker_domain::vim::{Vim, parse_new};
 use uuid::Uuid;
 
+use crate::auth::Principal;
 use crate::extract::{AcceptsJson, JsonBody};
+use crate::scope::sees_vim;
 use crate::{ApiError, ServerState};
 
 fn conflict(c: vims::Conflict, name: &str) -> ApiError {
@@ -26,17 +28,31 @@ fn id_of(raw: &str) -> Result<Uuid, ApiError> {
         .map_err(|_| ApiError::NotFound(format!("VIM {raw} could not be found")))
 }
 
-async fn load(st: &ServerState, raw: &str) -> Result<Vim, ApiError> {
+/// The VIM at `raw`, if the caller sees its area (else 404, as absent).
+async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Vim, ApiError> {
     let id = id_of(raw)?;
     let keys = st.keys.clone();
     st.db
         .run(move |c| vims::get(c, id, &keys))
         .await?
+        .filter(|v| sees_vim(who, v))
         .ok_or_else(|| ApiError::NotFound(format!("VIM {id} could not be found")))
+}
+
+/// A caller confined to areas registers VIMs in its areas only.
+fn check_area(who: &Principal, vim: &Vim) -> Result<(), ApiError> {
+    if sees_vim(who, vim) {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden(format!(
+        "extra.area {} is not one of the caller's areas",
+        vim.area().unwrap_or_default()
+    )))
 }
 
 pub async fn list(
     req: HttpRequest,
+    who: Principal,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -56,17 +72,20 @@ pub async fn list(
         .iter()
         .filter(|v| ids.iter().all(|w| v.id.to_string() == *w))
         .filter(|v| names.iter().all(|w| v.name == *w))
+        .filter(|v| sees_vim(&who, v))
         .map(Vim::to_json)
         .collect();
     Ok(HttpResponse::Ok().json(json!({"vims": items})))
 }
 
 pub async fn create(
+    who: Principal,
     _: AcceptsJson,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let vim = parse_new(&b, "")?;
+    check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::create(c, &stored, &keys)).await? {
@@ -77,22 +96,25 @@ pub async fn create(
 }
 
 pub async fn show(
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let vim = load(&st, &path).await?;
+    let vim = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(json!({"vim": vim.to_json()})))
 }
 
 pub async fn update(
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut vim = load(&st, &path).await?;
+    let mut vim = load(&st, &path, &who).await?;
     vim.update(&b)?;
+    check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::update(c, &stored, &keys)).await? {
@@ -103,11 +125,12 @@ pub async fn update(
 }
 
 pub async fn delete(
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id_of(&path)?;
+    let id = load(&st, &path, &who).await?.id;
     let text = id.to_string();
     if st.db.run(move |c| instances::using_vim(c, &text)).await? {
         return Err(ApiError::Conflict(format!(

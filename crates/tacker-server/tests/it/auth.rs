@@ -734,3 +734,309 @@ async fn another_tenants_instances_operations_and_notifications_are_invisible() 
     assert_eq!(r.status(), 403);
     assert!(r.text().await.unwrap().contains("namespace t1 only"));
 }
+
+/// `ids_as` for any collection path (`/vnfpkgm/v1/...`, `/v1.0/vims`).
+async fn status_at(app: &TestApp, token: &str, method: reqwest::Method, path: &str) -> u16 {
+    app.http
+        .request(method, app.url(path))
+        .header("Version", "2.0.0")
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+fn with_roles(key: &SigningKey, roles: &[&str]) -> String {
+    sign(key, &{
+        let mut c = good_claims("member");
+        c["roles"] = json!(roles);
+        c
+    })
+}
+
+#[tokio::test]
+async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
+    use crate::lcm::{VNFD, sim_vim};
+    use reqwest::Method;
+    const OTHER_VNFD: &str = "22222222-2222-3333-4444-555555555555";
+    let key = new_key();
+    let admin = token_of(&key, "admin", None);
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            auth: Some(oauth2(&key, None, false)),
+            token: Some(admin.clone()),
+            ..Options::default()
+        },
+    )
+    .await;
+    let ours = app.onboarded_package().await;
+    let (theirs, _) = app
+        .upload(
+            tacker_testkit::csar::sealed(
+                tacker_testkit::csar::valid_with_vnfd_id(OTHER_VNFD)
+                    .edit("Definitions/test_types.yaml", |t| {
+                        t.replace("default: Test Provider", "default: Other Vendor")
+                    }),
+            )
+            .zip(),
+        )
+        .await;
+    let p = app.settled(&theirs, Duration::from_secs(20)).await;
+    assert_eq!(p["vnfProvider"], "Other Vendor", "{p}");
+    let tokyo = with_roles(&key, &["member", "VENDOR_test provider", "AREA_tokyo"]);
+    let osaka = with_roles(&key, &["member", "VENDOR_Other Vendor", "AREA_osaka"]);
+    let everyone = with_roles(&key, &["member", "VENDOR_all", "AREA_all"]);
+
+    // Packages: each vendor sees its own (and ones not onboarded yet), not the other's.
+    let fresh = app.create(json!({})).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pkgs = |t: String| {
+        let app = &app;
+        async move {
+            let r = get_with(app, "/vnfpkgm/v1/vnf_packages", &t).await;
+            assert_eq!(r.status(), 200);
+            let mut ids: Vec<String> = r
+                .json::<Vec<Value>>()
+                .await
+                .unwrap()
+                .iter()
+                .map(|p| p["id"].as_str().unwrap().to_owned())
+                .collect();
+            ids.sort();
+            ids
+        }
+    };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        pkgs(tokyo.clone()).await,
+        sorted(vec![ours.clone(), fresh.clone()])
+    );
+    assert_eq!(
+        pkgs(osaka.clone()).await,
+        sorted(vec![theirs.clone(), fresh.clone()])
+    );
+    assert_eq!(pkgs(everyone.clone()).await.len(), 3);
+    for path in [
+        format!("/vnfpkgm/v1/vnf_packages/{theirs}"),
+        format!("/vnfpkgm/v1/vnf_packages/{theirs}/vnfd"),
+        format!("/vnfpkgm/v1/vnf_packages/{theirs}/package_content"),
+        format!("/vnfpkgm/v1/vnf_packages/{theirs}/manifest"),
+    ] {
+        assert_eq!(
+            status_at(&app, &tokyo, Method::GET, &path).await,
+            404,
+            "{path}"
+        );
+    }
+    assert_eq!(
+        status_at(
+            &app,
+            &tokyo,
+            Method::DELETE,
+            &format!("/vnfpkgm/v1/vnf_packages/{theirs}")
+        )
+        .await,
+        404
+    );
+    assert_eq!(
+        status_at(
+            &app,
+            &tokyo,
+            Method::GET,
+            &format!("/vnfpkgm/v1/vnf_packages/{ours}/vnfd")
+        )
+        .await,
+        200
+    );
+
+    // Instances: only of a package the caller's vendor sees.
+    let r = lcm_as(&app, &tokyo, Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": OTHER_VNFD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 422);
+    let r = lcm_as(&app, &tokyo, Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": VNFD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let inst = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // ... placed in the caller's areas only.
+    let placed = |area: &str| {
+        let mut v = sim_vim();
+        v["vim1"]["extra"] = json!({"area": area});
+        json!({"flavourId": "simple", "vimConnectionInfo": v})
+    };
+    let instantiate = format!("/vnf_instances/{inst}/instantiate");
+    let r = lcm_as(&app, &tokyo, Method::POST, &instantiate)
+        .json(&placed("osaka"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("osaka"));
+    let r = lcm_as(&app, &tokyo, Method::POST, &instantiate)
+        .json(&placed("tokyo"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let op = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        app.wait_op(&op, &["COMPLETED"]).await["operationState"],
+        "COMPLETED"
+    );
+
+    // The instance and its occurrences: seen by its vendor and area, and by `all`;
+    // invisible (404, not listed) to the other vendor.
+    for who in [&tokyo, &everyone, &admin] {
+        assert_eq!(
+            ids_as(&app, who, "/vnf_instances").await,
+            vec![inst.clone()]
+        );
+        assert_eq!(
+            ids_as(&app, who, "/vnf_lcm_op_occs").await,
+            vec![op.clone()]
+        );
+    }
+    assert!(ids_as(&app, &osaka, "/vnf_instances").await.is_empty());
+    assert!(ids_as(&app, &osaka, "/vnf_lcm_op_occs").await.is_empty());
+    for (m, path) in [
+        (Method::GET, format!("/vnf_instances/{inst}")),
+        (Method::POST, format!("/vnf_instances/{inst}/terminate")),
+        (Method::GET, format!("/vnf_lcm_op_occs/{op}")),
+    ] {
+        assert_eq!(
+            status_as(&app, &osaka, m.clone(), &path).await,
+            404,
+            "{m} {path}"
+        );
+    }
+    // The same vendor in another area does not see it either.
+    let tokyo_vendor_osaka = with_roles(&key, &["member", "VENDOR_Test Provider", "AREA_osaka"]);
+    assert!(
+        ids_as(&app, &tokyo_vendor_osaka, "/vnf_instances")
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        status_as(
+            &app,
+            &tokyo_vendor_osaka,
+            Method::GET,
+            &format!("/vnf_lcm_op_occs/{op}")
+        )
+        .await,
+        404
+    );
+
+    // VIMs: registered in the caller's areas only, listed and shown by area.
+    let vim = |name: &str, area: &str| {
+        json!({"vim": {"name": name, "type": "kubernetes", "auth_url": format!("https://{name}:6443"),
+            "auth_cred": {"bearer_token": "t"}, "vim_project": {"name": "default"},
+            "extra": {"area": area}}})
+    };
+    let register = |t: String, body: Value| {
+        let app = &app;
+        async move {
+            app.http
+                .post(app.url("/v1.0/vims"))
+                .bearer_auth(t)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        register(tokyo.clone(), vim("k-osaka", "osaka"))
+            .await
+            .status(),
+        403
+    );
+    let r = register(tokyo.clone(), vim("k-tokyo", "tokyo")).await;
+    assert_eq!(r.status(), 201);
+    let tokyo_vim = r.json::<Value>().await.unwrap()["vim"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = register(admin.clone(), vim("k-osaka", "osaka")).await;
+    assert_eq!(r.status(), 201);
+    let osaka_vim = r.json::<Value>().await.unwrap()["vim"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let vims = |t: String| {
+        let app = &app;
+        async move {
+            let r = get_with(app, "/v1.0/vims", &t).await;
+            assert_eq!(r.status(), 200);
+            r.json::<Value>().await.unwrap()["vims"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["name"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(vims(tokyo.clone()).await, vec!["k-tokyo".to_owned()]);
+    assert_eq!(vims(osaka.clone()).await, vec!["k-osaka".to_owned()]);
+    assert_eq!(vims(admin.clone()).await.len(), 2);
+    for (m, who, id, want) in [
+        (Method::GET, &tokyo, &osaka_vim, 404),
+        (Method::DELETE, &tokyo, &osaka_vim, 404),
+        (Method::GET, &osaka, &tokyo_vim, 404),
+        (Method::GET, &tokyo, &tokyo_vim, 200),
+    ] {
+        assert_eq!(
+            status_at(&app, who, m.clone(), &format!("/v1.0/vims/{id}")).await,
+            want,
+            "{m} {id}"
+        );
+    }
+    // A vimId of another area is as unknown as a missing one.
+    let second = lcm_as(&app, &tokyo, Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": VNFD}))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = lcm_as(
+        &app,
+        &tokyo,
+        Method::POST,
+        &format!("/vnf_instances/{second}/instantiate"),
+    )
+    .json(&json!({"flavourId": "simple",
+        "vimConnectionInfo": {"v": {"vimId": osaka_vim, "vimType": "kubernetes"}}}))
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 422);
+    assert!(r.text().await.unwrap().contains("is not a registered VIM"));
+}

@@ -19,6 +19,7 @@ use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::created;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
+use crate::scope::{VimAreas, sees_instance};
 use crate::{ApiError, ServerState};
 
 /// `CreateVnfRequest`.
@@ -46,6 +47,7 @@ pub async fn create(
         .db
         .run(move |c| instances::usable_package(c, &vnfd_id))
         .await?
+        .filter(|p| who.sees_vendor(Some(&p.provider)))
         .ok_or_else(|| {
             ApiError::Unprocessable(format!(
                 "no ONBOARDED and ENABLED VNF package has vnfdId {}",
@@ -99,6 +101,7 @@ pub async fn list(
         st.settings.max_filter_terms,
     )?;
     let base = api.base(&req, &st);
+    let areas = VimAreas::load(&st, &who).await?;
     let listing = Listing {
         query: &q,
         page_size: st.settings.page_size,
@@ -117,15 +120,16 @@ pub async fn list(
                 api.instance_json(i, &base),
             )
         },
-        |i| i.tenant.as_deref(),
+        |i| sees_instance(&who, i, &areas),
     )
     .await
 }
 
-/// The instance at `raw`, if the caller sees it (another tenant's is 404, as absent).
+/// The instance at `raw`, if the caller sees it (another tenant's, vendor's or area's is
+/// 404, as absent).
 pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfInstance, ApiError> {
     let i = crate::http::load(st, raw, "VNF instance", instances::get).await?;
-    if !who.sees(i.tenant.as_deref()) {
+    if !sees_instance(who, &i, &*VimAreas::load(st, who).await?) {
         return Err(ApiError::NotFound(format!(
             "VNF instance {} not found",
             i.id
@@ -158,8 +162,8 @@ pub async fn modify(
     let instance = load(&st, &path, &who).await?;
     let mut m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
-    package_change(&st, &instance, &mut m).await?;
-    check_vims(&st, m.vim_connection_info.as_ref()).await?;
+    package_change(&st, &who, &instance, &mut m).await?;
+    check_vims(&st, &who, m.vim_connection_info.as_ref()).await?;
     start(
         &st,
         &api.base(&req, &st),
@@ -176,6 +180,7 @@ pub async fn modify(
 /// vnfdId (`vnfPkgId` resolved), or none when it is the current one.
 async fn package_change(
     st: &ServerState,
+    who: &Principal,
     instance: &VnfInstance,
     m: &mut ModifyRequest,
 ) -> Result<(), ApiError> {
@@ -215,6 +220,7 @@ async fn package_change(
         .db
         .run(move |c| instances::usable_package(c, &v))
         .await?
+        .filter(|p| who.sees_vendor(Some(&p.provider)))
         .ok_or_else(|| {
             ApiError::Unprocessable(format!(
                 "no ONBOARDED and ENABLED VNF package has vnfdId {vnfd}"

@@ -17,6 +17,7 @@ use tacker_domain::lcm::{ApiVersion, OpOcc, OperationParams, OperationState, Vnf
 use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
 
+use crate::auth::Principal;
 use crate::{ApiError, ServerState};
 
 /// The API version this server implements.
@@ -170,9 +171,17 @@ impl Api {
 /// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered.
 pub async fn check_vims(
     st: &ServerState,
+    who: &Principal,
     vci: Option<&serde_json::Map<String, Value>>,
 ) -> Result<(), ApiError> {
     for (k, e) in vci.into_iter().flatten() {
+        if let Some(area) = e.pointer("/extra/area").and_then(Value::as_str)
+            && !who.sees_areas([area])
+        {
+            return Err(ApiError::Forbidden(format!(
+                "vimConnectionInfo.{k}.extra.area {area} is not one of the caller's areas"
+            )));
+        }
         if let Some(endpoint) = e.pointer("/interfaceInfo/endpoint").and_then(Value::as_str) {
             let what = format!("vimConnectionInfo.{k}.interfaceInfo.endpoint");
             crate::http::check_vim_endpoint(st, endpoint, &what).await?;
@@ -211,6 +220,7 @@ pub async fn check_vims(
             .db
             .run(move |c| tacker_db::vims::get(c, id, &keys))
             .await?
+            .filter(|v| crate::scope::sees_vim(who, v))
             .ok_or_else(unknown)?;
         if vim.uses_helm() && !st.settings.helm {
             return Err(ApiError::Unprocessable(format!(

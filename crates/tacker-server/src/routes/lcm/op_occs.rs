@@ -1,18 +1,23 @@
 //! Operation occurrences: list, show, retry, rollback, fail.
 
+use std::collections::HashMap;
+
 use actix_web::{HttpRequest, HttpResponse, web};
+use tacker_db::DbConnection;
 use tacker_db::op_occs::{self as ops, Runner, Transition};
-use tacker_db::scan::From;
+use tacker_db::scan::{From, Narrow};
 use tacker_domain::lcm::{
     LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
 };
 use tacker_domain::sol013::Marker;
+use uuid::Uuid;
 
 use super::{Api, cast};
 use crate::auth::Principal;
 use crate::extract::AcceptsJson;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
+use crate::scope::{VimAreas, sees_instance};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
@@ -35,26 +40,62 @@ pub async fn list(
         default_excluded: OP_OCC_DEFAULT_EXCLUDED,
         tenant: who.scope(),
     };
+    let areas = VimAreas::load(&st, &who).await?;
+    // Each chunk's occurrences with whether the caller sees them: by tenant, and, for a
+    // caller confined to vendors or areas, by their instance (read once per chunk).
+    let w = who.clone();
+    let fetch = move |c: &mut DbConnection, at: &From, by: &Narrow, limit: i64| {
+        let rows = ops::list_from(c, at, by, limit)?;
+        let mut instances: HashMap<Uuid, bool> = HashMap::new();
+        let mut out = Vec::with_capacity(rows.len());
+        for o in rows {
+            let mut seen = w.sees(o.tenant.as_deref());
+            if seen && w.confined_beyond_tenant() {
+                seen = match instances.get(&o.vnf_instance_id) {
+                    Some(s) => *s,
+                    None => {
+                        let s = tacker_db::instances::get(c, o.vnf_instance_id)?
+                            .is_some_and(|i| sees_instance(&w, &i, &areas));
+                        instances.insert(o.vnf_instance_id, s);
+                        s
+                    }
+                };
+            }
+            out.push((o, seen));
+        }
+        Ok(out)
+    };
     scanned(
         &st,
         listing,
-        ops::list_from,
-        |o| {
+        fetch,
+        |(o, _)| {
             (
                 Marker::of(o.start_time, o.id.to_string()),
                 From::After(o.start_time, o.id.to_string()),
                 o.to_json(&base),
             )
         },
-        |o| o.tenant.as_deref(),
+        |(_, seen)| *seen,
     )
     .await
 }
 
-/// The occurrence at `raw`, if the caller sees it (another tenant's is 404).
+/// The occurrence at `raw`, if the caller sees it (another tenant's, or one on an
+/// instance of a vendor or area the caller does not see, is 404).
 async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<OpOcc, ApiError> {
     let op = crate::http::load(st, raw, "VNF LCM operation occurrence", ops::get).await?;
-    if !who.sees(op.tenant.as_deref()) {
+    let mut seen = who.sees(op.tenant.as_deref());
+    if seen && who.confined_beyond_tenant() {
+        let id = op.vnf_instance_id;
+        let areas = VimAreas::load(st, who).await?;
+        seen = st
+            .db
+            .run(move |c| tacker_db::instances::get(c, id))
+            .await?
+            .is_some_and(|i| sees_instance(who, &i, &areas));
+    }
+    if !seen {
         return Err(ApiError::NotFound(format!(
             "VNF LCM operation occurrence {} not found",
             op.id

@@ -156,7 +156,7 @@ pub async fn instantiate(
     need_state(&i, InstantiationState::NotInstantiated, "instantiate")?;
     let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     check_namespace(&who, &r)?;
-    check_vims(&st, r.vim_connection_info.as_ref()).await?;
+    check_vims(&st, &who, r.vim_connection_info.as_ref()).await?;
     let m = model(&st, &i).await?;
     r.check(&m)?;
     run(
@@ -233,7 +233,7 @@ pub async fn change_ext_conn(
     let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
     let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
-    check_vims(&st, r.vim_connection_info.as_ref()).await?;
+    check_vims(&st, &who, r.vim_connection_info.as_ref()).await?;
     run(
         &req,
         api,
@@ -272,6 +272,7 @@ pub async fn change_vnfpkg(
         .db
         .run(move |c| tacker_db::instances::usable_package(c, &vnfd))
         .await?
+        .filter(|p| who.sees_vendor(Some(&p.provider)))
         .ok_or_else(|| {
             ApiError::Unprocessable(format!(
                 "no ONBOARDED and ENABLED VNF package has vnfdId {}",
@@ -338,7 +339,7 @@ pub async fn change_vnfpkg(
             "additionalParams.namespace must stay {now} (asked: {asked})"
         )));
     }
-    check_vims(&st, r.vim_connection_info.as_ref()).await?;
+    check_vims(&st, &who, r.vim_connection_info.as_ref()).await?;
     run(
         &req,
         api,
