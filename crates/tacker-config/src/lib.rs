@@ -169,6 +169,10 @@ pub struct ServerConfig {
     pub rate_limit: u32,
     /// Burst above `rate_limit`.
     pub rate_burst: u32,
+    /// VNF instances per tenant (0: unlimited).
+    pub max_instances_per_tenant: u64,
+    /// LCM subscriptions per tenant (0: unlimited).
+    pub max_subscriptions_per_tenant: u64,
     /// Items per page of list answers.
     pub page_size: usize,
     /// Largest JSON request body in bytes.

@@ -122,6 +122,8 @@ pub enum CreateOutcome {
     Created,
     /// No ONBOARDED + ENABLED package has this vnfdId.
     NoUsablePackage,
+    /// Its tenant has `server.max_instances_per_tenant` instances already.
+    QuotaReached,
 }
 
 /// An ONBOARDED + ENABLED package an instance can be created from.
@@ -178,8 +180,12 @@ pub fn usable_package(c: &mut DbConnection, vnfd_id: &str) -> Result<Option<Usab
 
 /// Creates `instance`: its package becomes IN_USE and a VnfIdentifierCreationNotification
 /// is queued, in one transaction. `instance.vnf_pkg_id` must be ONBOARDED + ENABLED.
-pub fn create(c: &mut DbConnection, instance: &VnfInstance) -> Result<CreateOutcome> {
-    c.transaction(|c| {
+pub fn create(c: &mut DbConnection, instance: &VnfInstance, quota: u64) -> Result<CreateOutcome> {
+    let tenant = instance.tenant.as_deref();
+    let done = c.transaction(|c| {
+        if quota > 0 {
+            crate::quota::lock(c, "vnf_instances", tenant)?;
+        }
         let n = diesel::update(
             pkg::vnf_packages
                 .filter(pkg::id.eq(instance.vnf_pkg_id.to_string()))
@@ -198,13 +204,35 @@ pub fn create(c: &mut DbConnection, instance: &VnfInstance) -> Result<CreateOutc
         diesel::insert_into(vnf_instances::table)
             .values(Row::from_domain(instance))
             .execute(c)?;
+        if quota > 0 && count_of_tenant(c, tenant)? > quota {
+            return Err(crate::quota::exceeded());
+        }
         outbox::enqueue_matching(
             c,
             &Notification::of_identifier(NotificationKind::VnfIdentifierCreation, instance.id),
             instance,
         )?;
         Ok(CreateOutcome::Created)
-    })
+    });
+    match done {
+        Err(e) if crate::quota::over(&e) => Ok(CreateOutcome::QuotaReached),
+        other => other,
+    }
+}
+
+/// How many instances `tenant` has (`None`: those of no tenant).
+pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
+    let n: i64 = match tenant {
+        Some(t) => dsl::vnf_instances
+            .filter(dsl::tenant.eq(t))
+            .count()
+            .get_result(c)?,
+        None => dsl::vnf_instances
+            .filter(dsl::tenant.is_null())
+            .count()
+            .get_result(c)?,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// The instance `id`.

@@ -9,6 +9,7 @@ pub mod op_occs;
 pub mod outbox;
 pub mod packages;
 pub mod pkgm_subscriptions;
+pub mod quota;
 pub mod scan;
 pub mod schema;
 pub mod sealed;

@@ -49,7 +49,40 @@ impl Row {
 }
 
 /// Stores a subscription.
-pub fn insert(c: &mut DbConnection, s: &Subscription) -> Result<()> {
+pub fn insert(c: &mut DbConnection, s: &Subscription, quota: u64) -> Result<bool> {
+    let tenant = s.tenant.as_deref();
+    let done = c.transaction(|c| {
+        if quota > 0 {
+            crate::quota::lock(c, "lccn_subscriptions", tenant)?;
+        }
+        insert_row(c, s)?;
+        if quota > 0 && count_of_tenant(c, tenant)? > quota {
+            return Err(crate::quota::exceeded());
+        }
+        Ok(true)
+    });
+    match done {
+        Err(e) if crate::quota::over(&e) => Ok(false),
+        other => other,
+    }
+}
+
+/// How many subscriptions `tenant` has (`None`: those of no tenant).
+pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
+    let n: i64 = match tenant {
+        Some(t) => dsl::lccn_subscriptions
+            .filter(dsl::tenant.eq(t))
+            .count()
+            .get_result(c)?,
+        None => dsl::lccn_subscriptions
+            .filter(dsl::tenant.is_null())
+            .count()
+            .get_result(c)?,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
+fn insert_row(c: &mut DbConnection, s: &Subscription) -> Result<()> {
     let row = Row {
         id: s.id.to_string(),
         callback_uri: s.callback_uri.clone(),

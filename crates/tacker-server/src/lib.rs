@@ -56,6 +56,10 @@ pub struct Settings {
     pub helm: bool,
     /// Most comparisons a list filter may make.
     pub max_filter_terms: usize,
+    /// VNF instances one tenant may have (`server.max_instances_per_tenant`; 0: any).
+    pub max_instances_per_tenant: u64,
+    /// LCM subscriptions one tenant may have (0: any).
+    pub max_subscriptions_per_tenant: u64,
     /// How long an upload may send nothing before it is 408.
     pub body_idle_timeout: Duration,
     /// How long a client has to send the request head (actix `client_request_timeout`).

@@ -122,6 +122,8 @@ fn server_state(
             simulated_vim: cfg.lcm.simulated_vim,
             helm: helm_binary(cfg)?.is_some(),
             max_filter_terms: cfg.server.max_filter_terms,
+            max_instances_per_tenant: cfg.server.max_instances_per_tenant,
+            max_subscriptions_per_tenant: cfg.server.max_subscriptions_per_tenant,
             body_idle_timeout: cfg.server.body_idle_timeout,
             client_request_timeout: cfg.server.client_request_timeout,
             keep_alive: cfg.server.keep_alive,

@@ -1040,3 +1040,107 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
     assert_eq!(r.status(), 422);
     assert!(r.text().await.unwrap().contains("is not a registered VIM"));
 }
+
+/// `server.max_instances_per_tenant` and `max_subscriptions_per_tenant` hold per tenant,
+/// also when a tenant's creations race (on both backends).
+#[tokio::test]
+async fn tenant_quotas_hold_under_concurrent_creations() {
+    use crate::lcm::VNFD;
+    use reqwest::Method;
+    use tacker_testkit::peers::{Expect, Subscriber};
+    for db in [TestDb::postgres(), TestDb::sqlite()] {
+        let key = new_key();
+        let admin = token_of(&key, "admin", None);
+        let app = TestApp::with(
+            db,
+            Options {
+                conductors: 1,
+                auth: Some(oauth2(&key, None, false)),
+                token: Some(admin.clone()),
+                quotas: (3, 1),
+                ..Options::default()
+            },
+        )
+        .await;
+        app.onboarded_package().await;
+        // Two packages: creations from different packages do not queue on one package
+        // row, so only the quota's own lock keeps them from passing it together.
+        const OTHER_VNFD: &str = "33333333-2222-3333-4444-555555555555";
+        let (other, _) = app
+            .upload(tacker_testkit::csar::valid_with_vnfd_id(OTHER_VNFD).zip())
+            .await;
+        assert_eq!(
+            app.settled(&other, Duration::from_secs(20)).await["onboardingState"],
+            "ONBOARDED"
+        );
+        let (t1, t2) = (
+            token_of(&key, "member", Some("t1")),
+            token_of(&key, "member", Some("t2")),
+        );
+        let create_of = |t: String, vnfd: &'static str| {
+            let app = &app;
+            async move {
+                let r = lcm_as(app, &t, Method::POST, "/vnf_instances")
+                    .json(&json!({"vnfdId": vnfd}))
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status().as_u16();
+                let body: Value = r.json().await.unwrap();
+                (status, body)
+            }
+        };
+        let create = |t: String| create_of(t, VNFD);
+        // Ten at once for t1: exactly three are created, the others 403 with a reason.
+        let results = futures::future::join_all(
+            (0..10).map(|n| create_of(t1.clone(), if n % 2 == 0 { VNFD } else { OTHER_VNFD })),
+        )
+        .await;
+        let made: Vec<&Value> = results
+            .iter()
+            .filter(|(s, _)| *s == 201)
+            .map(|(_, b)| b)
+            .collect();
+        assert_eq!(made.len(), 3, "{results:?}");
+        for (s, b) in results.iter().filter(|(s, _)| *s != 201) {
+            assert_eq!(*s, 403, "{b}");
+            assert!(
+                b["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("tenant t1 has 3 VNF instances"),
+                "{b}"
+            );
+        }
+        assert_eq!(ids_as(&app, &t1, "/vnf_instances").await.len(), 3);
+        // Another tenant has its own count.
+        assert_eq!(create(t2.clone()).await.0, 201);
+        // A deleted instance frees its place.
+        let gone = made[0]["id"].as_str().unwrap().to_owned();
+        assert_eq!(
+            status_as(&app, &t1, Method::DELETE, &format!("/vnf_instances/{gone}")).await,
+            204
+        );
+        assert_eq!(create(t1.clone()).await.0, 201);
+        assert_eq!(create(t1.clone()).await.0, 403);
+
+        // Subscriptions: one per tenant.
+        let sub = Subscriber::start(Expect::Nothing);
+        let subscribe = |t: String| {
+            let (app, url) = (&app, sub.url.clone());
+            async move {
+                lcm_as(app, &t, Method::POST, "/subscriptions")
+                    .json(&json!({"callbackUri": url}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            }
+        };
+        assert_eq!(subscribe(t1.clone()).await, 201);
+        assert_eq!(subscribe(t1.clone()).await, 403);
+        assert_eq!(subscribe(t2.clone()).await, 201);
+        assert_eq!(ids_as(&app, &t1, "/subscriptions").await.len(), 1);
+    }
+}

@@ -152,6 +152,8 @@ pub struct Options {
     pub body_idle_timeout: Duration,
     /// HTTPS on the API port (the base URL is then https).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// `server.max_instances_per_tenant`, `max_subscriptions_per_tenant` (0: unlimited).
+    pub quotas: (u64, u64),
 }
 
 impl Default for Options {
@@ -177,6 +179,7 @@ impl Default for Options {
             rate: (0, 100),
             body_idle_timeout: Duration::from_secs(30),
             tls: None,
+            quotas: (0, 0),
         }
     }
 }
@@ -287,6 +290,8 @@ impl TestApp {
                 simulated_vim: opts.simulated_vim,
                 helm: false,
                 max_filter_terms: 50,
+                max_instances_per_tenant: opts.quotas.0,
+                max_subscriptions_per_tenant: opts.quotas.1,
                 body_idle_timeout: opts.body_idle_timeout,
                 client_request_timeout: Duration::from_secs(5),
                 keep_alive: Duration::from_secs(30),

@@ -75,8 +75,20 @@ pub async fn create(
         tenant: who.owner(),
     };
     let stored = instance.clone();
-    match st.db.run(move |c| instances::create(c, &stored)).await? {
+    let quota = st.settings.max_instances_per_tenant;
+    match st
+        .db
+        .run(move |c| instances::create(c, &stored, quota))
+        .await?
+    {
         instances::CreateOutcome::Created => {}
+        instances::CreateOutcome::QuotaReached => {
+            return Err(super::subscriptions::quota_reached(
+                "VNF instances",
+                quota,
+                instance.tenant,
+            ));
+        }
         instances::CreateOutcome::NoUsablePackage => {
             return Err(ApiError::Unprocessable(format!(
                 "the package of vnfdId {} is no longer usable",

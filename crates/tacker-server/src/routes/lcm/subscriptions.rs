@@ -147,12 +147,26 @@ pub async fn create(
         api_version: api.0,
         tenant: who.owner(),
     };
-    let stored = s.clone();
-    st.db
-        .run(move |c| subscriptions::insert(c, &stored))
-        .await?;
+    let (stored, quota) = (s.clone(), st.settings.max_subscriptions_per_tenant);
+    if !st
+        .db
+        .run(move |c| subscriptions::insert(c, &stored, quota))
+        .await?
+    {
+        return Err(quota_reached("LCM subscriptions", quota, who.owner()));
+    }
     tracing::info!(subscription_id = %s.id, "subscription created");
     Ok(created(s.to_json(&api.base(&req, &st))))
+}
+
+/// 403: the caller's tenant has `quota` of `what` already.
+pub fn quota_reached(what: &str, quota: u64, tenant: Option<String>) -> ApiError {
+    ApiError::Forbidden(format!(
+        "quota exceeded: {} has {quota} {what} already, the most it may have",
+        tenant.map_or("the deployment (no tenant)".to_owned(), |t| format!(
+            "tenant {t}"
+        ))
+    ))
 }
 
 const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "verbosity", "_links"];

@@ -1,0 +1,54 @@
+//! Per-tenant quotas. A creation inserts its row, then counts its tenant's rows and
+//! rolls back when the count passes the limit; concurrent creations of one tenant are
+//! serialized for that (a PostgreSQL advisory lock per table and tenant; SQLite
+//! serializes writers already), so they cannot pass the limit together.
+
+use diesel::RunQueryDsl;
+use diesel::sql_types::BigInt;
+
+use crate::{DbConnection, Error, Result};
+
+/// Serializes, until the transaction ends, the quota checks of `tenant` on `table`.
+pub fn lock(c: &mut DbConnection, table: &str, tenant: Option<&str>) -> Result<()> {
+    if let DbConnection::Pg(pg) = c {
+        diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+            .bind::<BigInt, _>(key(table, tenant))
+            .execute(pg)?;
+    }
+    Ok(())
+}
+
+/// The error that rolls a creation over its quota back (see [`over`]).
+pub fn exceeded() -> Error {
+    Error::Query(diesel::result::Error::RollbackTransaction)
+}
+
+/// Whether a transaction's error is [`exceeded`].
+pub fn over(e: &Error) -> bool {
+    matches!(e, Error::Query(diesel::result::Error::RollbackTransaction))
+}
+
+/// A stable 64-bit key (FNV-1a) of the table and tenant.
+fn key(table: &str, tenant: Option<&str>) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in table
+        .bytes()
+        .chain([0u8])
+        .chain(tenant.unwrap_or_default().bytes())
+    {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    i64::from_ne_bytes(h.to_ne_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_differ_by_table_and_tenant() {
+        use super::key;
+        assert_ne!(key("a", Some("t")), key("a", Some("u")));
+        assert_ne!(key("a", Some("t")), key("b", Some("t")));
+        assert_eq!(key("a", Some("t")), key("a", Some("t")));
+    }
+}
