@@ -33,6 +33,7 @@ setup: setup-deps
 	@tests/infra/services.sh
 	@tests/infra/pytools.sh >/dev/null
 	@tests/infra/k8s-tools.sh
+	@tests/infra/node-tools.sh
 
 test: setup lint test-only
 

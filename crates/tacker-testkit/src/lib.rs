@@ -6,6 +6,7 @@ pub mod csar;
 pub mod helm;
 pub mod mgmt;
 pub mod moto;
+pub mod oidc;
 pub mod peers;
 pub mod samples;
 pub mod vm;

@@ -378,3 +378,128 @@ async fn tackerctl_speaks_https_with_a_private_ca_and_mutual_tls() {
     let (code, err) = tackerctl_bin(&url, &args);
     assert_eq!(code, 0, "{err}");
 }
+
+/// An external authorization server (oidc-provider from npm) issues the tokens: tackerctl
+/// fetches them by client credentials from its token endpoint, the openstack CLI sends
+/// one as X-Auth-Token, the server checks them against its JWKS, issuer and audience.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_in_one_accepts_the_tokens_of_an_external_oidc_provider() {
+    let idp = tacker_testkit::oidc::Oidc::start();
+    let env = ClusterEnv::new(
+        "sqlite://./tacker.db",
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let config = env.dir.path().join("tacker.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[auth]
+mode = "oauth2"
+jwks_url = "{}"
+issuer = "{}"
+audience = "tacker"
+roles_claim = "roles"
+"#,
+            idp.jwks_url(),
+            idp.issuer
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _aio = Proc::spawn(
+        env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
+            .arg("--config")
+            .arg(&config)
+            .arg("all-in-one"),
+        &env.log_path("aio"),
+    );
+    let http = reqwest::Client::new();
+    wait_status(
+        &http,
+        &format!("{url}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+    let client = |id: &'static str| {
+        let secret = format!("{id}-secret");
+        ["--client-id", id, "--client-secret"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain([secret, "--token-url".into(), idp.token_url()])
+            .collect::<Vec<String>>()
+    };
+    let run = |id: &'static str, args: &[&str]| {
+        let mut all = client(id);
+        all.extend(args.iter().map(|a| (*a).to_owned()));
+        all
+    };
+
+    // tackerctl: a member creates, a reader lists but may not create.
+    let args = run("e2e-member", &["package", "create", "-o", "json"]);
+    let (code, out) = ctl(&url, &args.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    assert_eq!(code, 0, "{out}");
+    let id = serde_json::from_str::<Value>(&out).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let args = run("e2e-reader", &["package", "list"]);
+    let (code, out) = ctl(&url, &args.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&id), "{out}");
+    let args = run("e2e-reader", &["package", "create"]);
+    let (code, out) = tackerctl_bin(&url, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1);
+    assert!(out.contains("403") && out.contains("member role"), "{out}");
+    // The provider refuses a wrong secret; tackerctl says so.
+    let (code, out) = tackerctl_bin(
+        &url,
+        &[
+            "--client-id",
+            "e2e-member",
+            "--client-secret",
+            "wrong",
+            "--token-url",
+            &idp.token_url(),
+            "package",
+            "list",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("refused the client credentials"), "{out}");
+
+    // The openstack CLI with the provider's token.
+    let r = http
+        .post(idp.token_url())
+        .basic_auth("e2e-member", Some("e2e-member-secret"))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let t = r.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (ok, out, err) = openstack(&url, &t, &["vnf", "package", "list", "-f", "json"]);
+    assert!(ok, "{err}");
+    assert!(out.contains(&id), "{out}");
+    // The same token altered in its signature is refused.
+    let mut forged = t.clone();
+    let last = forged.pop().unwrap();
+    forged.push(if last == 'A' { 'B' } else { 'A' });
+    let packages = format!("{url}/vnfpkgm/v1/vnf_packages");
+    let r = http
+        .get(&packages)
+        .bearer_auth(&forged)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.headers().contains_key("www-authenticate"));
+    let r = http.get(&packages).bearer_auth(&t).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+}
