@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pytools.sh: a Python virtualenv with the real clients and tools the tests use
 # (python-openstackclient + python-tackerclient + python-heatclient, moto[server],
-# kubernetes-validate).
+# kubernetes-validate), and schemathesis in a venv of its own (.tools/schemathesis: its
+# dependencies must not move the clients').
 # Idempotent; prints the venv path. Location: $TACKER_PYVENV or <repo>/.venv.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,5 +13,10 @@ if [ ! -f "$stamp" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check \
     'python-openstackclient' 'python-tackerclient' 'python-heatclient' 'moto[server]' 'kubernetes-validate' 'PyYAML' >&2
   touch "$stamp"
+fi
+st=$root/.tools/schemathesis
+if [ ! -x "$st/bin/st" ]; then
+  python3 -m venv "$st" >&2
+  "$st/bin/pip" install --quiet --disable-pip-version-check 'schemathesis==4.32.5' >&2
 fi
 echo "$venv"

@@ -15,7 +15,7 @@ use crate::support::{ClusterEnv, Proc, free_port, tacker, wait_status};
 const OPERATOR_SECRET: &str = "operator-secret-0123456789";
 const VIEWER_SECRET: &str = "viewer-secret-0123456789";
 
-fn hash_secret(secret: &str) -> String {
+pub fn hash_secret(secret: &str) -> String {
     let mut child = tacker()
         .args(["auth", "hash-secret"])
         .stdin(Stdio::piped())
