@@ -14,6 +14,7 @@ mod onboarding;
 pub mod openstack_cli;
 mod procs;
 mod readme;
+mod scale;
 mod schemathesis;
 mod secrets;
 mod support;
