@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Many small packages: `tacker server` with three `tacker conductor` processes on
+# PostgreSQL + RabbitMQ and local storage.
+#  1. 100 small CSARs (BENCH_MANY_CONCURRENT) uploaded at once, each by its own client
+#     (create, PUT, poll): wall time until every one is ONBOARDED, and that none is lost.
+#  2. More uploads (20 at a time) up to 1,000 ONBOARDED packages (BENCH_MANY_TOTAL).
+#  3. A fourth conductor joins with an empty cache: time from its start to /readyz 200
+#     (it has every ONBOARDED package in its cache then), and its peak RSS.
+#  4. The same conductor restarted under the same id with its cache kept: time to READY.
+# Each phase runs BENCH_MANY_RUNS times (default 3; the join and restart phases) and
+# prints every run and the median, so the figures' noise shows.
+set -euo pipefail
+BIN=${TACKER_BIN:?}
+CONCURRENT=${BENCH_MANY_CONCURRENT:-100}
+TOTAL=${BENCH_MANY_TOTAL:-1000}
+RUNS=${BENCH_MANY_RUNS:-3}
+PG=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
+AMQP=${TACKER_TEST_AMQP:-amqp://guest:guest@127.0.0.1:5672/%2f}
+work=$(mktemp -d)
+db=tacker_bench_many_$$
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
+port=$(free_port)
+export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATABASE__URL=$PG/$db \
+  TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-many-$$ TACKER__STORAGE__URL=file://$work/store \
+  TACKER__LOG__FILTER=${BENCH_LOG:-warn} TACKER__SERVER__BIND=127.0.0.1:$port \
+  TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32
+"$BIN" db migrate >/dev/null
+"$BIN" server >"$work/server.log" 2>&1 &
+pids+=("$!")
+conductor() { # id health-port: starts `tacker conductor`, prints its pid
+  TACKER__CONDUCTOR__ID=$1 TACKER__CONDUCTOR__CACHE_DIR=$work/cache/$1 \
+    TACKER__CONDUCTOR__HEALTH_BIND=127.0.0.1:$2 "$BIN" conductor >>"$work/$1.log" 2>&1 &
+  echo $!
+}
+for n in 1 2 3; do pids+=("$(conductor bench-c$n "$(free_port)")"); done
+for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+sleep 1
+base=http://127.0.0.1:$port/vnfpkgm/v1/vnf_packages
+
+# upload FROM COUNT PARALLEL: packages FROM..FROM+COUNT-1, PARALLEL clients at a time;
+# prints the wall time in seconds, fails unless all are ONBOARDED.
+upload() {
+  python3 - "$base" "$1" "$2" "$3" <<'PY'
+import concurrent.futures, io, json, sys, time, urllib.request, zipfile
+base, start, count, parallel = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+
+def csar(n):
+    vnfd = f"""tosca_definitions_version: tosca_simple_yaml_1_2
+node_types:
+  bench.VNF:
+    derived_from: tosca.nodes.nfv.VNF
+topology_template:
+  substitution_mappings:
+    node_type: bench.VNF
+    properties: {{flavour_id: simple}}
+  node_templates:
+    VNF:
+      type: bench.VNF
+      properties: {{descriptor_id: bench-many-{n}, provider: Bench, product_name: Bench, software_version: '1', descriptor_version: '1', vnfm_info: [Tacker]}}
+"""
+    meta = ("TOSCA-Meta-File-Version: 1.0\nCSAR-Version: 1.1\nCreated-By: bench\n"
+            "Entry-Definitions: Definitions/top.yaml\n")
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w") as z:
+        z.writestr("TOSCA-Metadata/TOSCA.meta", meta)
+        z.writestr("Definitions/top.yaml", vnfd)
+    return b.getvalue()
+
+def call(method, url, body=None, ctype=None):
+    req = urllib.request.Request(url, data=body, method=method)
+    if ctype:
+        req.add_header("Content-Type", ctype)
+    with urllib.request.urlopen(req, timeout=120) as r:
+        data = r.read()
+        return json.loads(data) if data else None
+
+def one(n):
+    pid = call("POST", base, b"{}", "application/json")["id"]
+    call("PUT", f"{base}/{pid}/package_content", csar(n), "application/zip")
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        s = call("GET", f"{base}/{pid}")["onboardingState"]
+        if s in ("ONBOARDED", "CREATED"):
+            return s
+        time.sleep(0.02)
+    return "stuck"
+
+t0 = time.time()
+with concurrent.futures.ThreadPoolExecutor(parallel) as ex:
+    states = list(ex.map(one, range(start, start + count)))
+wall = time.time() - t0
+bad = [s for s in states if s != "ONBOARDED"]
+if bad:
+    sys.exit(f"{len(bad)} of {count} not ONBOARDED: {sorted(set(bad))}")
+print(f"{wall:.2f}")
+PY
+}
+
+# ready_after PORT PID: seconds until the conductor on PORT answers /readyz 200.
+ready_after() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  for _ in $(seq 1 1200); do
+    curl -fsS "http://127.0.0.1:$1/readyz" >/dev/null 2>&1 && break
+    kill -0 "$2" 2>/dev/null || { echo "conductor exited"; exit 1; }
+    sleep 0.05
+  done
+  t1=$(date +%s.%N)
+  printf '%.2f' "$(echo "$t1 - $t0" | bc)"
+}
+median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+peak() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+
+echo "== onboard_many: 3 conductors, PostgreSQL + RabbitMQ, local storage"
+wall=$(upload 0 "$CONCURRENT" "$CONCURRENT")
+echo "$CONCURRENT small packages uploaded at once: all ONBOARDED in ${wall} s ($(echo "scale=1; $CONCURRENT / $wall" | bc) packages/s), none lost"
+rest=$((TOTAL - CONCURRENT))
+if [ "$rest" -gt 0 ]; then
+  wall=$(upload "$CONCURRENT" "$rest" 20)
+  echo "$rest more, 20 at a time: ${wall} s ($(echo "scale=1; $rest / $wall" | bc) packages/s)"
+fi
+joins=() restarts=()
+for r in $(seq 1 "$RUNS"); do
+  hp=$(free_port)
+  rm -rf "$work/cache/bench-c4"
+  c4=$(conductor bench-c4 "$hp")
+  joins+=("$(ready_after "$hp" "$c4")")
+  rss=$(peak "$c4")
+  kill "$c4"; wait "$c4" 2>/dev/null || true
+  c4=$(conductor bench-c4 "$hp")
+  restarts+=("$(ready_after "$hp" "$c4")")
+  kill "$c4"; wait "$c4" 2>/dev/null || true
+  echo "run $r: a conductor joining with $TOTAL ONBOARDED packages and an empty cache: READY after ${joins[-1]} s (peak RSS $rss MiB); restarted with its cache: ${restarts[-1]} s"
+done
+echo "median of $RUNS: join $(echo "${joins[*]}" | median) s (goal < 10), restart $(echo "${restarts[*]}" | median) s (goal < 2)"
