@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::openstack_cli::openstack_bin;
-use crate::support::{ClusterEnv, Proc, free_port, tacker, wait_status};
+use crate::support::{ClusterEnv, Proc, all_in_one, free_port, tacker, wait_status};
 
 const OPERATOR_SECRET: &str = "operator-secret-0123456789";
 const VIEWER_SECRET: &str = "viewer-secret-0123456789";
@@ -390,40 +390,18 @@ async fn all_in_one_accepts_the_tokens_of_an_external_oidc_provider() {
         "memory://",
         &tacker_testkit::unique_prefix(),
     );
-    let config = env.dir.path().join("tacker.toml");
-    std::fs::write(
-        &config,
-        format!(
-            r#"
-[auth]
-mode = "oauth2"
-jwks_url = "{}"
-issuer = "{}"
-audience = "tacker"
-roles_claim = "roles"
-"#,
+    let (_aio, url) = all_in_one(
+        &env,
+        &format!(
+            "[auth]\nmode = \"oauth2\"\njwks_url = \"{}\"\nissuer = \"{}\"\n\
+             audience = \"tacker\"\nroles_claim = \"roles\"\n",
             idp.jwks_url(),
             idp.issuer
         ),
-    )
-    .unwrap();
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let _aio = Proc::spawn(
-        env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
-            .arg("--config")
-            .arg(&config)
-            .arg("all-in-one"),
-        &env.log_path("aio"),
-    );
-    let http = reqwest::Client::new();
-    wait_status(
-        &http,
-        &format!("{url}/readyz"),
-        200,
-        Duration::from_secs(30),
+        &[],
     )
     .await;
+    let http = reqwest::Client::new();
     let client = |id: &'static str| {
         let secret = format!("{id}-secret");
         ["--client-id", id, "--client-secret"]

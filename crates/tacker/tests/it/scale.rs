@@ -4,12 +4,11 @@
 //! pages give every package once, in order.
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use serde_json::Value;
 use tacker_testkit::TestDb;
 
-use crate::support::{ClusterEnv, Proc, free_port, wait_status};
+use crate::support::{ClusterEnv, all_in_one};
 
 const ROWS: usize = 10_000;
 
@@ -54,24 +53,8 @@ async fn lists_over_ten_thousand_large_rows_hold_bounded_memory() {
     );
 
     let env = ClusterEnv::new(&db.url, "memory://", &tacker_testkit::unique_prefix());
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let aio = Proc::spawn(
-        env.command(&[
-            ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
-            ("RUST_LOG", "warn".into()),
-        ])
-        .arg("all-in-one"),
-        &env.log_path("aio"),
-    );
+    let (aio, url) = all_in_one(&env, "", &[("RUST_LOG", "warn".into())]).await;
     let http = reqwest::Client::new();
-    wait_status(
-        &http,
-        &format!("{url}/readyz"),
-        200,
-        Duration::from_secs(30),
-    )
-    .await;
     let list = format!("{url}/vnfpkgm/v1/vnf_packages");
     // Warm up the HTTP and database paths on a table with nothing in it.
     for _ in 0..3 {

@@ -7,12 +7,11 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::auth::hash_secret;
-use crate::support::{ClusterEnv, Proc, free_port, wait_status};
+use crate::support::{ClusterEnv, all_in_one};
 
 const SECRET: &str = "fuzz-secret-0123456789";
 
@@ -68,33 +67,17 @@ async fn generated_requests_never_get_a_server_error() {
         "memory://",
         &tacker_testkit::unique_prefix(),
     );
-    let config = env.dir.path().join("tacker.toml");
-    std::fs::write(
-        &config,
-        format!(
+    let (_aio, url) = all_in_one(
+        &env,
+        &format!(
             "[lcm]\nsimulated_vim = true\n\n[auth]\nmode = \"oauth2\"\n\n[[auth.clients]]\n\
              id = \"fuzz\"\nsecret_hash = \"{}\"\nroles = [\"admin\"]\n",
             hash_secret(SECRET)
         ),
-    )
-    .unwrap();
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let _aio = Proc::spawn(
-        env.command(&[("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))])
-            .arg("--config")
-            .arg(&config)
-            .arg("all-in-one"),
-        &env.log_path("aio"),
-    );
-    let http = reqwest::Client::new();
-    wait_status(
-        &http,
-        &format!("{url}/readyz"),
-        200,
-        Duration::from_secs(30),
+        &[],
     )
     .await;
+    let http = reqwest::Client::new();
     let r = http
         .post(format!("{url}/oauth2/token"))
         .basic_auth("fuzz", Some(SECRET))

@@ -141,3 +141,34 @@ pub async fn wait_status(http: &reqwest::Client, url: &str, status: u16, timeout
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// `tacker all-in-one` of `env` on a free loopback port, with `config` as its
+/// configuration file and `extra` variables, once `/readyz` answers 200 over plain HTTP:
+/// the process and its base URL.
+pub async fn all_in_one(
+    env: &ClusterEnv,
+    config: &str,
+    extra: &[(&str, String)],
+) -> (Proc, String) {
+    let path = env.dir.path().join("tacker.toml");
+    std::fs::write(&path, config).unwrap();
+    let port = free_port();
+    let mut vars = vec![("TACKER__SERVER__BIND", format!("127.0.0.1:{port}"))];
+    vars.extend(extra.iter().cloned());
+    let aio = Proc::spawn(
+        env.command(&vars)
+            .arg("--config")
+            .arg(&path)
+            .arg("all-in-one"),
+        &env.log_path("aio"),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    wait_status(
+        &reqwest::Client::new(),
+        &format!("{url}/readyz"),
+        200,
+        Duration::from_secs(30),
+    )
+    .await;
+    (aio, url)
+}
