@@ -93,6 +93,16 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
                             secret_hash: c.secret_hash.clone(),
                             role: Principal::highest(c.roles.iter().map(String::as_str)),
                             tenant: Some(c.tenant.clone()).filter(|t| !t.is_empty()),
+                            attributes: c
+                                .roles
+                                .iter()
+                                .filter(|r| {
+                                    ["TENANT_", "VENDOR_", "AREA_"]
+                                        .iter()
+                                        .any(|p| r.starts_with(p))
+                                })
+                                .cloned()
+                                .collect(),
                         },
                     )
                 })

@@ -24,6 +24,9 @@ pub struct BuiltinClient {
     pub role: Option<Role>,
     /// Its tenant.
     pub tenant: Option<String>,
+    /// Its attribute roles (`VENDOR_<provider>`, `AREA_<area>`, `TENANT_<name>`), put into
+    /// every token it gets whatever the scope.
+    pub attributes: Vec<String>,
 }
 
 /// The built-in authorization server.
@@ -214,10 +217,15 @@ pub async fn issue(
         "nbf": now,
         "exp": now + lifetime,
         "jti": uuid::Uuid::new_v4().to_string(),
-        "roles": names,
         "scope": names.join(" "),
         "client_id": id,
     });
+    let roles: Vec<&str> = names
+        .iter()
+        .copied()
+        .chain(client.attributes.iter().map(String::as_str))
+        .collect();
+    claims["roles"] = json!(roles);
     if let Some(t) = &client.tenant {
         claims["tenant"] = json!(t);
     }

@@ -28,10 +28,11 @@ fn claims() -> Claims {
 }
 
 /// A server in mode `oauth2` with the built-in endpoint, a client per role (named after
-/// it) sharing one secret, and `jwks_url` when given.
+/// it) and `vendor-member` (member, `VENDOR_Test Provider`, `AREA_tokyo`) sharing one
+/// secret, and `jwks_url` when given.
 fn oauth2(key: &SigningKey, jwks_url: Option<String>, public_metrics: bool) -> Arc<Auth> {
     let hash = hash_secret(SECRET).unwrap();
-    let clients: HashMap<String, BuiltinClient> = ["reader", "member", "admin"]
+    let mut clients: HashMap<String, BuiltinClient> = ["reader", "member", "admin"]
         .into_iter()
         .map(|r| {
             (
@@ -40,10 +41,20 @@ fn oauth2(key: &SigningKey, jwks_url: Option<String>, public_metrics: bool) -> A
                     secret_hash: hash.clone(),
                     role: Role::parse(r),
                     tenant: Some("t1".into()),
+                    attributes: Vec::new(),
                 },
             )
         })
         .collect();
+    clients.insert(
+        "vendor-member".into(),
+        BuiltinClient {
+            secret_hash: hash.clone(),
+            role: Some(Role::Member),
+            tenant: None,
+            attributes: vec!["VENDOR_Test Provider".into(), "AREA_tokyo".into()],
+        },
+    );
     let key = key.clone();
     let verifier = Verifier::new(
         claims(),
@@ -825,6 +836,12 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
         sorted(vec![theirs.clone(), fresh.clone()])
     );
     assert_eq!(pkgs(everyone.clone()).await.len(), 3);
+    // A built-in client configured with the attribute roles gets them in its tokens.
+    let builtin = access_token(&app, "vendor-member").await;
+    assert_eq!(
+        pkgs(builtin).await,
+        sorted(vec![ours.clone(), fresh.clone()])
+    );
     for path in [
         format!("/vnfpkgm/v1/vnf_packages/{theirs}"),
         format!("/vnfpkgm/v1/vnf_packages/{theirs}/vnfd"),

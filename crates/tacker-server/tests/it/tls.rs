@@ -93,6 +93,7 @@ async fn tokens_issued_over_mutual_tls_work_only_with_their_certificate() {
                     secret_hash: hash.clone(),
                     role: Some(Role::Reader),
                     tenant: None,
+                    attributes: Vec::new(),
                 },
             )]
             .into(),

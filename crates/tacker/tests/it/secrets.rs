@@ -1,4 +1,5 @@
-//! `tacker secrets rotate` over every sealed secret, and start-up refusing keys it lacks.
+//! `tacker secrets rotate` over every sealed secret, and start-up refusing keys it lacks;
+//! the planted secrets never reach the processes' logs, even at `debug`.
 
 use std::time::Duration;
 
@@ -25,6 +26,7 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
         &[
             ("TACKER__LCM__SIMULATED_VIM", "true"),
             ("TACKER__MGMT__DRIVERS", SIM_HOOKS),
+            ("RUST_LOG", "debug"),
         ],
     )
     .await;
@@ -43,18 +45,53 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
     c.wait_state(&pkg, &["ONBOARDED"], Duration::from_secs(30))
         .await;
     let i = c.instance().await;
-    let vim = json!({"vim1": {"vimType": "TACKER.SIM.V_1", "accessInfo": {"username": "a", "password": "rot-vim-1"}}});
+    let vim = json!({"vim1": {"vimType": "TACKER.SIM.V_1", "accessInfo": {"username": "a", "password": "rot-vim-1",
+        "bearer_token": "rot-bt-1", "apiKey": "rot-ak-1"}}});
     let (status, op) = c
         .task(
             0,
             &i,
             "instantiate",
-            json!({"flavourId": "simple", "vimConnectionInfo": vim}),
+            json!({"flavourId": "simple", "vimConnectionInfo": vim,
+                "additionalParams": {"sim": {"fail": ["instantiate"], "failTimes": 1},
+                    "db": {"password": "rot-param-1"}}}),
         )
         .await;
     assert_eq!(status, 202);
-    c.wait_op(&op.unwrap(), &["COMPLETED"], Duration::from_secs(30))
+    // A failure and a retry, so the error paths log too.
+    let op = op.unwrap();
+    c.wait_op(&op, &["FAILED_TEMP"], Duration::from_secs(30))
         .await;
+    let r = c
+        .lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    c.wait_op(&op, &["COMPLETED"], Duration::from_secs(30))
+        .await;
+    sub.wait("notifications", |g| g.len() >= 4).await;
+    // Every process logged at debug; none of the planted secrets is in a log.
+    let logs: String = c
+        .servers
+        .iter()
+        .map(|p| p.log_text())
+        .chain(c.nodes.values().map(|n| n.proc.log_text()))
+        .collect();
+    assert!(logs.contains("DEBUG"), "the processes log at debug");
+    for secret in [
+        "rot-pw-1",
+        "rot-vim-1",
+        "rot-bt-1",
+        "rot-ak-1",
+        "rot-param-1",
+    ] {
+        assert!(!logs.contains(secret), "{secret} logged");
+    }
     let db_url = c
         .env
         .vars
