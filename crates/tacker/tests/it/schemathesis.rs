@@ -35,18 +35,21 @@ fn etsi_dir() -> Option<PathBuf> {
 
 /// Runs `st run` on `schema` against `base`; panics with its report on any failure.
 fn fuzz(schema: &str, base: Option<&str>, token: &str, extra: &[&str], examples: u32) {
+    // schemathesis keeps a cache in its working directory: a throwaway one.
+    let scratch = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(st_bin());
-    cmd.args([
-        "run",
-        schema,
-        "--checks",
-        "not_a_server_error",
-        "--no-color",
-    ])
-    .args(["--seed", "20261201"])
-    .args(["--max-examples", &examples.to_string()])
-    .args(["-H", &format!("Authorization: Bearer {token}")])
-    .args(extra);
+    cmd.current_dir(scratch.path())
+        .args([
+            "run",
+            schema,
+            "--checks",
+            "not_a_server_error",
+            "--no-color",
+        ])
+        .args(["--seed", "20261201"])
+        .args(["--max-examples", &examples.to_string()])
+        .args(["-H", &format!("Authorization: Bearer {token}")])
+        .args(extra);
     if let Some(b) = base {
         cmd.args(["--url", b]);
     }
