@@ -598,9 +598,40 @@ async fn ids_as(app: &TestApp, token: &str, path: &str) -> Vec<String> {
         .collect()
 }
 
+/// Creates an instance of the test package (`VNFD`) as the holder of `token`: its id.
+async fn create_as(app: &TestApp, token: &str) -> String {
+    let r = lcm_as(app, token, reqwest::Method::POST, "/vnf_instances")
+        .json(&json!({"vnfdId": crate::lcm::VNFD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The occurrence a task's 202 names in its Location, once COMPLETED.
+async fn completed_op(app: &TestApp, r: reqwest::Response) -> String {
+    assert_eq!(r.status(), 202);
+    let op = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        app.wait_op(&op, &["COMPLETED"]).await["operationState"],
+        "COMPLETED"
+    );
+    op
+}
+
 #[tokio::test]
 async fn another_tenants_instances_operations_and_notifications_are_invisible() {
-    use crate::lcm::{VNFD, sim_vim};
+    use crate::lcm::sim_vim;
     use reqwest::Method;
     use tacker_testkit::peers::{Expect, Subscriber};
     let key = new_key();
@@ -642,16 +673,7 @@ async fn another_tenants_instances_operations_and_notifications_are_invisible() 
     }
 
     // t1 creates and instantiates.
-    let r = lcm_as(&app, &t1, Method::POST, "/vnf_instances")
-        .json(&json!({"vnfdId": VNFD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    let inst = r.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let inst = create_as(&app, &t1).await;
     let r = lcm_as(
         &app,
         &t1,
@@ -662,18 +684,7 @@ async fn another_tenants_instances_operations_and_notifications_are_invisible() 
     .send()
     .await
     .unwrap();
-    assert_eq!(r.status(), 202);
-    let op = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    assert_eq!(
-        app.wait_op(&op, &["COMPLETED"]).await["operationState"],
-        "COMPLETED"
-    );
+    let op = completed_op(&app, r).await;
 
     // t1 and the administrator see it all; t2 (by claim or by role) sees nothing of it.
     for who in [&t1, &admin] {
@@ -727,15 +738,7 @@ async fn another_tenants_instances_operations_and_notifications_are_invisible() 
     assert!(sub2.received().is_empty(), "{:#?}", sub2.received());
 
     // A CNF goes into the namespace named after the caller's tenant only.
-    let r = lcm_as(&app, &t1, Method::POST, "/vnf_instances")
-        .json(&json!({"vnfdId": VNFD}))
-        .send()
-        .await
-        .unwrap();
-    let cnf = r.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let cnf = create_as(&app, &t1).await;
     let r = lcm_as(&app, &t1, Method::POST, &format!("/vnf_instances/{cnf}/instantiate"))
         .json(&json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
             "additionalParams": {"lcm-kubernetes-def-files": ["Files/kubernetes/d.yaml"], "namespace": "kube-system"}}))
@@ -769,7 +772,7 @@ fn with_roles(key: &SigningKey, roles: &[&str]) -> String {
 
 #[tokio::test]
 async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
-    use crate::lcm::{VNFD, sim_vim};
+    use crate::lcm::sim_vim;
     use reqwest::Method;
     const OTHER_VNFD: &str = "22222222-2222-3333-4444-555555555555";
     let key = new_key();
@@ -882,16 +885,7 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
         .await
         .unwrap();
     assert_eq!(r.status(), 422);
-    let r = lcm_as(&app, &tokyo, Method::POST, "/vnf_instances")
-        .json(&json!({"vnfdId": VNFD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    let inst = r.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let inst = create_as(&app, &tokyo).await;
     // ... placed in the caller's areas only.
     let placed = |area: &str| {
         let mut v = sim_vim();
@@ -911,18 +905,7 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), 202);
-    let op = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    assert_eq!(
-        app.wait_op(&op, &["COMPLETED"]).await["operationState"],
-        "COMPLETED"
-    );
+    let op = completed_op(&app, r).await;
 
     // The instance and its occurrences: seen by its vendor and area, and by `all`;
     // invisible (404, not listed) to the other vendor.
@@ -1032,17 +1015,7 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
         );
     }
     // A vimId of another area is as unknown as a missing one.
-    let second = lcm_as(&app, &tokyo, Method::POST, "/vnf_instances")
-        .json(&json!({"vnfdId": VNFD}))
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let second = create_as(&app, &tokyo).await;
     let r = lcm_as(
         &app,
         &tokyo,

@@ -59,6 +59,16 @@ fn helm_vim(e: &Cnf) -> Value {
     }})
 }
 
+/// The change_vnfpkg request to the Helm package v2.
+fn to_v2() -> Value {
+    json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
+        "helm_chart_path": CHART}})
+}
+
+fn images_of(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|n| (*n).to_owned()).collect()
+}
+
 /// Images of the Pods in `default`, and the release Secrets there (one per revision).
 fn cluster_state(e: &Cnf) -> (BTreeSet<String>, usize, usize) {
     let s = e.sim.sim.lock();
@@ -131,10 +141,7 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     let v = e.vnfcs(&i).await;
     assert_eq!(v.len(), 2, "{v:?}");
     let (images, pods, releases) = cluster_state(&e);
-    assert_eq!(
-        images,
-        BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()])
-    );
+    assert_eq!(images, images_of(&["nginx", "postgres"]));
     assert_eq!((pods, releases), (2, 1));
     let inst = e.instance(&i).await;
     let meta = &inst["instantiatedVnfInfo"]["metadata"];
@@ -165,8 +172,7 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
         .faults
         .never_ready
         .push("image:nginx:v2".into());
-    let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
-        "helm_chart_path": CHART}});
+    let change = to_v2();
     let op = e
         .run(
             &i,
@@ -193,10 +199,7 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     let op = e.c.wait_op(op_id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
     assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
     let (images, pods, _) = cluster_state(&e);
-    assert_eq!(
-        images,
-        BTreeSet::from(["nginx".to_owned(), "postgres".to_owned()])
-    );
+    assert_eq!(images, images_of(&["nginx", "postgres"]));
     assert_eq!(pods, 3);
     assert_eq!(e.instance(&i).await["vnfdId"], HELM_VNFD_ID);
     assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "NOT_IN_USE");
@@ -207,10 +210,7 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
         .await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let (images, pods, _) = cluster_state(&e);
-    assert_eq!(
-        images,
-        BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()])
-    );
+    assert_eq!(images, images_of(&["nginx:v2", "postgres:v2"]));
     assert_eq!(pods, 3);
     assert_eq!(e.instance(&i).await["vnfdId"], HELM_V2_VNFD_ID);
     assert_eq!(package_of(&e.c, HELM_V2_VNFD_ID).await.1, "IN_USE");
@@ -262,8 +262,7 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     // Its package change through `openstack vnflcm change-vnfpkg`: COMPLETED on v2.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("change.json");
-    let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
-        "helm_chart_path": CHART}});
+    let change = to_v2();
     std::fs::write(&file, change.to_string()).unwrap();
     let osc = crate::openstack_cli::Osc::new(e.c.api.clone());
     let (ok, out, err) = osc.run(&[
@@ -280,10 +279,7 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     assert_eq!(op["vnfInstanceId"], i2.as_str(), "{op}");
     let (images, pods, releases) = cluster_state(&e);
-    assert_eq!(
-        images,
-        BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()])
-    );
+    assert_eq!(images, images_of(&["nginx:v2", "postgres:v2"]));
     assert_eq!((pods, releases), (2, 2), "two revisions of the one release");
     assert_eq!(e.instance(&i2).await["vnfdId"], HELM_V2_VNFD_ID);
     let op = e
@@ -347,8 +343,7 @@ async fn a_helm_change_in_flight_when_its_conductors_die_is_settled_and_retried(
         .faults
         .never_ready
         .push("image:nginx:v2".into());
-    let change = json!({"vnfdId": HELM_V2_VNFD_ID, "additionalParams": {"upgrade_type": "RollingUpdate",
-        "helm_chart_path": CHART}});
+    let change = to_v2();
     let (status, op) = e.c.task(0, &i, "change_vnfpkg", change).await;
     assert_eq!(status, 202);
     let op = op.unwrap();
@@ -383,10 +378,7 @@ async fn a_helm_change_in_flight_when_its_conductors_die_is_settled_and_retried(
     let o = e.c.wait_op(&op, &["COMPLETED", "FAILED_TEMP"], T).await;
     assert_eq!(o["operationState"], "COMPLETED", "{o}");
     let (images, pods, _) = cluster_state(&e);
-    assert_eq!(
-        images,
-        BTreeSet::from(["nginx:v2".to_owned(), "postgres:v2".to_owned()])
-    );
+    assert_eq!(images, images_of(&["nginx:v2", "postgres:v2"]));
     assert_eq!(pods, 2);
     let inst = e.instance(&i).await;
     assert_eq!(inst["vnfdId"], HELM_V2_VNFD_ID);
