@@ -5,7 +5,8 @@
 # `tacker server` on PostgreSQL; the server's RSS after each size.
 #
 # Generator: rows go straight into PostgreSQL with generate_series after `tacker db
-# migrate`: packages CREATED with userDefinedData {"i": n}; occurrences TERMINATE
+# migrate`: packages CREATED with userDefinedData {"i": n, "site": "s<n mod 1000>"}
+# (a JSON-path filter on site matches one package in 1000); occurrences TERMINATE
 # COMPLETED of random instances, every 100th FAILED_TEMP; creation times one
 # millisecond apart.
 set -euo pipefail
@@ -29,7 +30,8 @@ key="$("$BIN" secrets generate-key bench)"
 generate() {
   psql -q "$PG/$db" <<SQL
 INSERT INTO vnf_packages (id, onboarding_state, operational_state, usage_state, user_defined_data, created_at, updated_at)
-SELECT gen_random_uuid()::text, 'CREATED', 'DISABLED', 'NOT_IN_USE', '{"i": ' || n || '}',
+SELECT gen_random_uuid()::text, 'CREATED', 'DISABLED', 'NOT_IN_USE',
+       '{"i": ' || n || ', "site": "s' || n % 1000 || '"}',
        now() - interval '1 day' + n * interval '1 millisecond', now()
 FROM generate_series(1, $1) AS n;
 INSERT INTO vnf_lcm_op_occs (id, vnf_instance_id, operation, operation_state, state_entered_time, start_time, operation_params, created_at)
@@ -80,6 +82,7 @@ for size in ${BENCH_SCALE_SIZES:-1000 10000 100000}; do
   measure "packages, first page" "$pkgs" "$size"
   deep=$(( size / 100 < 50 ? size / 100 : 50 ))
   measure "packages, page $deep" "$(page "$pkgs" "$deep")" "$size"
+  measure "packages (eq,userDefinedData/site,s7)" "$pkgs?filter=(eq,userDefinedData/site,s7)" "$size"
   measure "op occurrences, first page" "$ops" "$size"
   measure "op occurrences, page $deep" "$(page "$ops" "$deep")" "$size"
   measure "op occ. (eq,operationState,FAILED_TEMP)" "$ops?filter=(eq,operationState,FAILED_TEMP)" "$size"

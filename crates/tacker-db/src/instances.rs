@@ -273,6 +273,11 @@ pub fn list_from(
         "vnfProductName" => dsl::vnf_product_name,
         crate::scan::TENANT => dsl::tenant,
     });
+    let q = crate::json_path::json_narrowed!(q, c, narrow, {
+        "metadata" => "metadata",
+        "extensions" => "extensions",
+        "vnfConfigurableProperties" => "vnf_configurable_properties",
+    });
     crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())
         .load(c)?

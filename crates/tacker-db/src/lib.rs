@@ -5,6 +5,7 @@ mod connection;
 mod error;
 pub mod host_keys;
 pub mod instances;
+mod json_path;
 pub mod op_occs;
 pub mod outbox;
 pub mod packages;

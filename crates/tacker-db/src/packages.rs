@@ -202,6 +202,9 @@ pub fn list_from(
         "vnfProvider" => dsl::vnf_provider,
         "vnfProductName" => dsl::vnf_product_name,
     });
+    let q = crate::json_path::json_narrowed!(q, c, narrow, {
+        "userDefinedData" => "user_defined_data",
+    });
     crate::scan::chunk!(q, dsl, from, limit)
         .select(Row::as_select())
         .load(c)?

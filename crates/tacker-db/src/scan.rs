@@ -18,9 +18,10 @@ pub enum From {
     After(DateTime<Utc>, String),
 }
 
-/// Top-level attributes a list is narrowed by (attribute, the values it must equal one
-/// of); a store applies those that map onto a column holding the attribute's value as
-/// is, and ignores the rest (the caller's filter decides on every row it gets).
+/// Attributes a list is narrowed by (attribute path joined by '/', the values it must
+/// equal one of); a store applies those that map onto a column holding the attribute's
+/// value as is or onto a path into a JSON column, and ignores the rest (the caller's
+/// filter decides on every row it gets).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Narrow(pub Vec<(String, Vec<String>)>);
 

@@ -84,6 +84,11 @@ pub async fn json_body<T: DeserializeOwned>(
             "the request body is empty; a JSON object is expected".into(),
         ));
     }
+    if escaped_nul(&buf) {
+        return Err(ApiError::BadRequest(
+            "invalid request body: strings must not contain U+0000 (\\u0000)".into(),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(&buf);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let at = pointer(e.path());
@@ -94,6 +99,16 @@ pub async fn json_body<T: DeserializeOwned>(
             // Type errors name the field (`/flavourId: invalid type: ...`).
             format!("invalid request body: {at}: {inner}")
         })
+    })
+}
+
+/// Whether JSON text `buf` escapes U+0000 in a string (`\u0000`, not `\\u0000`): a
+/// character PostgreSQL's jsonb, which the JSON-path filters query, cannot hold. (A raw
+/// NUL byte is not valid JSON in the first place.)
+fn escaped_nul(buf: &[u8]) -> bool {
+    const ESCAPE: &[u8] = br"\u0000";
+    buf.windows(ESCAPE.len()).enumerate().any(|(i, w)| {
+        w == ESCAPE && buf[..i].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 0
     })
 }
 
@@ -193,4 +208,18 @@ pub async fn check_vim_endpoint(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escaped_nul;
+
+    #[test]
+    fn an_escaped_nul_is_found_and_an_escaped_backslash_is_not_one() {
+        assert!(escaped_nul(br#"{"a":"x\u0000"}"#));
+        assert!(escaped_nul(br#"{"a\u0000":1}"#));
+        assert!(escaped_nul(br#"{"a":"\\\u0000"}"#));
+        assert!(!escaped_nul(br#"{"a":"\\u0000"}"#));
+        assert!(!escaped_nul(br#"{"a":"\u0001 u0000"}"#));
+    }
 }

@@ -97,3 +97,85 @@ async fn modify_is_optimistic_and_delete_is_conditional() {
         assert!(db.run(packages::list).await.unwrap().is_empty());
     }
 }
+
+/// Filters on paths into `userDefinedData` narrow in the database (PostgreSQL jsonb
+/// paths, SQLite json_extract) and keep every row the in-memory filter matches: values
+/// behind arrays (nested too), booleans and null as text, quotes in values.
+#[tokio::test]
+async fn json_path_equalities_narrow_in_the_database_and_keep_every_match() {
+    use tacker_db::scan::{From, Narrow};
+    use tacker_domain::sol013::Filter;
+    let rows = [
+        json!({"site": {"zone": "a"}}),
+        json!({"site": {"zone": "b"}}),
+        json!({"site": [{"zone": "b"}, {"zone": "a"}]}),
+        json!({"site": {"zone": ["x", "a"]}}),
+        json!({"site": [[{"zone": "a"}]]}),
+        json!({"site": {"zone": "it's \"q\""}}),
+        json!({"other": "a", "zone": "a"}),
+        json!({"site": {"zone": true}}),
+        json!({"site": {"zone": "true"}}),
+        json!({"site": {"zone": null}}),
+        json!({"site": {"zone": 1}}),
+        json!({"sité": {"zöne": "a"}}),
+    ];
+    for t in TestDb::each() {
+        let db = open(&t);
+        let pkgs: Vec<VnfPackage> = rows.iter().map(|d| new_pkg(d.clone())).collect();
+        let ids: Vec<Uuid> = pkgs.iter().map(|p| p.id).collect();
+        db.run(move |c| pkgs.iter().try_for_each(|p| packages::insert(c, p)))
+            .await
+            .unwrap();
+        for (path, values, narrowed) in [
+            ("userDefinedData/site/zone", vec!["a"], true),
+            ("userDefinedData/site/zone", vec!["b", "true"], true),
+            ("userDefinedData/site/zone", vec!["null"], true),
+            ("userDefinedData/site/zone", vec!["it's \"q\""], true),
+            ("userDefinedData/sité/zöne", vec!["a"], true),
+            // Numbers are compared by the filter only.
+            ("userDefinedData/site/zone", vec!["1"], false),
+        ] {
+            let values: Vec<String> = values.into_iter().map(str::to_owned).collect();
+            let quoted: Vec<String> = values
+                .iter()
+                .map(|v| format!("'{}'", v.replace('\'', "''")))
+                .collect();
+            let filter = Filter::parse(
+                &format!("(in,{path},{})", quoted.join(",")),
+                &["userDefinedData"],
+            )
+            .unwrap();
+            let wanted: Vec<Uuid> = rows
+                .iter()
+                .zip(&ids)
+                .filter(|(d, _)| filter.matches(&json!({ "userDefinedData": d })))
+                .map(|(_, id)| *id)
+                .collect();
+            assert!(!wanted.is_empty(), "{path} {values:?}");
+            let narrow = Narrow(vec![(path.to_owned(), values.clone())]);
+            let got: Vec<Uuid> = db
+                .run(move |c| packages::list_from(c, &From::Start, &narrow, 100))
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|p| p.id)
+                .filter(|id| ids.contains(id))
+                .collect();
+            for id in &wanted {
+                assert!(got.contains(id), "{} {path} {values:?} lost {id}", t.url);
+            }
+            // Rows that match nothing and have no array on the path stay in the database.
+            let plain_misses = [ids[1], ids[6], ids[10]]
+                .into_iter()
+                .filter(|id| !wanted.contains(id));
+            for id in plain_misses {
+                assert_eq!(
+                    got.contains(&id),
+                    !narrowed,
+                    "{} {path} {values:?}: row {id}",
+                    t.url
+                );
+            }
+        }
+    }
+}

@@ -101,14 +101,14 @@ impl Filter {
         self.terms.iter().all(|t| t.matches(doc))
     }
 
-    /// The terms that require a top-level attribute to equal one of some values
-    /// (`eq`/`in` on a one-segment path): a store may narrow its rows by them before
-    /// [`Filter::matches`] decides.
-    pub fn equalities(&self) -> Vec<(&str, &[String])> {
+    /// The terms that require an attribute to equal one of some values (`eq`/`in`), as
+    /// (path joined by '/', values): a store may narrow its rows by them (a column, or a
+    /// path into a JSON column) before [`Filter::matches`] decides.
+    pub fn equalities(&self) -> Vec<(String, &[String])> {
         self.terms
             .iter()
-            .filter(|t| matches!(t.op, Op::Eq | Op::In) && t.path.len() == 1)
-            .map(|t| (t.path[0].as_str(), t.values.as_slice()))
+            .filter(|t| matches!(t.op, Op::Eq | Op::In))
+            .map(|t| (t.path.join("/"), t.values.as_slice()))
             .collect()
     }
 }
@@ -211,14 +211,26 @@ impl Term {
     }
 }
 
-/// Collects the leaf values at `path`, descending into every element of arrays on the way.
+/// How deep arrays nested in arrays are descended into at one step of a path (the
+/// stores' JSON-path narrowing unwraps as many, so the two agree).
+pub const MAX_NESTED_ARRAYS: usize = 4;
+
+/// Collects the leaf values at `path`, descending into every element of arrays on the way
+/// (arrays of arrays up to [`MAX_NESTED_ARRAYS`] deep at each step).
 fn collect<'a>(v: &'a Value, path: &[String], out: &mut Vec<&'a Value>) {
+    collect_nested(v, path, out, 0);
+}
+
+fn collect_nested<'a>(v: &'a Value, path: &[String], out: &mut Vec<&'a Value>, arrays: usize) {
     match v {
-        Value::Array(items) => items.iter().for_each(|i| collect(i, path, out)),
+        Value::Array(items) if arrays < MAX_NESTED_ARRAYS => items
+            .iter()
+            .for_each(|i| collect_nested(i, path, out, arrays + 1)),
+        Value::Array(_) => {}
         Value::Object(map) => match path.split_first() {
             Some((head, tail)) => {
                 if let Some(next) = map.get(head) {
-                    collect(next, tail, out);
+                    collect_nested(next, tail, out, 0);
                 }
             }
             None => out.push(v),
@@ -297,6 +309,17 @@ mod tests {
         assert!(m("(neq,userDefinedData/missing,x)"));
         assert!(!m("(eq,onboardingState,ONBOARDED);(eq,id,zz)"));
         assert!(!m("(eq,userDefinedData/key,'a,b');(neq,id,x)"));
+    }
+
+    #[test]
+    fn arrays_nested_up_to_four_deep_are_descended_into() {
+        let f = Filter::parse("(eq,userDefinedData/a/b,x)", ATTRS).unwrap();
+        let four = json!({"userDefinedData": {"a": [[[[{"b": "x"}]]]]}});
+        let five = json!({"userDefinedData": {"a": [[[[[{"b": "x"}]]]]]}});
+        let leaf = json!({"userDefinedData": {"a": {"b": [[[["x"]]]]}}});
+        assert!(f.matches(&four));
+        assert!(!f.matches(&five));
+        assert!(f.matches(&leaf));
     }
 
     #[test]

@@ -6,6 +6,6 @@ mod filter;
 mod paging;
 mod selector;
 
-pub use filter::{Filter, Op};
+pub use filter::{Filter, MAX_NESTED_ARRAYS, Op};
 pub use paging::{Marker, Page, paginate};
 pub use selector::Selector;

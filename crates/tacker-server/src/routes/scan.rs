@@ -57,15 +57,15 @@ where
                 .ok_or_else(|| ApiError::BadRequest("invalid nextpage_opaque_marker".into()))?,
         ),
     };
-    // The database narrows by the filter's top-level equalities it can; the filter
-    // decides on every row either way.
+    // The database narrows by the filter's equalities it can (columns, paths into JSON
+    // columns); the filter decides on every row either way.
     let mut narrow = Narrow(
         q.filter
             .as_ref()
             .map(|f| {
                 f.equalities()
                     .into_iter()
-                    .map(|(a, v)| (a.to_owned(), v.to_vec()))
+                    .map(|(a, v)| (a, v.to_vec()))
                     .collect()
             })
             .unwrap_or_default(),

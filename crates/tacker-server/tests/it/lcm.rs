@@ -998,6 +998,29 @@ async fn api_contract_errors() {
     let list: Vec<Value> = r.json().await.unwrap();
     assert_eq!(list.len(), 1);
     assert!(list[0]["instantiatedVnfInfo"].is_object());
+    // A path into metadata (the conductor wrote it) is matched in the database.
+    for (tier, found) in [("gold", 1), ("silver", 0)] {
+        let r = app
+            .lcm(
+                reqwest::Method::GET,
+                &format!("/vnf_instances?filter=(eq,metadata/tier,{tier})"),
+            )
+            .send()
+            .await
+            .unwrap();
+        let list: Vec<Value> = r.json().await.unwrap();
+        assert_eq!(list.len(), found, "{tier}");
+    }
+    // U+0000, which jsonb cannot hold, is refused with the reason; nothing changes.
+    let r = app
+        .lcm(reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"metadata": {"tier": "a\u0000b"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(r, 400, "U+0000").await;
+    assert_eq!(app.instance(&i).await["metadata"]["tier"], "gold");
     let r = app
         .lcm(
             reqwest::Method::GET,
@@ -1722,4 +1745,62 @@ async fn modify_info_moves_to_a_compatible_package_and_sets_vnfc_properties() {
     assert_eq!(s, 422, "{v}");
     assert!(v["detail"].as_str().unwrap().contains("same VDUs"), "{v}");
     assert_eq!(app.instance(&i).await["vnfdId"], V2);
+}
+
+/// Filters on paths into instance metadata are matched in the database on both
+/// backends (jsonb paths, json_extract) and answer what the filter says: values behind
+/// arrays, booleans, and no instance that merely has the value elsewhere.
+#[tokio::test]
+async fn instance_lists_filter_on_paths_into_metadata_on_both_backends() {
+    for tdb in TestDb::each() {
+        let app = cluster(tdb).await;
+        app.onboarded_package().await;
+        let mut ids = Vec::new();
+        for metadata in [
+            json!({"site": {"zone": "a"}}),
+            json!({"site": [{"zone": "b"}, {"zone": "a"}]}),
+            json!({"site": {"zone": "b"}, "zone": "a"}),
+            json!({"site": {"zone": true}}),
+        ] {
+            let r = app
+                .lcm_json(
+                    reqwest::Method::POST,
+                    "/vnf_instances",
+                    json!({"vnfdId": VNFD, "metadata": metadata}),
+                )
+                .await;
+            assert_eq!(r.status(), 201);
+            ids.push(
+                r.json::<Value>().await.unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+        }
+        for (filter, want) in [
+            ("(eq,metadata/site/zone,a)", vec![0, 1]),
+            ("(in,metadata/site/zone,b,true)", vec![1, 2, 3]),
+            ("(eq,metadata/zone,a)", vec![2]),
+            ("(eq,metadata/site/zone,c)", vec![]),
+        ] {
+            let r = app
+                .lcm(
+                    reqwest::Method::GET,
+                    &format!("/vnf_instances?filter={filter}"),
+                )
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            let got: Vec<String> = r
+                .json::<Vec<Value>>()
+                .await
+                .unwrap()
+                .iter()
+                .map(|i| i["id"].as_str().unwrap().to_owned())
+                .collect();
+            let want: Vec<String> = want.iter().map(|n: &usize| ids[*n].clone()).collect();
+            assert_eq!(got, want, "{filter}");
+        }
+    }
 }

@@ -1,0 +1,8 @@
+DROP STATISTICS vnf_instances_configurable_properties_stats;
+DROP STATISTICS vnf_instances_extensions_stats;
+DROP STATISTICS vnf_instances_metadata_stats;
+DROP STATISTICS vnf_packages_user_defined_data_stats;
+DROP INDEX vnf_instances_configurable_properties_paths;
+DROP INDEX vnf_instances_extensions_paths;
+DROP INDEX vnf_instances_metadata_paths;
+DROP INDEX vnf_packages_user_defined_data_paths;
