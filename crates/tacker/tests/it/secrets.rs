@@ -144,3 +144,86 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
     );
     c.teardown().await;
 }
+
+/// The credentials of `upload_from_uri` cross the broker sealed: in the conductors'
+/// durable queue and, once a message is rejected, in the dead-letter queue (both are on
+/// the broker's disk), and a conductor opens them from there (the dead letter, driven
+/// back into the queue, still onboards the package behind basic auth).
+#[tokio::test]
+async fn upload_credentials_stay_sealed_in_the_durable_and_dead_letter_queues() {
+    use lapin::options::{BasicGetOptions, BasicPublishOptions, BasicRejectOptions};
+    let mut c = Cluster::start_with(1, &[], &[]).await;
+    let base =
+        crate::procs::file_server(tacker_testkit::csar::valid_with_vnfd_id("bus-vnfd").zip());
+    let pkg = c.create().await;
+    let r = c
+        .http
+        .post(format!(
+            "{}/vnfpkgm/v1/vnf_packages/{pkg}/package_content/upload_from_uri",
+            c.api
+        ))
+        .json(&json!({"addressInformation": format!("{base}/private.zip"),
+            "userName": "ops", "password": "secret"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let conn = lapin::Connection::connect(&c.bus_url, lapin::ConnectionProperties::default())
+        .await
+        .unwrap();
+    let ch = conn.create_channel().await.unwrap();
+    let shared = format!("{}.conductor", c.prefix);
+    let dead = format!("{}.dead", c.prefix);
+    let sealed = |what: &str, body: &[u8]| {
+        let text = String::from_utf8_lossy(body);
+        assert!(text.contains(&pkg), "{what}: the upload of {pkg}: {text:?}");
+        assert!(text.contains("enc:v1:"), "{what}: sealed: {text:?}");
+        assert!(!text.contains("secret"), "{what}: the password in clear");
+    };
+    let waiting = ch
+        .basic_get(shared.as_str().into(), BasicGetOptions { no_ack: false })
+        .await
+        .unwrap()
+        .expect("the cast waits in the conductors' queue");
+    sealed("durable queue", &waiting.delivery.data);
+    waiting
+        .delivery
+        .acker
+        .reject(BasicRejectOptions { requeue: false })
+        .await
+        .unwrap();
+    let mut letter = None;
+    for _ in 0..50 {
+        letter = ch
+            .basic_get(dead.as_str().into(), BasicGetOptions { no_ack: true })
+            .await
+            .unwrap();
+        if letter.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let letter = letter.expect("the rejected message is dead-lettered");
+    sealed("dead-letter queue", &letter.delivery.data);
+    // Driven back (as an operator re-drives dead letters), a conductor opens it.
+    ch.basic_publish(
+        "".into(),
+        shared.as_str().into(),
+        BasicPublishOptions::default(),
+        &letter.delivery.data,
+        letter.delivery.properties.clone(),
+    )
+    .await
+    .unwrap()
+    .await
+    .unwrap();
+    let _ = conn.close(200, "done".into()).await;
+    c.start_conductor("bus-1");
+    c.wait_ready("bus-1").await;
+    let p = c
+        .wait_state(&pkg, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+        .await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    assert_eq!(p["vnfdId"], "bus-vnfd");
+    c.teardown().await;
+}
