@@ -56,6 +56,11 @@ impl Tokens {
         self.lock().get(token).is_some_and(|e| *e > Utc::now())
     }
 
+    /// How many tokens were issued.
+    pub fn issued(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Expires every token at once (as if their lifetime ran out).
     pub fn expire_all(&self) {
         let past = Utc::now() - chrono::Duration::seconds(1);

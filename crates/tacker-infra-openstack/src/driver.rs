@@ -8,6 +8,7 @@ use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome};
 
 use crate::error::{Error, Result};
+use crate::guard::EndpointGuard;
 use crate::heat::Heat;
 use crate::ops::{self, Work};
 use crate::session::{Credentials, Session};
@@ -20,16 +21,25 @@ pub const OPENSTACK: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
 #[derive(Debug)]
 pub struct OpenStackDriver {
     settings: OpenStackSettings,
+    guard: EndpointGuard,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
 }
 
 impl OpenStackDriver {
-    /// A driver with these timeouts.
+    /// A driver with these timeouts, reaching public and private addresses only.
     pub fn new(settings: OpenStackSettings) -> Self {
         Self {
             settings,
+            guard: EndpointGuard::default(),
             sessions: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same, also reaching `allowed` (`outbound.allowed_networks`: a Keystone on
+    /// loopback, say).
+    pub fn with_allowed_networks(mut self, allowed: Vec<ipnet::IpNet>) -> Self {
+        self.guard = EndpointGuard::new(allowed);
+        self
     }
 
     /// The session for the operation's VIM (one per distinct connection, tokens reused).
@@ -57,7 +67,11 @@ impl OpenStackDriver {
         if let Some(s) = sessions.get(&key) {
             return Ok(s.clone());
         }
-        let s = Arc::new(Session::new(creds, self.settings.request_timeout)?);
+        let s = Arc::new(Session::new(
+            creds,
+            self.settings.request_timeout,
+            &self.guard,
+        )?);
         sessions.insert(key, s.clone());
         Ok(s)
     }

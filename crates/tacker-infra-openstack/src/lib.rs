@@ -2,6 +2,7 @@
 
 mod driver;
 mod error;
+mod guard;
 pub mod heat;
 pub mod nfv;
 mod ops;
@@ -12,4 +13,5 @@ pub mod vnfc;
 
 pub use driver::{OPENSTACK, OpenStackDriver};
 pub use error::{Error, Result};
+pub use guard::EndpointGuard;
 pub use settings::OpenStackSettings;

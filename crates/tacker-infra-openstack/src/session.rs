@@ -12,6 +12,7 @@ use tacker_domain::lcm::driver::VimConnection;
 use tokio::sync::Mutex;
 
 use crate::error::{Error, Result};
+use crate::guard::EndpointGuard;
 
 /// A token is fetched again when it expires within this margin.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
@@ -107,6 +108,7 @@ struct Token {
 pub struct Session {
     creds: Credentials,
     http: reqwest::Client,
+    guard: EndpointGuard,
     token: Mutex<Option<Token>>,
 }
 
@@ -134,8 +136,11 @@ impl Answer {
 
 impl Session {
     /// A session (no request made yet).
-    pub fn new(creds: Credentials, timeout: Duration) -> Result<Self> {
+    pub fn new(creds: Credentials, timeout: Duration, guard: &EndpointGuard) -> Result<Self> {
         let mut b = reqwest::Client::builder()
+            .dns_resolver(guard.resolver())
+            // A proxy would resolve the names itself, past the guard.
+            .no_proxy()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .redirect(reqwest::redirect::Policy::none());
@@ -150,12 +155,14 @@ impl Session {
         Ok(Self {
             creds,
             http,
+            guard: guard.clone(),
             token: Mutex::new(None),
         })
     }
 
     async fn authenticate(&self) -> Result<Token> {
         let c = &self.creds;
+        self.guard.check(&c.auth_url)?;
         let body = json!({"auth": {
             "identity": {"methods": ["password"], "password": {"user": {
                 "name": c.user, "password": c.password, "domain": {"name": c.user_domain}}}},
@@ -264,6 +271,7 @@ impl Session {
             } else {
                 format!("{}/{}", tok.heat, path.trim_start_matches('/'))
             };
+            self.guard.check(&url)?;
             let mut req = self
                 .http
                 .request(method.clone(), &url)

@@ -205,13 +205,14 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         .infra
         .insert(tacker_conductor::lcm::KUBERNETES.to_owned(), kubernetes);
     let o = &cfg.openstack;
-    let openstack = Arc::new(tacker_infra_openstack::OpenStackDriver::new(
-        tacker_infra_openstack::OpenStackSettings {
+    let openstack = Arc::new(
+        tacker_infra_openstack::OpenStackDriver::new(tacker_infra_openstack::OpenStackSettings {
             request_timeout: o.request_timeout,
             stack_timeout: o.stack_timeout,
             poll_interval: o.poll_interval,
-        },
-    ));
+        })
+        .with_allowed_networks(cfg.outbound_networks()),
+    );
     drivers
         .infra
         .insert(tacker_infra_openstack::OPENSTACK.to_owned(), openstack);

@@ -11,6 +11,36 @@ pub fn driver() -> OpenStackDriver {
         stack_timeout: std::time::Duration::from_secs(60),
         poll_interval: std::time::Duration::from_millis(200),
     })
+    // heat-sim and its Keystone listen on loopback.
+    .with_allowed_networks(vec!["127.0.0.0/8".parse().unwrap()])
+}
+
+/// A Keystone on an address outside `outbound.allowed_networks` (loopback here) gets no
+/// request from the conductor, whatever the API let through: the operation fails with
+/// the reason.
+#[tokio::test]
+async fn a_keystone_on_a_refused_address_gets_no_credentials() {
+    let f = Fixture::new();
+    let unguarded = OpenStackDriver::new(OpenStackSettings {
+        request_timeout: std::time::Duration::from_secs(10),
+        stack_timeout: std::time::Duration::from_secs(60),
+        poll_interval: std::time::Duration::from_millis(200),
+    });
+    let e = unguarded
+        .instantiate(&f.ctx(LcmOperation::Instantiate, instantiate_params()))
+        .await
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("refused") && text.contains("outbound.allowed_networks"),
+        "{text}"
+    );
+    assert_eq!(
+        f.sim.sim.tokens.issued(),
+        0,
+        "Keystone was asked for a token"
+    );
+    assert!(f.servers().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
