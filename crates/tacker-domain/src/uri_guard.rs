@@ -85,6 +85,34 @@ pub fn refused_vim(ip: IpAddr, allowed: &[IpNet]) -> Option<&'static str> {
     }
 }
 
+/// Why a conductor may not send a VIM's credentials to `url`, or `Ok`: a scheme other
+/// than http(s), credentials in the URL, no host, or a host that is an IP literal
+/// [`refused_vim`] refuses (names are checked when resolved, by the driver's resolver).
+pub fn check_vim_url(url: &str, allowed: &[IpNet]) -> Result<(), String> {
+    let u = url::Url::parse(url).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err("only http and https are used".into());
+    }
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err("it carries credentials".into());
+    }
+    let ip: IpAddr = match u.host() {
+        Some(url::Host::Ipv4(ip)) => ip.into(),
+        Some(url::Host::Ipv6(ip)) => ip.into(),
+        Some(url::Host::Domain(_)) => return Ok(()),
+        None => return Err("it has no host".into()),
+    };
+    match refused_vim(ip, allowed) {
+        Some(why) => Err(vim_refusal(ip, why)),
+        None => Ok(()),
+    }
+}
+
+/// The reason given for a refused VIM address.
+pub fn vim_refusal(ip: IpAddr, why: &str) -> String {
+    format!("{ip} is a {why}; allow it in outbound.allowed_networks")
+}
+
 /// Parses networks (`10.0.0.0/8`, or a bare address meaning just it).
 pub fn parse_networks(items: &[String]) -> Result<Vec<IpNet>, String> {
     items

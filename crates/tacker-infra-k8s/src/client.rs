@@ -10,6 +10,7 @@ use serde_json::Value;
 use tacker_domain::lcm::driver::VimConnection;
 
 use crate::error::{Error, Result};
+use crate::guard::GuardedResolver;
 use crate::settings::K8sSettings;
 
 fn text<'a>(m: &'a serde_json::Map<String, Value>, k: &str) -> Option<&'a str> {
@@ -80,8 +81,37 @@ pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
     Ok(cfg)
 }
 
-/// A client for `vim`.
+/// A client for `vim`: kube's own stack (TLS, timeouts, base URI, authorization) over a
+/// connector whose resolver checks every address of the API server's name against
+/// `allowed_networks`; an IP literal is checked here.
 pub fn connect(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Client> {
-    kube::Client::try_from(config(vim, s)?)
-        .map_err(|e| Error::Vim(format!("cannot build a client: {e}")))
+    use kube::client::ConfigExt;
+    let cfg = config(vim, s)?;
+    let endpoint = cfg.cluster_url.to_string();
+    tacker_domain::uri_guard::check_vim_url(&endpoint, &s.allowed_networks)
+        .map_err(|why| Error::Vim(format!("endpoint {endpoint} refused: {why}")))?;
+    let built = |e: kube::Error| Error::Vim(format!("cannot build a client: {e}"));
+    let mut http = hyper_util::client::legacy::connect::HttpConnector::new_with_resolver(
+        GuardedResolver::new(s.allowed_networks.clone()),
+    );
+    http.enforce_http(false);
+    let https = cfg
+        .rustls_https_connector_with_connector(http)
+        .map_err(built)?;
+    let mut timed = hyper_timeout::TimeoutConnector::new(https);
+    timed.set_connect_timeout(cfg.connect_timeout);
+    timed.set_read_timeout(cfg.read_timeout);
+    timed.set_write_timeout(cfg.write_timeout);
+    timed.set_reset_reader_on_write(cfg.reset_reader_on_write);
+    let client =
+        hyper_util::client::legacy::Builder::new(hyper_util::rt::TokioExecutor::new()).build(timed);
+    // kube's authorization layer works with boxed errors.
+    let client = tower::ServiceExt::map_err(client, |e| {
+        Box::new(e) as Box<dyn std::error::Error + Send + Sync>
+    });
+    let service = tower::ServiceBuilder::new()
+        .layer(cfg.base_uri_layer())
+        .option_layer(cfg.auth_layer().map_err(built)?)
+        .service(client);
+    Ok(kube::Client::new(service, cfg.default_namespace))
 }

@@ -88,9 +88,25 @@ impl From<kube::Error> for Error {
                 reason: s.reason.clone(),
                 message: s.message.clone(),
             },
-            other => Self::Unreachable(other.to_string()),
+            other => Self::Unreachable(with_causes(&other)),
         }
     }
+}
+
+/// An error and its causes (`client error (Connect): ...: localhost: 127.0.0.1 is a
+/// loopback address; ...`), each said once.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let said = c.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    text
 }
 
 impl From<Error> for DriverError {

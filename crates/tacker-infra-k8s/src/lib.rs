@@ -4,6 +4,7 @@ pub mod client;
 pub mod cluster;
 pub(crate) mod driver;
 mod error;
+mod guard;
 pub mod helm;
 pub mod manifest;
 pub mod observe;

@@ -19,6 +19,9 @@ pub struct K8sSettings {
     pub cluster_scoped: bool,
     /// Namespaces (a trailing `*` matches any suffix) no CNF may go into.
     pub denied_namespaces: Vec<String>,
+    /// Networks the API server may be on besides public and private ones
+    /// (`outbound.allowed_networks`: a cluster on loopback, say).
+    pub allowed_networks: Vec<ipnet::IpNet>,
 }
 
 impl K8sSettings {
@@ -43,6 +46,7 @@ impl Default for K8sSettings {
             allow_http: false,
             cluster_scoped: true,
             denied_namespaces: vec!["kube-*".into()],
+            allowed_networks: Vec::new(),
         }
     }
 }

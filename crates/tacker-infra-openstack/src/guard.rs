@@ -7,7 +7,7 @@
 //! client gives; this holds for what the conductor meets later (a catalog, a link, a
 //! name that resolves elsewhere by then).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use ipnet::IpNet;
@@ -30,31 +30,11 @@ impl EndpointGuard {
         }
     }
 
-    fn refused(&self, ip: IpAddr) -> Option<String> {
-        uri_guard::refused_vim(ip, &self.allowed)
-            .map(|why| format!("{ip} is a {why}; allow it in outbound.allowed_networks"))
-    }
-
     /// Refuses `url` when its scheme is not http(s), it carries credentials, or its host
     /// is a refused IP literal (names are checked when resolved).
     pub fn check(&self, url: &str) -> Result<()> {
-        let refuse = |why: String| Err(Error::Vim(format!("endpoint {url} refused: {why}")));
-        let Ok(u) = url::Url::parse(url) else {
-            return refuse("not a URL".into());
-        };
-        if !matches!(u.scheme(), "http" | "https") {
-            return refuse("only http and https are used".into());
-        }
-        if !u.username().is_empty() || u.password().is_some() {
-            return refuse("it carries credentials".into());
-        }
-        let why = match u.host() {
-            Some(url::Host::Ipv4(ip)) => self.refused(IpAddr::V4(ip)),
-            Some(url::Host::Ipv6(ip)) => self.refused(IpAddr::V6(ip)),
-            Some(url::Host::Domain(_)) => None,
-            None => Some("it has no host".into()),
-        };
-        why.map_or(Ok(()), refuse)
+        uri_guard::check_vim_url(url, &self.allowed)
+            .map_err(|why| Error::Vim(format!("endpoint {url} refused: {why}")))
     }
 
     /// The resolver enforcing this guard on names.
@@ -78,7 +58,11 @@ impl Resolve for VimResolver {
             let host = name.as_str().to_owned();
             let addrs: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if let Some(why) = addrs.iter().find_map(|a| guard.refused(a.ip())) {
+            let refused = addrs.iter().find_map(|a| {
+                uri_guard::refused_vim(a.ip(), &guard.allowed)
+                    .map(|why| uri_guard::vim_refusal(a.ip(), why))
+            });
+            if let Some(why) = refused {
                 return Err(format!("{host}: {why}").into());
             }
             let addrs: Addrs = Box::new(addrs.into_iter());

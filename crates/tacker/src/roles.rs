@@ -190,6 +190,7 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         allow_http: k.allow_http,
         cluster_scoped: k.cluster_scoped == "allow",
         denied_namespaces: k.denied_namespaces.clone(),
+        allowed_networks: cfg.outbound_networks(),
     };
     if let Some(helm) = helm_binary(cfg)? {
         drivers.infra.insert(

@@ -54,15 +54,17 @@ fn private_file(path: &Path, content: &[u8]) -> Result<()> {
         .map_err(|e| Error::Helm(format!("writing {}: {e}", path.display())))
 }
 
-/// The kubeconfig of `vim` (JSON, which kubeconfig readers accept as YAML).
-fn kubeconfig(vim: &VimConnection) -> Result<(Value, Vec<String>)> {
-    let endpoint = text(&vim.interface_info, "endpoint").ok_or_else(|| {
-        Error::Vim(format!(
-            "vimConnectionInfo.{}.interfaceInfo.endpoint is required",
-            vim.id
-        ))
-    })?;
-    let mut cluster = json!({"server": endpoint});
+/// The kubeconfig of `vim` (JSON, which kubeconfig readers accept as YAML), with the
+/// API server at `server` (its endpoint pinned to a checked address) and the name its
+/// certificate is for.
+fn kubeconfig(
+    vim: &VimConnection,
+    (server, tls_server_name): (String, Option<String>),
+) -> Result<(Value, Vec<String>)> {
+    let mut cluster = json!({"server": server});
+    if let Some(name) = tls_server_name {
+        cluster["tls-server-name"] = json!(name);
+    }
     if let Some(pem) = text(&vim.interface_info, "ssl_ca_cert") {
         cluster["certificate-authority-data"] =
             json!(base64::engine::general_purpose::STANDARD.encode(pem));
@@ -93,13 +95,29 @@ fn kubeconfig(vim: &VimConnection) -> Result<(Value, Vec<String>)> {
 
 impl Session {
     /// A session against `vim` with `binary`; each command may run `timeout` at most.
-    pub fn new(binary: &Path, vim: &VimConnection, timeout: Duration) -> Result<Self> {
+    /// The API server's address is resolved and checked here (`allowed`:
+    /// `outbound.allowed_networks`), and helm is pointed at that address.
+    pub async fn new(
+        binary: &Path,
+        vim: &VimConnection,
+        timeout: Duration,
+        allowed: &[ipnet::IpNet],
+    ) -> Result<Self> {
+        let endpoint = text(&vim.interface_info, "endpoint").ok_or_else(|| {
+            Error::Vim(format!(
+                "vimConnectionInfo.{}.interfaceInfo.endpoint is required",
+                vim.id
+            ))
+        })?;
+        let server = crate::guard::pinned(endpoint, allowed)
+            .await
+            .map_err(|why| Error::Vim(format!("endpoint {endpoint} refused: {why}")))?;
         let dir = tempfile::Builder::new()
             .prefix("tacker-helm-")
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|e| Error::Helm(format!("creating a private directory: {e}")))?;
-        let (cfg, secrets) = kubeconfig(vim)?;
+        let (cfg, secrets) = kubeconfig(vim, server)?;
         private_file(&dir.path().join("kubeconfig"), cfg.to_string().as_bytes())?;
         Ok(Self {
             binary: binary.to_owned(),
@@ -222,13 +240,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_kubeconfig_is_private_and_secrets_are_masked() {
+    #[tokio::test]
+    async fn the_kubeconfig_is_private_and_secrets_are_masked() {
+        let loopback = ["127.0.0.0/8".parse().unwrap()];
+        let refused = Session::new(
+            Path::new("helm"),
+            &vim(json!({"bearer_token": "tok-123"})),
+            Duration::from_secs(5),
+            &[],
+        )
+        .await;
+        assert!(matches!(refused, Err(Error::Vim(m)) if m.contains("outbound.allowed_networks")));
         let s = Session::new(
             Path::new("helm"),
             &vim(json!({"bearer_token": "tok-123"})),
             Duration::from_secs(5),
+            &loopback,
         )
+        .await
         .unwrap();
         let path = s.dir.path().join("kubeconfig");
         let mode = std::os::unix::fs::PermissionsExt::mode(

@@ -69,13 +69,19 @@ impl HelmDriver {
         self.connections.work(&self.settings, octx, String::new())
     }
 
-    fn op<'w, 'a>(&self, w: &'w crate::ops::Work<'a>) -> Result<ops::Op<'w, 'a>> {
+    async fn op<'w, 'a>(&self, w: &'w crate::ops::Work<'a>) -> Result<ops::Op<'w, 'a>> {
         let vim = w
             .octx
             .vim
             .as_ref()
             .ok_or_else(|| Error::Vim("the operation names no VIM".into()))?;
-        let session = cli::Session::new(&self.binary, vim, self.settings.ready_timeout)?;
+        let session = cli::Session::new(
+            &self.binary,
+            vim,
+            self.settings.ready_timeout,
+            &self.settings.allowed_networks,
+        )
+        .await?;
         Ok(ops::Op { w, session })
     }
 }
@@ -84,22 +90,22 @@ impl HelmDriver {
 impl InfraDriver for HelmDriver {
     async fn instantiate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.instantiate().await?)
+        Ok(self.op(&w).await?.instantiate().await?)
     }
 
     async fn terminate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.terminate().await?)
+        Ok(self.op(&w).await?.terminate().await?)
     }
 
     async fn scale(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.scale().await?)
+        Ok(self.op(&w).await?.scale().await?)
     }
 
     async fn heal(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.heal().await?)
+        Ok(self.op(&w).await?.heal().await?)
     }
 
     async fn change_ext_conn(&self, _octx: &OpContext) -> Result<Outcome, DriverError> {
@@ -111,16 +117,16 @@ impl InfraDriver for HelmDriver {
 
     async fn change_vnfpkg(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.change_vnfpkg().await?)
+        Ok(self.op(&w).await?.change_vnfpkg().await?)
     }
 
     async fn rollback(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.rollback().await?)
+        Ok(self.op(&w).await?.rollback().await?)
     }
 
     async fn sync(&self, octx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError> {
         let w = self.work(octx)?;
-        Ok(self.op(&w)?.sync().await?)
+        Ok(self.op(&w).await?.sync().await?)
     }
 }

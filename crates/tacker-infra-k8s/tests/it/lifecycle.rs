@@ -59,7 +59,7 @@ impl Target {
         s.timing.nodes = 2;
         let h = kube_sim::spawn(s).unwrap();
         let vim = vim(&h.url, h.ca_pem.as_deref(), "driver-token");
-        let client = tacker_infra_k8s::client::connect(&vim, &K8sSettings::default()).unwrap();
+        let client = tacker_infra_k8s::client::connect(&vim, &tested()).unwrap();
         create_namespace(&client, "cnf-test").await;
         Self {
             vim,
@@ -99,7 +99,7 @@ impl Target {
                 .collect::<String>()
         });
         let vim = vim(&cfg.cluster_url.to_string(), ca.as_deref(), &token);
-        let client = tacker_infra_k8s::client::connect(&vim, &K8sSettings::default()).unwrap();
+        let client = tacker_infra_k8s::client::connect(&vim, &tested()).unwrap();
         let ns = format!(
             "tacker-it-{}",
             &uuid::Uuid::new_v4().simple().to_string()[..8]
@@ -160,13 +160,21 @@ impl Target {
     }
 }
 
+/// Settings for the test clusters (kube-sim, a kind cluster) on loopback.
+pub fn tested() -> K8sSettings {
+    K8sSettings {
+        allowed_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        ..Default::default()
+    }
+}
+
 fn driver() -> KubernetesDriver {
     KubernetesDriver::new(K8sSettings {
         ready_timeout: Duration::from_secs(120),
         delete_timeout: Duration::from_secs(120),
         poll_interval: Duration::from_millis(500),
         request_timeout: Duration::from_secs(10),
-        ..Default::default()
+        ..tested()
     })
 }
 
@@ -491,7 +499,7 @@ async fn readiness_times_out_and_a_retry_completes() {
         delete_timeout: Duration::from_secs(30),
         poll_interval: Duration::from_millis(100),
         request_timeout: Duration::from_secs(10),
-        ..Default::default()
+        ..tested()
     });
     let mut f = Fixture::new(t.vim.clone());
     let h = t.sim.as_ref().unwrap();
@@ -537,7 +545,7 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
     .unwrap();
     let strict = KubernetesDriver::new(K8sSettings {
         cluster_scoped: false,
-        ..Default::default()
+        ..tested()
     });
     let e = strict
         .instantiate(&ctx(&f, &t.namespace))
@@ -572,6 +580,29 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
         .await
         .unwrap_err();
     assert!(e.detail.contains("kubernetes.allow_http"), "{e:?}");
+
+    // The API server on loopback, which this conductor's outbound.allowed_networks does
+    // not name: no request, by address or by a name resolving there.
+    let guarded = KubernetesDriver::new(K8sSettings::default());
+    let port = reqwest::Url::parse(&h.url).unwrap().port().unwrap();
+    for endpoint in [h.url.clone(), format!("https://localhost:{port}")] {
+        let mut vim = t.vim.clone();
+        vim.interface_info
+            .insert("endpoint".into(), Value::String(endpoint.clone()));
+        let f = Fixture::new(vim);
+        let e = guarded
+            .instantiate(&ctx(&f, &t.namespace))
+            .await
+            .unwrap_err();
+        assert!(
+            e.detail.contains("outbound.allowed_networks"),
+            "{endpoint}: {e:?}"
+        );
+        let s = h.sim.lock();
+        for r in ["/deployments", "/statefulsets", "/pods", "/services"] {
+            assert!(s.list(r, Some(&t.namespace)).is_empty(), "{r} created");
+        }
+    }
 }
 
 /// A package unpacked as the conductor's cache holds it, as a change's target.
@@ -624,7 +655,7 @@ async fn a_package_change_rolls_every_workload_and_a_failed_one_rolls_back() {
         ready_timeout: Duration::from_secs(2),
         poll_interval: Duration::from_millis(100),
         request_timeout: Duration::from_secs(10),
-        ..Default::default()
+        ..tested()
     });
     let mut f = Fixture::new(t.vim.clone());
     let id = f.instance.id.to_string();
