@@ -13,6 +13,7 @@ pub mod pkgm_subscriptions;
 pub mod quota;
 pub mod scan;
 pub mod schema;
+mod scope_column;
 pub mod sealed;
 pub mod secrets;
 pub mod subscriptions;

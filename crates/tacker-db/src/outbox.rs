@@ -21,15 +21,23 @@ struct NewRow {
 }
 
 /// Queues `n` (under a notification id of its own) for every subscription of the
-/// instance's tenant (or of none) whose filter passes.
+/// instance's tenant (or of none) whose creator sees the instance (vendor, areas) and
+/// whose filter passes.
 pub(crate) fn enqueue_matching(
     c: &mut DbConnection,
     n: &Notification,
     instance: &VnfInstance,
 ) -> Result<()> {
     let op = n.op.as_ref().map(|o| (o.operation, o.state));
-    for (s, _) in subscriptions::list(c)? {
-        if !s.may_hear_of(instance) || !s.filter.matches(n.kind, instance, op) {
+    let subs = subscriptions::list(c)?;
+    // VIM areas are read only when a subscription is confined to areas.
+    let areas = if subs.iter().any(|(s, _)| !s.confinement.areas.is_empty()) {
+        crate::vims::areas(c)?
+    } else {
+        tacker_domain::scope::VimAreas::default()
+    };
+    for (s, _) in subs {
+        if !s.may_hear_of(instance, &areas) || !s.filter.matches(n.kind, instance, op) {
             continue;
         }
         let mine = n.renewed();

@@ -20,6 +20,7 @@ struct Row {
     filter: String,
     authentication: Option<String>,
     created_at: NaiveDateTime,
+    scope: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -39,6 +40,8 @@ impl Row {
                     .map(|a| serde_json::from_str::<SubscriptionAuth>(&a))
                     .transpose()
                     .map_err(|e| corrupt("authentication", e))?,
+                confinement: crate::scope_column::read(self.scope.as_deref())
+                    .map_err(|e| corrupt("scope", e))?,
             },
             self.created_at.and_utc(),
         ))
@@ -72,6 +75,7 @@ pub fn insert(
                 filter: json_text(&s.filter),
                 authentication: s.authentication.as_ref().map(json_text),
                 created_at: now(),
+                scope: crate::scope_column::write(&s.confinement),
             })
             .execute(c)?;
         Ok(Insert::Created)
@@ -114,10 +118,11 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 }
 
 /// Queues `facts` about `pkg` (under a notification id of its own) for every package
-/// subscription whose filter passes; in the caller's transaction.
+/// subscription whose filter passes and whose creator sees the package's provider; in
+/// the caller's transaction.
 pub(crate) fn enqueue(c: &mut DbConnection, facts: &PkgFacts, pkg: &VnfPackage) -> Result<()> {
     for (s, _) in list(c)? {
-        if s.filter.matches(facts.kind, pkg) {
+        if s.confinement.sees_vendor(pkg.provider()) && s.filter.matches(facts.kind, pkg) {
             let mine = facts.renewed();
             crate::outbox::push(c, s.id, mine.id, &json_text(&mine))?;
         }

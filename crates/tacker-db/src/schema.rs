@@ -105,6 +105,7 @@ diesel::table! {
         created_at -> Timestamp,
         api_version -> Text,
         tenant -> Nullable<Text>,
+        scope -> Nullable<Text>,
     }
 }
 
@@ -167,5 +168,6 @@ diesel::table! {
         filter -> Text,
         authentication -> Nullable<Text>,
         created_at -> Timestamp,
+        scope -> Nullable<Text>,
     }
 }

@@ -20,6 +20,7 @@ struct Row {
     created_at: NaiveDateTime,
     api_version: String,
     tenant: Option<String>,
+    scope: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -44,6 +45,8 @@ impl Row {
                 .parse()
                 .map_err(|e| corrupt("api_version", e))?,
             tenant: self.tenant,
+            confinement: crate::scope_column::read(self.scope.as_deref())
+                .map_err(|e| corrupt("scope", e))?,
         })
     }
 }
@@ -92,6 +95,7 @@ fn insert_row(c: &mut DbConnection, s: &Subscription) -> Result<()> {
         created_at: now(),
         api_version: s.api_version.as_str().into(),
         tenant: s.tenant.clone(),
+        scope: crate::scope_column::write(&s.confinement),
     };
     diesel::insert_into(lccn_subscriptions::table)
         .values(row)

@@ -9,6 +9,7 @@ pub mod package;
 pub mod pkgm;
 pub mod problem;
 pub mod products;
+pub mod scope;
 pub mod sol013;
 mod states;
 pub mod uri_guard;

@@ -101,6 +101,11 @@ pub struct DescriptorFacts {
 }
 
 impl VnfPackage {
+    /// Its provider (`vnfProvider`), once onboarded.
+    pub fn provider(&self) -> Option<&str> {
+        self.descriptor.as_ref().map(|d| d.provider.as_str())
+    }
+
     /// A new package as `POST /vnf_packages` creates it: CREATED, DISABLED, NOT_IN_USE.
     pub fn new(id: Uuid, user_defined_data: Map<String, Value>, now: DateTime<Utc>) -> Self {
         Self {

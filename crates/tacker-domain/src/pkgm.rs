@@ -104,6 +104,9 @@ pub struct PkgmSubscription {
     pub filter: PkgmFilter,
     /// How to authenticate there (a secret: never answered).
     pub authentication: Option<SubscriptionAuth>,
+    /// Its creator's vendor and area confinement: it hears only of packages the
+    /// creator sees.
+    pub confinement: crate::scope::Confinement,
 }
 
 impl PkgmSubscription {
@@ -119,7 +122,9 @@ impl PkgmSubscription {
 
     /// Whether `other` asks for the same notifications at the same place (a duplicate).
     pub fn same_as(&self, other: &PkgmSubscription) -> bool {
-        self.callback_uri == other.callback_uri && self.filter == other.filter
+        self.callback_uri == other.callback_uri
+            && self.filter == other.filter
+            && self.confinement == other.confinement
     }
 }
 

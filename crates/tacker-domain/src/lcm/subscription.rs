@@ -156,12 +156,17 @@ pub struct Subscription {
     /// The tenant it belongs to (its creator's): it hears of that tenant's instances
     /// only. `None`: of every instance.
     pub tenant: Option<String>,
+    /// Its creator's vendor and area confinement: it hears only of instances the
+    /// creator sees.
+    pub confinement: crate::scope::Confinement,
 }
 
 impl Subscription {
-    /// Whether notifications about `instance` may reach this subscription.
-    pub fn may_hear_of(&self, instance: &VnfInstance) -> bool {
-        self.tenant.is_none() || self.tenant == instance.tenant
+    /// Whether notifications about `instance` (living in the VIM `areas`) may reach
+    /// this subscription: its tenant's, and what its creator sees.
+    pub fn may_hear_of(&self, instance: &VnfInstance, areas: &crate::scope::VimAreas) -> bool {
+        (self.tenant.is_none() || self.tenant == instance.tenant)
+            && self.confinement.sees_instance(instance, areas)
     }
 
     /// The `LccnSubscription` body (no authentication: it holds secrets).

@@ -116,12 +116,15 @@ impl Principal {
     /// Whether the caller sees a package or instance of provider `vendor` (a package
     /// not yet onboarded has none and is seen by all; providers compare without case).
     pub fn sees_vendor(&self, vendor: Option<&str>) -> bool {
-        match (
-            self.confined(&self.vendors),
-            vendor.filter(|v| !v.is_empty()),
-        ) {
-            (Some(mine), Some(v)) => mine.iter().any(|m| m.eq_ignore_ascii_case(v)),
-            _ => true,
+        tacker_domain::scope::sees_vendor(self.confined(&self.vendors).unwrap_or_default(), vendor)
+    }
+
+    /// The vendors and areas the caller is confined to, as a subscription it makes
+    /// keeps them (its notifications tell of nothing the caller could not read).
+    pub fn confinement(&self) -> tacker_domain::scope::Confinement {
+        tacker_domain::scope::Confinement {
+            vendors: self.confined(&self.vendors).unwrap_or_default().to_vec(),
+            areas: self.confined(&self.areas).unwrap_or_default().to_vec(),
         }
     }
 
@@ -139,10 +142,7 @@ impl Principal {
     /// Whether the caller sees what lives in every one of `areas` (nothing placed yet,
     /// or VIMs without an area, are seen by all).
     pub fn sees_areas<'a>(&self, areas: impl IntoIterator<Item = &'a str>) -> bool {
-        let Some(mine) = self.confined(&self.areas) else {
-            return true;
-        };
-        areas.into_iter().all(|a| mine.iter().any(|m| m == a))
+        tacker_domain::scope::sees_areas(self.confined(&self.areas).unwrap_or_default(), areas)
     }
 }
 

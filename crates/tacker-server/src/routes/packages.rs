@@ -77,14 +77,9 @@ pub async fn list(
                 p.to_info(&base),
             )
         },
-        |p| who.sees_vendor(provider(p)),
+        |p| who.sees_vendor(p.provider()),
     )
     .await
-}
-
-/// A package's vendor (`vnfProvider`), once onboarded.
-pub fn provider(p: &VnfPackage) -> Option<&str> {
-    p.descriptor.as_ref().map(|d| d.provider.as_str())
 }
 
 /// The package at `raw_id`, if the caller sees its vendor (else 404, as absent).
@@ -94,7 +89,7 @@ pub async fn load(
     who: &Principal,
 ) -> Result<packages::Stored, ApiError> {
     let stored = crate::http::load(st, raw_id, "VNF package", packages::get).await?;
-    if !who.sees_vendor(provider(&stored.package)) {
+    if !who.sees_vendor(stored.package.provider()) {
         return Err(ApiError::NotFound(format!(
             "VNF package {} not found",
             stored.package.id

@@ -10,8 +10,9 @@ use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
 use super::lcm::subscriptions::{Authentication, auth, check_callback};
+use crate::auth::Principal;
 use crate::extract::{AcceptsJson, JsonBody};
-use crate::http::{base_url, created, parse_id};
+use crate::http::{base_url, created};
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
@@ -46,6 +47,7 @@ pub struct CreateRequest {
 
 pub async fn create(
     req: HttpRequest,
+    who: Principal,
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -61,6 +63,7 @@ pub async fn create(
         callback_uri: b.callback_uri,
         filter: b.filter.unwrap_or_default(),
         authentication,
+        confinement: who.confinement(),
     };
     let stored = s.clone();
     let refuse = st.settings.refuse_duplicate_subscriptions;
@@ -81,6 +84,7 @@ const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "_links"];
 
 pub async fn list(
     req: HttpRequest,
+    who: Principal,
     _: AcceptsJson,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -92,8 +96,10 @@ pub async fn list(
     q.selector = Selector::All;
     let all = st.db.run(subs::list).await?;
     let base = api_base(&req, &st);
+    let mine = who.confinement();
     let docs = all
         .iter()
+        .filter(|(s, _)| mine.covers(&s.confinement))
         .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
     super::paged(
         &q,
@@ -104,21 +110,32 @@ pub async fn list(
     )
 }
 
+/// Subscription `raw`, when `who` sees it (it hears of nothing `who` could not read).
+async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<PkgmSubscription, ApiError> {
+    let s = crate::http::load(st, raw, "subscription", subs::get).await?;
+    if !who.confinement().covers(&s.confinement) {
+        return Err(ApiError::NotFound(format!("subscription {raw} not found")));
+    }
+    Ok(s)
+}
+
 pub async fn show(
     req: HttpRequest,
+    who: Principal,
     _: AcceptsJson,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let s = crate::http::load(&st, &path, "subscription", subs::get).await?;
+    let s = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(s.to_json(&api_base(&req, &st))))
 }
 
 pub async fn delete(
+    who: Principal,
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&path, "subscription")?;
+    let id = load(&st, &path, &who).await?.id;
     if st.db.run(move |c| subs::delete(c, id)).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {

@@ -1134,3 +1134,188 @@ async fn tenant_quotas_hold_under_concurrent_creations() {
         assert_eq!(ids_as(&app, &t1, "/subscriptions").await.len(), 1);
     }
 }
+
+/// Subscriptions keep their creator's vendor and area confinement: a subscription made
+/// by a caller confined to one vendor and area hears nothing of another vendor's
+/// packages or of instances placed in another area (an unconfined one hears all), and
+/// confined callers see only subscriptions as narrow as themselves.
+#[tokio::test]
+async fn notifications_reach_only_subscriptions_whose_creator_sees_the_resource() {
+    use crate::lcm::sim_vim;
+    use reqwest::Method;
+    use tacker_testkit::peers::{Expect, Subscriber};
+    const OTHER_VNFD: &str = "33333333-2222-3333-4444-555555555555";
+    let key = new_key();
+    let admin = token_of(&key, "admin", None);
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            auth: Some(oauth2(&key, None, false)),
+            token: Some(admin.clone()),
+            ..Options::default()
+        },
+    )
+    .await;
+    let tokyo = with_roles(&key, &["member", "VENDOR_test provider", "AREA_tokyo"]);
+    let subscribe = |token: String, path: &'static str, sub: String| {
+        let app = &app;
+        async move {
+            let r = app
+                .http
+                .post(app.url(path))
+                .header("Version", "2.0.0")
+                .bearer_auth(token)
+                .json(&json!({"callbackUri": sub}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+            r.json::<Value>().await.unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let (pkgm_all, pkgm_tokyo) = (
+        Subscriber::start(Expect::Nothing),
+        Subscriber::start(Expect::Nothing),
+    );
+    let (lcm_all, lcm_tokyo) = (
+        Subscriber::start(Expect::Nothing),
+        Subscriber::start(Expect::Nothing),
+    );
+    let admins = subscribe(
+        admin.clone(),
+        "/vnfpkgm/v1/subscriptions",
+        pkgm_all.url.clone(),
+    )
+    .await;
+    let tokyos = subscribe(
+        tokyo.clone(),
+        "/vnfpkgm/v1/subscriptions",
+        pkgm_tokyo.url.clone(),
+    )
+    .await;
+    subscribe(
+        admin.clone(),
+        "/vnflcm/v2/subscriptions",
+        lcm_all.url.clone(),
+    )
+    .await;
+    subscribe(
+        tokyo.clone(),
+        "/vnflcm/v2/subscriptions",
+        lcm_tokyo.url.clone(),
+    )
+    .await;
+
+    // Packages: the other vendor's onboarding reaches the unconfined subscription only.
+    let (theirs, _) = app
+        .upload(
+            tacker_testkit::csar::sealed(
+                tacker_testkit::csar::valid_with_vnfd_id(OTHER_VNFD)
+                    .edit("Definitions/test_types.yaml", |t| {
+                        t.replace("default: Test Provider", "default: Other Vendor")
+                    }),
+            )
+            .zip(),
+        )
+        .await;
+    app.settled(&theirs, Duration::from_secs(20)).await;
+    let ours = app.onboarded_package().await;
+    let onboarded = |pkg: &str| {
+        let pkg = pkg.to_owned();
+        move |g: &[Value]| {
+            g.iter().any(|n| {
+                n["vnfPkgId"] == pkg.as_str()
+                    && n["notificationType"] == "VnfPackageOnboardingNotification"
+            })
+        }
+    };
+    pkgm_all
+        .wait("both onboardings", |g| {
+            onboarded(&theirs)(g) && onboarded(&ours)(g)
+        })
+        .await;
+    pkgm_tokyo.wait("our onboarding", onboarded(&ours)).await;
+    let about =
+        |s: &Subscriber, id: &str| s.received().iter().filter(|n| n["vnfPkgId"] == id).count();
+    assert_eq!(
+        about(&pkgm_tokyo, &theirs),
+        0,
+        "the other vendor's package was told"
+    );
+
+    // Instances: one placed in osaka (by the administrator) is not told to tokyo's.
+    let placed = |area: &str| {
+        let mut v = sim_vim();
+        v["vim1"]["extra"] = json!({"area": area});
+        json!({"flavourId": "simple", "vimConnectionInfo": v})
+    };
+    let mut ops = Vec::new();
+    for area in ["osaka", "tokyo"] {
+        let inst = create_as(&app, &admin).await;
+        let r = lcm_as(
+            &app,
+            &admin,
+            Method::POST,
+            &format!("/vnf_instances/{inst}/instantiate"),
+        )
+        .json(&placed(area))
+        .send()
+        .await
+        .unwrap();
+        ops.push(completed_op(&app, r).await);
+    }
+    let completed = |op: &str| {
+        let op = op.to_owned();
+        move |g: &[Value]| {
+            g.iter()
+                .any(|n| n["vnfLcmOpOccId"] == op.as_str() && n["operationState"] == "COMPLETED")
+        }
+    };
+    lcm_all
+        .wait("both instantiations", |g| {
+            completed(&ops[0])(g) && completed(&ops[1])(g)
+        })
+        .await;
+    lcm_tokyo
+        .wait("tokyo's instantiation", completed(&ops[1]))
+        .await;
+    // Until it is placed, an instance is in no area and seen by all (as when read); once
+    // in osaka, nothing of it reaches tokyo's subscription.
+    let told: Vec<Value> = lcm_tokyo
+        .received()
+        .into_iter()
+        .filter(|n| n["vnfLcmOpOccId"] == ops[0].as_str())
+        .collect();
+    assert!(
+        told.iter().all(|n| n["operationState"] != "COMPLETED"),
+        "the end of an instantiation in osaka was told to tokyo's subscription: {told:?}"
+    );
+
+    // Subscriptions: tokyo sees its own only; the administrator sees both.
+    let listed = |token: String| {
+        let app = &app;
+        async move {
+            let r = get_with(app, "/vnfpkgm/v1/subscriptions", &token).await;
+            assert_eq!(r.status(), 200);
+            let mut ids: Vec<String> = r
+                .json::<Vec<Value>>()
+                .await
+                .unwrap()
+                .iter()
+                .map(|s| s["id"].as_str().unwrap().to_owned())
+                .collect();
+            ids.sort();
+            ids
+        }
+    };
+    assert_eq!(listed(tokyo.clone()).await, vec![tokyos.clone()]);
+    let mut both = vec![admins.clone(), tokyos.clone()];
+    both.sort();
+    assert_eq!(listed(admin.clone()).await, both);
+    let r = get_with(&app, &format!("/vnfpkgm/v1/subscriptions/{admins}"), &tokyo).await;
+    assert_eq!(r.status(), 404);
+}

@@ -19,7 +19,7 @@ use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::created;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
-use crate::scope::{VimAreas, sees_instance};
+use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
 
 /// `CreateVnfRequest`.
@@ -113,7 +113,7 @@ pub async fn list(
         st.settings.max_filter_terms,
     )?;
     let base = api.base(&req, &st);
-    let areas = VimAreas::load(&st, &who).await?;
+    let areas = vim_areas(&st, &who).await?;
     let listing = Listing {
         query: &q,
         page_size: st.settings.page_size,
@@ -141,7 +141,7 @@ pub async fn list(
 /// 404, as absent).
 pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfInstance, ApiError> {
     let i = crate::http::load(st, raw, "VNF instance", instances::get).await?;
-    if !sees_instance(who, &i, &*VimAreas::load(st, who).await?) {
+    if !sees_instance(who, &i, &*vim_areas(st, who).await?) {
         return Err(ApiError::NotFound(format!(
             "VNF instance {} not found",
             i.id

@@ -17,7 +17,7 @@ use crate::auth::Principal;
 use crate::extract::AcceptsJson;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
-use crate::scope::{VimAreas, sees_instance};
+use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
@@ -40,7 +40,7 @@ pub async fn list(
         default_excluded: OP_OCC_DEFAULT_EXCLUDED,
         tenant: who.scope(),
     };
-    let areas = VimAreas::load(&st, &who).await?;
+    let areas = vim_areas(&st, &who).await?;
     // Each chunk's occurrences with whether the caller sees them: by tenant, and, for a
     // caller confined to vendors or areas, by their instance (read once per chunk).
     let w = who.clone();
@@ -88,7 +88,7 @@ async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<OpOcc, Api
     let mut seen = who.sees(op.tenant.as_deref());
     if seen && who.confined_beyond_tenant() {
         let id = op.vnf_instance_id;
-        let areas = VimAreas::load(st, who).await?;
+        let areas = vim_areas(st, who).await?;
         seen = st
             .db
             .run(move |c| tacker_db::instances::get(c, id))

@@ -146,6 +146,7 @@ pub async fn create(
         verbosity,
         api_version: api.0,
         tenant: who.owner(),
+        confinement: who.confinement(),
     };
     let (stored, quota) = (s.clone(), st.settings.max_subscriptions_per_tenant);
     if !st
@@ -188,7 +189,7 @@ pub async fn list(
     let base = api.base(&req, &st);
     let docs = all
         .iter()
-        .filter(|(s, _)| who.sees(s.tenant.as_deref()))
+        .filter(|(s, _)| sees(&who, s))
         .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
     crate::routes::paged(
         &q,
@@ -200,9 +201,15 @@ pub async fn list(
 }
 
 /// The subscription at `raw`, if the caller sees it (another tenant's is 404).
+/// Whether `who` sees subscription `s`: of its tenant, and hearing of nothing `who`
+/// could not read (vendors, areas).
+fn sees(who: &Principal, s: &Subscription) -> bool {
+    who.sees(s.tenant.as_deref()) && who.confinement().covers(&s.confinement)
+}
+
 async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Subscription, ApiError> {
     let s = crate::http::load(st, raw, "subscription", subscriptions::get).await?;
-    if !who.sees(s.tenant.as_deref()) {
+    if !sees(who, &s) {
         return Err(ApiError::NotFound(format!(
             "subscription {} not found",
             s.id

@@ -1,0 +1,2 @@
+ALTER TABLE pkgm_subscriptions DROP COLUMN scope;
+ALTER TABLE lccn_subscriptions DROP COLUMN scope;
