@@ -5,7 +5,7 @@
 CARGO ?= cargo
 SHELL := /bin/bash
 
-.PHONY: kube-sim heat-sim run build test test-only lint fmt doc bench chaos setup services pytools clean-test-dbs fuzz
+.PHONY: kube-sim heat-sim run build test test-only lint fmt doc bench chaos setup services pytools clean-test-dbs fuzz audit
 
 # Helm VIMs use the helm that tests/infra/k8s-tools.sh puts in .tools/bin (without it,
 # everything else runs and Helm VIMs are refused).
@@ -61,6 +61,11 @@ doc:
 
 bench: setup
 	@benches/run.sh
+
+# Cargo.lock against the RustSec advisories (fetched from GitHub, or ADVISORY_DB=<a local
+# checkout of rustsec/advisory-db>); not in `make test`, which runs offline.
+audit:
+	@tests/infra/audit.sh
 
 # The fault-injection suite's long profile: 10 minutes of rounds (conductors killed and
 # restarted, bus cuts, broker restarts, database stops under load). The seed is printed;
