@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Scale benchmark: GET one and paged lists (the first page, and page 50 or the last) as the tables grow (BENCH_SCALE_SIZES rows of
-# packages and of operation occurrences, default 1000 10000 100000), wrk -c16 for
+# Scale benchmark: GET one, paged lists (the first page, and page 50 or the last),
+# filtered lists and creation as the tables grow (BENCH_SCALE_SIZES rows each of
+# packages, instances and operation occurrences, default 1000 10000 100000), wrk -c16 for
 # BENCH_SCALE_DURATION seconds each (default 5, after a 1 s warm-up), against
-# `tacker server` on PostgreSQL; the server's RSS after each size.
+# `tacker server` on PostgreSQL; the server's peak RSS after each size.
 #
 # Generator: rows go straight into PostgreSQL with generate_series after `tacker db
-# migrate`: packages CREATED with userDefinedData {"i": n, "site": "s<n mod 1000>"}
-# (a JSON-path filter on site matches one package in 1000); occurrences TERMINATE
-# COMPLETED of random instances, every 100th FAILED_TEMP; creation times one
-# millisecond apart.
+# migrate`: packages ONBOARDED every other one (else CREATED) with userDefinedData
+# {"i": n, "site": "s<n mod 1000>"} (a JSON-path filter on site matches one package in
+# 1000); instances NOT_INSTANTIATED; occurrences TERMINATE COMPLETED, every 100th
+# FAILED_TEMP, of instance n mod 100 (so one instance has one occurrence in 100);
+# creation times one millisecond apart. Creation is POST /vnfpkgm/v1/vnf_packages.
 set -euo pipefail
 BIN=${TACKER_BIN:?}
 DUR=${BENCH_SCALE_DURATION:-5}
@@ -30,12 +32,19 @@ key="$("$BIN" secrets generate-key bench)"
 generate() {
   psql -q "$PG/$db" <<SQL
 INSERT INTO vnf_packages (id, onboarding_state, operational_state, usage_state, user_defined_data, created_at, updated_at)
-SELECT gen_random_uuid()::text, 'CREATED', 'DISABLED', 'NOT_IN_USE',
-       '{"i": ' || n || ', "site": "s' || n % 1000 || '"}',
+SELECT gen_random_uuid()::text, CASE WHEN n % 2 = 0 THEN 'ONBOARDED' ELSE 'CREATED' END,
+       'DISABLED', 'NOT_IN_USE', '{"i": ' || n || ', "site": "s' || n % 1000 || '"}',
        now() - interval '1 day' + n * interval '1 millisecond', now()
 FROM generate_series(1, $1) AS n;
+INSERT INTO vnf_instances (id, vnf_instance_name, vnfd_id, vnf_pkg_id, vnf_provider, vnf_product_name,
+       vnf_software_version, vnfd_version, instantiation_state, created_at, updated_at)
+SELECT CASE WHEN n <= 100 THEN '00000000-0000-4000-8000-' || lpad(n::text, 12, '0')
+            ELSE gen_random_uuid()::text END,
+       'vnf-' || n, 'vnfd-' || n % 10, gen_random_uuid()::text, 'Bench', 'bench', '1.0', '1.0',
+       'NOT_INSTANTIATED', now() - interval '1 day' + n * interval '1 millisecond', now()
+FROM generate_series(1, $1) AS n;
 INSERT INTO vnf_lcm_op_occs (id, vnf_instance_id, operation, operation_state, state_entered_time, start_time, operation_params, created_at)
-SELECT gen_random_uuid()::text, gen_random_uuid()::text, 'TERMINATE',
+SELECT gen_random_uuid()::text, '00000000-0000-4000-8000-' || lpad((n % 100 + 1)::text, 12, '0'), 'TERMINATE',
        CASE WHEN n % 100 = 0 THEN 'FAILED_TEMP' ELSE 'COMPLETED' END,
        now(), now() - interval '1 day' + n * interval '1 millisecond', '{"terminationType": "FORCEFUL"}',
        now() - interval '1 day' + n * interval '1 millisecond'
@@ -53,10 +62,19 @@ page() {
   echo "$url"
 }
 
+# A POST of an empty package (wrk script).
+cat >"$work/create.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = "{}"
+wrk.headers["Content-Type"] = "application/json"
+LUA
+
 measure() {
-  local name=$1 url=$2 size=$3
-  wrk -c16 -t2 -d1s -H 'Version: 2.0.0' "$url" >/dev/null
-  local out; out=$(wrk -c16 -t2 -d"${DUR}s" --latency -H 'Version: 2.0.0' "$url")
+  local name=$1 url=$2 size=$3 script=${4:-}
+  local args=(-c16 -t2 -H 'Version: 2.0.0')
+  [ -n "$script" ] && args+=(-s "$script")
+  wrk "${args[@]}" -d1s "$url" >/dev/null
+  local out; out=$(wrk "${args[@]}" -d"${DUR}s" --latency "$url")
   grep -q "Non-2xx" <<<"$out" && { echo "non-2xx answers from $url:"; echo "$out"; exit 1; }
   printf '%8s  %-34s %9s req/s  p50 %-8s p99 %-8s\n' "$size" "$name" \
     "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" \
@@ -77,15 +95,21 @@ for size in ${BENCH_SCALE_SIZES:-1000 10000 100000}; do
   for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   pkgs=$base/vnfpkgm/v1/vnf_packages
   ops=$base/vnflcm/v2/vnf_lcm_op_occs
+  insts=$base/vnflcm/v2/vnf_instances
   one=$(curl -fsS "$pkgs" | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["id"])')
   measure "GET one package" "$pkgs/$one" "$size"
   measure "packages, first page" "$pkgs" "$size"
   deep=$(( size / 100 < 50 ? size / 100 : 50 ))
   measure "packages, page $deep" "$(page "$pkgs" "$deep")" "$size"
+  measure "packages (eq,onboardingState,ONBOARDED)" "$pkgs?filter=(eq,onboardingState,ONBOARDED)" "$size"
   measure "packages (eq,userDefinedData/site,s7)" "$pkgs?filter=(eq,userDefinedData/site,s7)" "$size"
+  measure "instances, first page" "$insts" "$size"
+  measure "instances, page $deep" "$(page "$insts" "$deep")" "$size"
   measure "op occurrences, first page" "$ops" "$size"
   measure "op occurrences, page $deep" "$(page "$ops" "$deep")" "$size"
   measure "op occ. (eq,operationState,FAILED_TEMP)" "$ops?filter=(eq,operationState,FAILED_TEMP)" "$size"
+  measure "op occ. (eq,vnfInstanceId,<one>)" "$ops?filter=(eq,vnfInstanceId,00000000-0000-4000-8000-000000000007)" "$size"
+  measure "create (POST a package)" "$pkgs" "$size" "$work/create.lua"
   printf '%8s  server RSS after: %s\n' "$size" "$(awk '/VmHWM/ {printf "%.1f MiB peak", $2/1024}' "/proc/$server/status")"
   kill "$server"; wait "$server" 2>/dev/null || true; server=
   psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null; db=

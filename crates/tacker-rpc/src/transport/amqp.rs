@@ -82,6 +82,21 @@ fn unavailable(e: impl std::fmt::Display) -> Error {
     Error::Unavailable(e.to_string())
 }
 
+/// The frame size asked of the broker unless the URL names one (`?frame_max=`): lapin
+/// keeps a send and a receive buffer of 32 frames each, which RabbitMQ's default frame
+/// (128 KiB) makes 8 MiB per process; our messages are a few hundred bytes (larger ones
+/// are split into frames).
+const FRAME_MAX: u32 = 16 * 1024;
+
+/// `url` parsed, with [`FRAME_MAX`] when it names no frame size.
+fn framed(url: &str) -> Result<lapin::uri::AMQPUri> {
+    let mut uri = url
+        .parse::<lapin::uri::AMQPUri>()
+        .map_err(Error::InvalidUrl)?;
+    uri.query.frame_max.get_or_insert(FRAME_MAX);
+    Ok(uri)
+}
+
 impl Amqp {
     pub(crate) fn new(
         url: &str,
@@ -89,8 +104,7 @@ impl Amqp {
         max_backoff: Duration,
         publish_timeout: Duration,
     ) -> Result<Self> {
-        url.parse::<lapin::uri::AMQPUri>()
-            .map_err(Error::InvalidUrl)?;
+        framed(url)?;
         let names = Names::new(prefix);
         let inbox = format!("{prefix}.reply.{}", uuid::Uuid::new_v4().simple());
         Ok(Self(Arc::new(Inner {
@@ -114,9 +128,9 @@ impl Inner {
         }
         let props = ConnectionProperties::default()
             .with_connection_name(format!("tacker {}", self.names.prefix).into());
-        let url = self.url.clone();
+        let uri = framed(&self.url)?;
         let connecting = self.rt.spawn(async move {
-            tokio::time::timeout(Duration::from_secs(10), Connection::connect(&url, props)).await
+            tokio::time::timeout(Duration::from_secs(10), Connection::connect_uri(uri, props)).await
         });
         let conn = connecting
             .await
@@ -500,5 +514,19 @@ impl Inner {
             };
             (live, ch, consumer) = next;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_small_unless_the_url_says_otherwise() {
+        let uri = framed("amqp://guest:guest@127.0.0.1:5672/%2f").unwrap();
+        assert_eq!(uri.query.frame_max, Some(FRAME_MAX));
+        let uri = framed("amqp://127.0.0.1:5672/%2f?frame_max=131072").unwrap();
+        assert_eq!(uri.query.frame_max, Some(131_072));
+        assert!(framed("http://nope").is_err());
     }
 }

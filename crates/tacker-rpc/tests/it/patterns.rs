@@ -201,3 +201,25 @@ async fn a_stopped_member_hands_back_what_it_did_not_start() {
         }
     }
 }
+
+/// A message far larger than the bus's frame (16 KiB unless the URL sets `frame_max`)
+/// crosses in pieces and arrives whole, both ways.
+#[tokio::test]
+async fn a_message_larger_than_a_frame_arrives_whole() {
+    for url in crate::support::urls() {
+        let (_p, client, members, _seen) = cluster(&url).await;
+        let note: String = (0..300_000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let pong: Pong = client
+            .call(Target::Any, &ping(&note), &[], Duration::from_secs(10))
+            .await
+            .unwrap();
+        assert_eq!(pong.note.len(), note.len(), "{url}");
+        assert!(pong.note == note, "{url}: the reply differs");
+        client.teardown().await.unwrap();
+        for m in members {
+            m.stop().await;
+        }
+    }
+}
