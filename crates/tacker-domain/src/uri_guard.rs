@@ -103,13 +103,13 @@ pub fn check_vim_url(url: &str, allowed: &[IpNet]) -> Result<(), String> {
         None => return Err("it has no host".into()),
     };
     match refused_vim(ip, allowed) {
-        Some(why) => Err(vim_refusal(ip, why)),
+        Some(why) => Err(refusal(ip, why)),
         None => Ok(()),
     }
 }
 
-/// The reason given for a refused VIM address.
-pub fn vim_refusal(ip: IpAddr, why: &str) -> String {
+/// The reason given for a refused address.
+pub fn refusal(ip: IpAddr, why: &str) -> String {
     format!("{ip} is a {why}; allow it in outbound.allowed_networks")
 }
 

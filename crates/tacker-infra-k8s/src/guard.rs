@@ -57,7 +57,7 @@ impl tower::Service<Name> for GuardedResolver {
                 if let Some(why) = uri_guard::refused_vim(a.ip(), &allowed) {
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::PermissionDenied,
-                        format!("{host}: {}", uri_guard::vim_refusal(a.ip(), why)),
+                        format!("{host}: {}", uri_guard::refusal(a.ip(), why)),
                     ));
                 }
             }

@@ -8,7 +8,6 @@ use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome};
 
 use crate::error::{Error, Result};
-use crate::guard::EndpointGuard;
 use crate::heat::Heat;
 use crate::ops::{self, Work};
 use crate::session::{Credentials, Session};
@@ -21,7 +20,7 @@ pub const OPENSTACK: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
 #[derive(Debug)]
 pub struct OpenStackDriver {
     settings: OpenStackSettings,
-    guard: EndpointGuard,
+    guard: tacker_notify::Guard,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
 }
 
@@ -30,7 +29,7 @@ impl OpenStackDriver {
     pub fn new(settings: OpenStackSettings) -> Self {
         Self {
             settings,
-            guard: EndpointGuard::default(),
+            guard: tacker_notify::Guard::for_vims(Vec::new()),
             sessions: Mutex::new(HashMap::new()),
         }
     }
@@ -38,7 +37,7 @@ impl OpenStackDriver {
     /// The same, also reaching `allowed` (`outbound.allowed_networks`: a Keystone on
     /// loopback, say).
     pub fn with_allowed_networks(mut self, allowed: Vec<ipnet::IpNet>) -> Self {
-        self.guard = EndpointGuard::new(allowed);
+        self.guard = tacker_notify::Guard::for_vims(allowed);
         self
     }
 

@@ -2,7 +2,6 @@
 
 mod driver;
 mod error;
-mod guard;
 pub mod heat;
 pub mod nfv;
 mod ops;
@@ -13,5 +12,4 @@ pub mod vnfc;
 
 pub use driver::{OPENSTACK, OpenStackDriver};
 pub use error::{Error, Result};
-pub use guard::EndpointGuard;
 pub use settings::OpenStackSettings;

@@ -12,7 +12,7 @@ use tacker_domain::lcm::driver::VimConnection;
 use tokio::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::guard::EndpointGuard;
+use tacker_notify::Guard;
 
 /// A token is fetched again when it expires within this margin.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
@@ -108,7 +108,7 @@ struct Token {
 pub struct Session {
     creds: Credentials,
     http: reqwest::Client,
-    guard: EndpointGuard,
+    guard: Guard,
     token: Mutex<Option<Token>>,
 }
 
@@ -134,9 +134,19 @@ impl Answer {
     }
 }
 
+/// Refuses `url` (Keystone, Heat, a link of Heat's) when the guard would not send a VIM's
+/// credentials there: a scheme other than http(s), credentials in it, or a refused IP
+/// literal (names are checked by the guard's resolver when connecting, and pinned).
+fn checked(guard: &Guard, url: &str) -> Result<()> {
+    url::Url::parse(url)
+        .map_err(|e| e.to_string())
+        .and_then(|u| guard.check_url(&u))
+        .map_err(|why| Error::Vim(format!("endpoint {url} refused: {why}")))
+}
+
 impl Session {
     /// A session (no request made yet).
-    pub fn new(creds: Credentials, timeout: Duration, guard: &EndpointGuard) -> Result<Self> {
+    pub fn new(creds: Credentials, timeout: Duration, guard: &Guard) -> Result<Self> {
         let mut b = reqwest::Client::builder()
             .dns_resolver(guard.resolver())
             // A proxy would resolve the names itself, past the guard.
@@ -162,7 +172,7 @@ impl Session {
 
     async fn authenticate(&self) -> Result<Token> {
         let c = &self.creds;
-        self.guard.check(&c.auth_url)?;
+        checked(&self.guard, &c.auth_url)?;
         let body = json!({"auth": {
             "identity": {"methods": ["password"], "password": {"user": {
                 "name": c.user, "password": c.password, "domain": {"name": c.user_domain}}}},
@@ -271,7 +281,7 @@ impl Session {
             } else {
                 format!("{}/{}", tok.heat, path.trim_start_matches('/'))
             };
-            self.guard.check(&url)?;
+            checked(&self.guard, &url)?;
             let mut req = self
                 .http
                 .request(method.clone(), &url)

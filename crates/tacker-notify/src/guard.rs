@@ -18,6 +18,8 @@ pub const MAX_REDIRECTS: usize = 5;
 #[derive(Debug, Clone, Default)]
 pub struct Guard {
     allowed: Arc<Vec<IpNet>>,
+    /// VIM endpoints: private networks are reachable too (`uri_guard::refused_vim`).
+    vims: bool,
 }
 
 impl Guard {
@@ -25,13 +27,28 @@ impl Guard {
     pub fn new(allowed: Vec<IpNet>) -> Self {
         Self {
             allowed: Arc::new(allowed),
+            vims: false,
+        }
+    }
+
+    /// A guard for VIM endpoints (where a VIM's credentials go): private networks are
+    /// reachable, as VIMs live there; loopback, link-local (cloud metadata), unspecified
+    /// and reserved addresses are not, unless `allowed` has them.
+    pub fn for_vims(allowed: Vec<IpNet>) -> Self {
+        Self {
+            allowed: Arc::new(allowed),
+            vims: true,
         }
     }
 
     /// Why `ip` may not be reached, if it may not.
     pub fn refused(&self, ip: IpAddr) -> Option<String> {
-        uri_guard::refused(ip, &self.allowed)
-            .map(|why| format!("{ip} is a {why}; allow it in outbound.allowed_networks"))
+        let why = if self.vims {
+            uri_guard::refused_vim(ip, &self.allowed)
+        } else {
+            uri_guard::refused(ip, &self.allowed)
+        };
+        why.map(|why| uri_guard::refusal(ip, why))
     }
 
     /// Why `url` may not be reached, as far as can be said without resolving it: its
@@ -116,5 +133,13 @@ mod tests {
         assert!(ok("file:///etc/passwd").is_err());
         assert!(ok("http://u:p@example.com/").is_err());
         assert!(ok("https://example.com/").is_ok());
+        let v = Guard::for_vims(vec![]);
+        let vim = |u: &str| v.check_url(&url::Url::parse(u).unwrap());
+        assert!(
+            vim("https://10.0.0.5:5000/v3").is_ok(),
+            "VIMs live on private networks"
+        );
+        assert!(vim("https://127.0.0.1:5000/v3").is_err());
+        assert!(vim("http://169.254.169.254/latest").is_err());
     }
 }

@@ -598,6 +598,21 @@ async fn ids_as(app: &TestApp, token: &str, path: &str) -> Vec<String> {
         .collect()
 }
 
+/// The ids a SOL005 list (`path`) answers the holder of `token`, sorted.
+async fn sorted_ids(app: &TestApp, path: &str, token: &str) -> Vec<String> {
+    let r = get_with(app, path, token).await;
+    assert_eq!(r.status(), 200, "{path}");
+    let mut ids: Vec<String> = r
+        .json::<Vec<Value>>()
+        .await
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
 /// Creates an instance of the test package (`VNFD`) as the holder of `token`: its id.
 async fn create_as(app: &TestApp, token: &str) -> String {
     let r = lcm_as(app, token, reqwest::Method::POST, "/vnf_instances")
@@ -635,17 +650,7 @@ async fn another_tenants_instances_operations_and_notifications_are_invisible() 
     use reqwest::Method;
     use tacker_testkit::peers::{Expect, Subscriber};
     let key = new_key();
-    let admin = token_of(&key, "admin", None);
-    let app = TestApp::with(
-        TestDb::postgres(),
-        Options {
-            conductors: 1,
-            auth: Some(oauth2(&key, None, false)),
-            token: Some(admin.clone()),
-            ..Options::default()
-        },
-    )
-    .await;
+    let (app, admin) = admin_app(&key).await;
     app.onboarded_package().await;
     let (t1, t2) = (
         token_of(&key, "member", Some("t1")),
@@ -770,28 +775,29 @@ fn with_roles(key: &SigningKey, roles: &[&str]) -> String {
     })
 }
 
-#[tokio::test]
-async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
-    use crate::lcm::sim_vim;
-    use reqwest::Method;
-    const OTHER_VNFD: &str = "22222222-2222-3333-4444-555555555555";
-    let key = new_key();
-    let admin = token_of(&key, "admin", None);
+/// An all-in-one test app on PostgreSQL with one conductor in oauth2 mode, and an
+/// administrator's token (which its client sends by default).
+async fn admin_app(key: &SigningKey) -> (TestApp, String) {
+    let admin = token_of(key, "admin", None);
     let app = TestApp::with(
         TestDb::postgres(),
         Options {
             conductors: 1,
-            auth: Some(oauth2(&key, None, false)),
+            auth: Some(oauth2(key, None, false)),
             token: Some(admin.clone()),
             ..Options::default()
         },
     )
     .await;
-    let ours = app.onboarded_package().await;
-    let (theirs, _) = app
+    (app, admin)
+}
+
+/// Uploads the test package as provider "Other Vendor" with `vnfd_id`; its id.
+async fn upload_other_vendor(app: &TestApp, vnfd_id: &str) -> String {
+    let (id, _) = app
         .upload(
             tacker_testkit::csar::sealed(
-                tacker_testkit::csar::valid_with_vnfd_id(OTHER_VNFD)
+                tacker_testkit::csar::valid_with_vnfd_id(vnfd_id)
                     .edit("Definitions/test_types.yaml", |t| {
                         t.replace("default: Test Provider", "default: Other Vendor")
                     }),
@@ -799,6 +805,18 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
             .zip(),
         )
         .await;
+    id
+}
+
+#[tokio::test]
+async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
+    use crate::lcm::sim_vim;
+    use reqwest::Method;
+    const OTHER_VNFD: &str = "22222222-2222-3333-4444-555555555555";
+    let key = new_key();
+    let (app, admin) = admin_app(&key).await;
+    let ours = app.onboarded_package().await;
+    let theirs = upload_other_vendor(&app, OTHER_VNFD).await;
     let p = app.settled(&theirs, Duration::from_secs(20)).await;
     assert_eq!(p["vnfProvider"], "Other Vendor", "{p}");
     let tokyo = with_roles(&key, &["member", "VENDOR_test provider", "AREA_tokyo"]);
@@ -812,19 +830,7 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
         .to_owned();
     let pkgs = |t: String| {
         let app = &app;
-        async move {
-            let r = get_with(app, "/vnfpkgm/v1/vnf_packages", &t).await;
-            assert_eq!(r.status(), 200);
-            let mut ids: Vec<String> = r
-                .json::<Vec<Value>>()
-                .await
-                .unwrap()
-                .iter()
-                .map(|p| p["id"].as_str().unwrap().to_owned())
-                .collect();
-            ids.sort();
-            ids
-        }
+        async move { sorted_ids(app, "/vnfpkgm/v1/vnf_packages", &t).await }
     };
     let sorted = |mut v: Vec<String>| {
         v.sort();
@@ -1146,17 +1152,7 @@ async fn notifications_reach_only_subscriptions_whose_creator_sees_the_resource(
     use tacker_testkit::peers::{Expect, Subscriber};
     const OTHER_VNFD: &str = "33333333-2222-3333-4444-555555555555";
     let key = new_key();
-    let admin = token_of(&key, "admin", None);
-    let app = TestApp::with(
-        TestDb::postgres(),
-        Options {
-            conductors: 1,
-            auth: Some(oauth2(&key, None, false)),
-            token: Some(admin.clone()),
-            ..Options::default()
-        },
-    )
-    .await;
+    let (app, admin) = admin_app(&key).await;
     let tokyo = with_roles(&key, &["member", "VENDOR_test provider", "AREA_tokyo"]);
     let subscribe = |token: String, path: &'static str, sub: String| {
         let app = &app;
@@ -1211,17 +1207,7 @@ async fn notifications_reach_only_subscriptions_whose_creator_sees_the_resource(
     .await;
 
     // Packages: the other vendor's onboarding reaches the unconfined subscription only.
-    let (theirs, _) = app
-        .upload(
-            tacker_testkit::csar::sealed(
-                tacker_testkit::csar::valid_with_vnfd_id(OTHER_VNFD)
-                    .edit("Definitions/test_types.yaml", |t| {
-                        t.replace("default: Test Provider", "default: Other Vendor")
-                    }),
-            )
-            .zip(),
-        )
-        .await;
+    let theirs = upload_other_vendor(&app, OTHER_VNFD).await;
     app.settled(&theirs, Duration::from_secs(20)).await;
     let ours = app.onboarded_package().await;
     let onboarded = |pkg: &str| {
@@ -1298,19 +1284,7 @@ async fn notifications_reach_only_subscriptions_whose_creator_sees_the_resource(
     // Subscriptions: tokyo sees its own only; the administrator sees both.
     let listed = |token: String| {
         let app = &app;
-        async move {
-            let r = get_with(app, "/vnfpkgm/v1/subscriptions", &token).await;
-            assert_eq!(r.status(), 200);
-            let mut ids: Vec<String> = r
-                .json::<Vec<Value>>()
-                .await
-                .unwrap()
-                .iter()
-                .map(|s| s["id"].as_str().unwrap().to_owned())
-                .collect();
-            ids.sort();
-            ids
-        }
+        async move { sorted_ids(app, "/vnfpkgm/v1/subscriptions", &token).await }
     };
     assert_eq!(listed(tokyo.clone()).await, vec![tokyos.clone()]);
     let mut both = vec![admins.clone(), tokyos.clone()];
