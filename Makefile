@@ -49,6 +49,7 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	@tests/infra/domain-has-no-io.sh
+	@tests/infra/deny.sh
 	@tests/infra/helm-check.sh
 	@tests/infra/deploy-check.sh
 	@tests/infra/grafana-check.sh
