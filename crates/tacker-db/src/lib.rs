@@ -20,6 +20,7 @@ pub mod subscriptions;
 mod usage;
 pub mod vims;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::RunQueryDsl;
@@ -42,6 +43,12 @@ type Pool = r2d2::Pool<connection::Manager>;
 pub struct Db {
     pool: Pool,
     url: DbUrl,
+    /// One permit per connection, handed out first come, first served: callers queue
+    /// here (fairly, without holding a blocking thread) rather than on the pool's
+    /// condition variable, where a busy caller could overtake a waiting one again and
+    /// again and leave it waiting for hundreds of milliseconds.
+    turns: Arc<tokio::sync::Semaphore>,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Db {
@@ -65,7 +72,13 @@ impl Db {
             .test_on_check_out(false)
             .connection_timeout(timeout)
             .build_unchecked(connection::Manager::new(url.clone()));
-        Ok(Self { pool, url })
+        let turns = Arc::new(tokio::sync::Semaphore::new(size as usize));
+        Ok(Self {
+            pool,
+            url,
+            turns,
+            timeout,
+        })
     }
 
     /// Which backend this pool talks to.
@@ -80,7 +93,17 @@ impl Db {
         F: FnOnce(&mut DbConnection) -> Result<T> + Send + 'static,
     {
         let pool = self.pool.clone();
+        let turn = tokio::time::timeout(self.timeout, self.turns.clone().acquire_owned())
+            .await
+            .map_err(|_| {
+                Error::Unavailable(format!(
+                    "no database connection free within {:?}",
+                    self.timeout
+                ))
+            })?
+            .map_err(|e| Error::Unavailable(e.to_string()))?;
         tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             let mut conn = pool.get().map_err(|e| Error::Unavailable(e.to_string()))?;
             let result = f(&mut conn.conn);
             if let Err(e) = &result

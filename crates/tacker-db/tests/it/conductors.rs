@@ -71,3 +71,58 @@ async fn heartbeat_expiry_removes_a_conductor_from_the_live_set() {
         );
     }
 }
+
+/// Callers waiting for a connection are served in the order they came (none is overtaken
+/// again and again), and one that waits longer than the pool's timeout gets a clear error.
+#[tokio::test]
+async fn callers_get_connections_first_come_first_served() {
+    let t = TestDb::sqlite();
+    let db = tacker_db::Db::connect(&t.url, 1, std::time::Duration::from_secs(5)).unwrap();
+    db.migrate().await.unwrap();
+    let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let holder = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            db.run(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                Ok(())
+            })
+            .await
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let mut waiters = Vec::new();
+    for i in 0..8 {
+        let (db, order) = (db.clone(), order.clone());
+        waiters.push(tokio::spawn(async move {
+            db.run(move |_| {
+                order.lock().unwrap().push(i);
+                Ok(())
+            })
+            .await
+        }));
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    holder.await.unwrap().unwrap();
+    for w in waiters {
+        w.await.unwrap().unwrap();
+    }
+    assert_eq!(*order.lock().unwrap(), (0..8).collect::<Vec<_>>());
+
+    let quick = tacker_db::Db::connect(&t.url, 1, std::time::Duration::from_millis(100)).unwrap();
+    let busy = {
+        let quick = quick.clone();
+        tokio::spawn(async move {
+            quick
+                .run(|_| {
+                    std::thread::sleep(std::time::Duration::from_millis(400));
+                    Ok(())
+                })
+                .await
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let e = quick.run(|_| Ok(())).await.unwrap_err();
+    assert!(e.to_string().contains("no database connection free"), "{e}");
+    busy.await.unwrap().unwrap();
+}
