@@ -224,18 +224,12 @@ pub fn areas(c: &mut DbConnection) -> Result<tacker_domain::scope::VimAreas> {
     let rows: Vec<(String, String, bool)> = dsl::vims
         .select((dsl::id, dsl::extra, dsl::is_default))
         .load(c)?;
-    let parsed: Vec<(String, Option<String>, bool)> = rows
-        .into_iter()
-        .map(|(id, extra, is_default)| {
+    Ok(tacker_domain::scope::VimAreas::new(rows.into_iter().map(
+        |(id, extra, is_default)| {
             let area = serde_json::from_str::<Map<String, Value>>(&extra)
                 .ok()
                 .and_then(|e| e.get("area").and_then(Value::as_str).map(str::to_owned));
             (id, area, is_default)
-        })
-        .collect();
-    Ok(tacker_domain::scope::VimAreas::new(
-        parsed
-            .iter()
-            .map(|(id, a, d)| (id.clone(), a.as_deref(), *d)),
-    ))
+        },
+    )))
 }

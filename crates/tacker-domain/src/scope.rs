@@ -74,14 +74,14 @@ pub struct VimAreas {
 
 impl VimAreas {
     /// The areas of `vims`: (id, area, whether it is the default VIM).
-    pub fn new<'a>(vims: impl IntoIterator<Item = (String, Option<&'a str>, bool)>) -> Self {
+    pub fn new(vims: impl IntoIterator<Item = (String, Option<String>, bool)>) -> Self {
         let mut areas = Self::default();
         for (id, area, is_default) in vims {
             if let Some(a) = area.filter(|a| !a.is_empty()) {
                 if is_default {
-                    areas.default = Some(a.to_owned());
+                    areas.default = Some(a.clone());
                 }
-                areas.by_id.insert(id, a.to_owned());
+                areas.by_id.insert(id, a);
             }
         }
         areas

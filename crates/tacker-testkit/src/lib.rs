@@ -16,6 +16,11 @@ use std::path::PathBuf;
 use diesel::pg::PgConnection;
 use diesel::{Connection, RunQueryDsl};
 
+/// The resource id a `Location` header names (its last path segment).
+pub fn id_of(location: &str) -> String {
+    location.rsplit('/').next().unwrap_or_default().to_owned()
+}
+
 /// The PostgreSQL server tests use (without a database name).
 pub fn pg_server() -> String {
     std::env::var("TACKER_TEST_PG").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())

@@ -63,7 +63,8 @@ impl Live {
 pub(crate) struct Amqp(Arc<Inner>);
 
 struct Inner {
-    url: String,
+    /// The broker, with the frame size to ask for (see [`framed`]).
+    uri: lapin::uri::AMQPUri,
     names: Names,
     inbox: String,
     max_backoff: Duration,
@@ -104,11 +105,11 @@ impl Amqp {
         max_backoff: Duration,
         publish_timeout: Duration,
     ) -> Result<Self> {
-        framed(url)?;
+        let uri = framed(url)?;
         let names = Names::new(prefix);
         let inbox = format!("{prefix}.reply.{}", uuid::Uuid::new_v4().simple());
         Ok(Self(Arc::new(Inner {
-            url: url.to_owned(),
+            uri,
             names,
             inbox,
             max_backoff,
@@ -128,7 +129,7 @@ impl Inner {
         }
         let props = ConnectionProperties::default()
             .with_connection_name(format!("tacker {}", self.names.prefix).into());
-        let uri = framed(&self.url)?;
+        let uri = self.uri.clone();
         let connecting = self.rt.spawn(async move {
             tokio::time::timeout(Duration::from_secs(10), Connection::connect_uri(uri, props)).await
         });

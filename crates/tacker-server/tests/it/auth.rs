@@ -630,13 +630,7 @@ async fn create_as(app: &TestApp, token: &str) -> String {
 /// The occurrence a task's 202 names in its Location, once COMPLETED.
 async fn completed_op(app: &TestApp, r: reqwest::Response) -> String {
     assert_eq!(r.status(), 202);
-    let op = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let op = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
     assert_eq!(
         app.wait_op(&op, &["COMPLETED"]).await["operationState"],
         "COMPLETED"

@@ -71,7 +71,7 @@ impl TestApp {
             .get("location")
             .map(|l| l.to_str().unwrap().to_owned());
         assert_eq!(status, 202, "{task}: {}", r.text().await.unwrap());
-        location.unwrap().rsplit('/').next().unwrap().to_owned()
+        tacker_testkit::id_of(&location.unwrap())
     }
 
     pub async fn op(&self, id: &str) -> Value {
@@ -959,13 +959,7 @@ async fn api_contract_errors() {
         .await
         .unwrap();
     assert_eq!(r.status(), 202);
-    let op = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let op = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
     let done = app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await;
     assert_eq!(done["operation"], "MODIFY_INFO");
     assert_eq!(done["changedInfo"]["vnfInstanceName"], "renamed");
@@ -1651,13 +1645,7 @@ async fn modify(app: &TestApp, i: &str, body: Value) -> (u16, Value) {
     if status != 202 {
         return (status, r.json().await.unwrap_or(Value::Null));
     }
-    let op = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let op = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
     (
         status,
         app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await,

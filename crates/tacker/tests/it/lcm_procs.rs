@@ -88,7 +88,7 @@ impl Cluster {
         let op = r
             .headers()
             .get("location")
-            .map(|l| l.to_str().unwrap().rsplit('/').next().unwrap().to_owned());
+            .map(|l| tacker_testkit::id_of(l.to_str().unwrap()));
         (status, op)
     }
 

@@ -184,13 +184,7 @@ impl Vm {
             "{task}: {}",
             r.text().await.unwrap_or_default()
         );
-        let op = r.headers()["location"]
-            .to_str()
-            .unwrap()
-            .rsplit('/')
-            .next()
-            .unwrap()
-            .to_owned();
+        let op = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
         self.c.wait_op(&op, end, T).await
     }
 
