@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # API benchmark: wrk, 16 connections, against `tacker server` on PostgreSQL + RabbitMQ.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=${TACKER_BIN:?}
-DUR=${BENCH_DURATION:-30}
+DUR=${BENCH_DURATION:-10}
 PG=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
 AMQP=${TACKER_TEST_AMQP:-amqp://guest:guest@127.0.0.1:5672/%2f}
 db=tacker_bench_$$
@@ -28,17 +29,11 @@ for i in $(seq 1 100); do
 done
 id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$work/last.json")
 rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' "/proc/$server/status"; }
-echo "== api: tacker server on PostgreSQL, wrk -c16 -t2 -d${DUR}s"
+echo "== api: tacker server on PostgreSQL, wrk -c16 -t2: 1 s warm-up, then the median (and range) of ${BENCH_REPEAT:-3} runs of ${DUR}s"
 echo "server RSS before: $(rss)"
 run() {
-  local name=$1 url=$2
-  local out; out=$(wrk -c16 -t2 -d"${DUR}s" --latency "$url")
-  local rps p50 p99
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
-  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
-  printf '%-28s %10s req/s   p50 %-9s p99 %-9s\n' "$name" "$rps" "$p50" "$p99"
-  grep -q "Non-2xx" <<<"$out" && { echo "non-2xx answers:"; echo "$out"; } || true
+  wrk_median "$DUR" -c16 -t2 "$2"
+  printf '%-24s %9s req/s (%s)  p50 %s ms  p99 %s ms (%s)\n' "$1" "$RPS" "$RPS_RANGE" "$P50" "$P99" "$P99_RANGE"
 }
 run "GET vnf_packages/{id}" "$base/vnfpkgm/v1/vnf_packages/$id"
 run "GET vnf_packages (100)" "$base/vnfpkgm/v1/vnf_packages"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Many small packages: `tacker server` with three `tacker conductor` processes on
 # PostgreSQL + RabbitMQ and local storage.
+#  Idle RSS of every process once all are READY.
 #  0. One small CSAR at a time, BENCH_MANY_SINGLE times (default 50): PUT -> ONBOARDED
 #     latency p50/p90/max (the client polls every 2 ms).
 #  1. 100 small CSARs (BENCH_MANY_CONCURRENT) uploaded at once, each by its own client
@@ -9,9 +10,10 @@
 #  3. A fourth conductor joins with an empty cache: time from its start to /readyz 200
 #     (it has every ONBOARDED package in its cache then), and its peak RSS.
 #  4. The same conductor restarted under the same id with its cache kept: time to READY.
-# Each phase runs BENCH_MANY_RUNS times (default 3; the join and restart phases) and
-# prints every run and the median, so the figures' noise shows.
+# Phases 1, 3 and 4 run BENCH_MANY_RUNS times (default 3) and print every run and the
+# median, so the figures' noise shows.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=${TACKER_BIN:?}
 CONCURRENT=${BENCH_MANY_CONCURRENT:-100}
 TOTAL=${BENCH_MANY_TOTAL:-1000}
@@ -45,7 +47,7 @@ conductor() { # id health-port: starts `tacker conductor`, prints its pid
 }
 for n in 1 2 3; do pids+=("$(conductor bench-c$n "$(free_port)")"); done
 for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-sleep 1
+sleep 2
 base=http://127.0.0.1:$port/vnfpkgm/v1/vnf_packages
 
 # upload FROM COUNT PARALLEL [latency]: packages FROM..FROM+COUNT-1, PARALLEL clients at a
@@ -139,17 +141,23 @@ ready_after() {
   t1=$(date +%s.%N)
   printf '%.2f' "$(echo "$t1 - $t0" | bc)"
 }
-median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 peak() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 
 echo "== onboard_many: 3 conductors, PostgreSQL + RabbitMQ, local storage"
+rss() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+echo "idle RSS (MiB, every process READY, nothing onboarded yet): server $(rss "${pids[0]}"), conductors $(rss "${pids[1]}") $(rss "${pids[2]}") $(rss "${pids[3]}") (goal < 24)"
 SINGLE=${BENCH_MANY_SINGLE:-50}
 echo "one small package at a time ($SINGLE): PUT -> ONBOARDED $(upload 100000 "$SINGLE" 1 latency)"
-read -r wall retried < <(upload 0 "$CONCURRENT" "$CONCURRENT")
-echo "$CONCURRENT small packages uploaded at once: all ONBOARDED in ${wall} s ($(echo "scale=1; $CONCURRENT / $wall" | bc) packages/s), none lost; $retried PUTs answered 503 (server.max_concurrent_uploads) and retried after Retry-After"
-rest=$((TOTAL - CONCURRENT - SINGLE))
+walls=()
+for r in $(seq 1 "$RUNS"); do
+  read -r wall retried < <(upload $(((r - 1) * CONCURRENT)) "$CONCURRENT" "$CONCURRENT")
+  walls+=("$wall")
+  echo "run $r: $CONCURRENT small packages uploaded at once: all ONBOARDED in ${wall} s ($(echo "scale=1; $CONCURRENT / $wall" | bc) packages/s), none lost; $retried PUTs answered 503 (server.max_concurrent_uploads) and retried after Retry-After"
+done
+echo "median of $RUNS: $CONCURRENT at once in $(printf '%s\n' "${walls[@]}" | median) s"
+rest=$((TOTAL - CONCURRENT * RUNS - SINGLE))
 if [ "$rest" -gt 0 ]; then
-  read -r wall _ < <(upload "$CONCURRENT" "$rest" 20)
+  read -r wall _ < <(upload $((CONCURRENT * RUNS)) "$rest" 20)
   echo "$rest more, 20 at a time: ${wall} s ($(echo "scale=1; $rest / $wall" | bc) packages/s)"
 fi
 joins=() restarts=()
@@ -165,4 +173,4 @@ for r in $(seq 1 "$RUNS"); do
   kill "$c4"; wait "$c4" 2>/dev/null || true
   echo "run $r: a conductor joining with $TOTAL ONBOARDED packages and an empty cache: READY after ${joins[-1]} s (peak RSS $rss MiB); restarted with its cache: ${restarts[-1]} s"
 done
-echo "median of $RUNS: join $(echo "${joins[*]}" | median) s (goal < 10), restart $(echo "${restarts[*]}" | median) s (goal < 2)"
+echo "median of $RUNS: join $(printf '%s\n' "${joins[@]}" | median) s (goal < 10), restart $(printf '%s\n' "${restarts[@]}" | median) s (goal < 2)"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Scale benchmark: GET one, paged lists (the first page, and page 50 or the last),
-# filtered lists and creation as the tables grow (BENCH_SCALE_SIZES rows each of
-# packages, instances and operation occurrences, default 1000 10000 100000), wrk -c16 for
-# BENCH_SCALE_DURATION seconds each (default 5, after a 1 s warm-up), against
-# `tacker server` on PostgreSQL; the server's peak RSS after each size.
+# filtered lists and creation as the tables grow (BENCH_SCALE_SIZES packages and as many
+# instances, default 1000 10000 100000, and BENCH_SCALE_OCC_FACTOR (default 10) times as
+# many operation occurrences: 10k, 100k and 1M), wrk -c16 against `tacker server` on
+# PostgreSQL: a 1 s warm-up, then the median of BENCH_REPEAT (default 3) runs of
+# BENCH_SCALE_DURATION seconds (default 5); the server's peak RSS after each size, and at
+# the end each line's req/s at every size with the ratio largest/smallest.
 #
 # Generator: rows go straight into PostgreSQL with generate_series after `tacker db
 # migrate`: packages ONBOARDED every other one (else CREATED) with userDefinedData
@@ -12,8 +14,11 @@
 # FAILED_TEMP, of instance n mod 100 (so one instance has one occurrence in 100);
 # creation times one millisecond apart. Creation is POST /vnfpkgm/v1/vnf_packages.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=${TACKER_BIN:?}
 DUR=${BENCH_SCALE_DURATION:-5}
+OCC=${BENCH_SCALE_OCC_FACTOR:-10}
+SIZES=${BENCH_SCALE_SIZES:-1000 10000 100000}
 PG=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
 AMQP=${TACKER_TEST_AMQP:-amqp://guest:guest@127.0.0.1:5672/%2f}
 work=$(mktemp -d)
@@ -48,7 +53,7 @@ SELECT gen_random_uuid()::text, '00000000-0000-4000-8000-' || lpad((n % 100 + 1)
        CASE WHEN n % 100 = 0 THEN 'FAILED_TEMP' ELSE 'COMPLETED' END,
        now(), now() - interval '1 day' + n * interval '1 millisecond', '{"terminationType": "FORCEFUL"}',
        now() - interval '1 day' + n * interval '1 millisecond'
-FROM generate_series(1, $1) AS n;
+FROM generate_series(1, $1 * $OCC) AS n;
 ANALYZE;
 SQL
 }
@@ -69,20 +74,18 @@ wrk.body = "{}"
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
+declare -A figures
 measure() {
   local name=$1 url=$2 size=$3 script=${4:-}
   local args=(-c16 -t2 -H 'Version: 2.0.0')
   [ -n "$script" ] && args+=(-s "$script")
-  wrk "${args[@]}" -d1s "$url" >/dev/null
-  local out; out=$(wrk "${args[@]}" -d"${DUR}s" --latency "$url")
-  grep -q "Non-2xx" <<<"$out" && { echo "non-2xx answers from $url:"; echo "$out"; exit 1; }
-  printf '%8s  %-34s %9s req/s  p50 %-8s p99 %-8s\n' "$size" "$name" \
-    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" \
-    "$(awk '$1=="99%" {print $2}' <<<"$out")"
+  wrk_median "$DUR" "${args[@]}" "$url" || { echo "from $url"; exit 1; }
+  printf '%8s  %-40s %9s req/s (%s)  p50 %-6s p99 %-7s ms\n' "$size" "$name" "$RPS" "$RPS_RANGE" "$P50" "$P99"
+  figures["$name/$size"]=$RPS
 }
 
-echo "== scale: tacker server on PostgreSQL, wrk -c16 -t2 -d${DUR}s per line (page size 100)"
-for size in ${BENCH_SCALE_SIZES:-1000 10000 100000}; do
+echo "== scale: tacker server on PostgreSQL, wrk -c16 -t2, median of ${BENCH_REPEAT:-3} runs of ${DUR}s per line (page size 100; occurrences: $OCC x the size)"
+for size in $SIZES; do
   db=tacker_scale_$$_$size
   psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
   export TACKER__SECRETS__KEYS="$key" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP \
@@ -100,17 +103,30 @@ for size in ${BENCH_SCALE_SIZES:-1000 10000 100000}; do
   measure "GET one package" "$pkgs/$one" "$size"
   measure "packages, first page" "$pkgs" "$size"
   deep=$(( size / 100 < 50 ? size / 100 : 50 ))
-  measure "packages, page $deep" "$(page "$pkgs" "$deep")" "$size"
+  measure "packages, page 50 (or last)" "$(page "$pkgs" "$deep")" "$size"
   measure "packages (eq,onboardingState,ONBOARDED)" "$pkgs?filter=(eq,onboardingState,ONBOARDED)" "$size"
   measure "packages (eq,userDefinedData/site,s7)" "$pkgs?filter=(eq,userDefinedData/site,s7)" "$size"
   measure "instances, first page" "$insts" "$size"
-  measure "instances, page $deep" "$(page "$insts" "$deep")" "$size"
+  measure "instances, page 50 (or last)" "$(page "$insts" "$deep")" "$size"
   measure "op occurrences, first page" "$ops" "$size"
-  measure "op occurrences, page $deep" "$(page "$ops" "$deep")" "$size"
+  measure "op occurrences, page 50 (or last)" "$(page "$ops" "$(( size * OCC / 100 < 50 ? size * OCC / 100 : 50 ))")" "$size"
   measure "op occ. (eq,operationState,FAILED_TEMP)" "$ops?filter=(eq,operationState,FAILED_TEMP)" "$size"
   measure "op occ. (eq,vnfInstanceId,<one>)" "$ops?filter=(eq,vnfInstanceId,00000000-0000-4000-8000-000000000007)" "$size"
   measure "create (POST a package)" "$pkgs" "$size" "$work/create.lua"
   printf '%8s  server RSS after: %s\n' "$size" "$(awk '/VmHWM/ {printf "%.1f MiB peak", $2/1024}' "/proc/$server/status")"
   kill "$server"; wait "$server" 2>/dev/null || true; server=
   psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null; db=
+done
+
+first=${SIZES%% *} last=${SIZES##* }
+echo "== scale: req/s by size (packages and instances; occurrences x$OCC), ratio $last/$first"
+for name in "GET one package" "packages, first page" "packages, page 50 (or last)" \
+  "packages (eq,onboardingState,ONBOARDED)" "packages (eq,userDefinedData/site,s7)" \
+  "instances, first page" "instances, page 50 (or last)" "op occurrences, first page" \
+  "op occurrences, page 50 (or last)" "op occ. (eq,operationState,FAILED_TEMP)" \
+  "op occ. (eq,vnfInstanceId,<one>)" "create (POST a package)"; do
+  row=$(printf '%-40s' "$name")
+  for size in $SIZES; do row+=$(printf ' %9s' "${figures["$name/$size"]}"); done
+  row+=$(printf '  %.2f' "$(echo "${figures["$name/$last"]} / ${figures["$name/$first"]}" | bc -l)")
+  echo "$row"
 done

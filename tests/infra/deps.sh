@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# deps.sh: system packages the build and the tests need (pkg-config, libpq; sshd, sudo
-# and sshpass for the SSH test hosts heat-sim makes; a Docker distribution registry,
-# skopeo, umoci, containerd, htpasswd and openssl for the management-driver tests' shims
-# and registries). Installs only what is missing, with
-# apt, as root (or via sudo). Idempotent.
+# deps.sh: system packages the build and the tests need (pkg-config, gcc and the OpenSSL
+# headers for the libpq built into the binary; sshd, sudo and sshpass for the SSH test
+# hosts heat-sim makes; a Docker distribution registry, skopeo, umoci, containerd,
+# htpasswd and openssl for the management-driver tests' shims and registries). Installs
+# only what is missing, with apt, as root (or via sudo). Idempotent.
 set -euo pipefail
 missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
-pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+pkg-config --exists openssl 2>/dev/null || missing+=(libssl-dev)
 command -v cc >/dev/null || missing+=(gcc)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 command -v sudo >/dev/null || missing+=(sudo)

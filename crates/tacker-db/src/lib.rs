@@ -19,6 +19,7 @@ pub mod secrets;
 pub mod subscriptions;
 mod usage;
 pub mod vims;
+mod workers;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +49,8 @@ pub struct Db {
     /// condition variable, where a busy caller could overtake a waiting one again and
     /// again and leave it waiting for hundreds of milliseconds.
     turns: Arc<tokio::sync::Semaphore>,
+    /// The threads that run the calls, at most one per connection.
+    workers: Arc<workers::Workers>,
     timeout: Duration,
 }
 
@@ -77,6 +80,7 @@ impl Db {
             pool,
             url,
             turns,
+            workers: workers::Workers::new(size as usize),
             timeout,
         })
     }
@@ -86,7 +90,7 @@ impl Db {
         self.url.backend()
     }
 
-    /// Runs `f` with a pooled connection on tokio's blocking pool.
+    /// Runs `f` with a pooled connection on one of the pool's threads.
     pub async fn run<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
@@ -102,21 +106,16 @@ impl Db {
                 ))
             })?
             .map_err(|e| Error::Unavailable(e.to_string()))?;
-        tokio::task::spawn_blocking(move || {
-            let _turn = turn;
-            let mut conn = pool.get().map_err(|e| Error::Unavailable(e.to_string()))?;
-            let result = f(&mut conn.conn);
-            if let Err(e) = &result
-                && e.is_connection_lost()
-            {
-                // Not returned to the pool: the next caller gets a fresh connection.
-                conn.broken = true;
-                return Err(Error::Unavailable(e.to_string()));
-            }
-            result
-        })
-        .await
-        .map_err(|e| Error::Unavailable(format!("database task failed: {e}")))?
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        self.workers
+            .submit(Box::new(move || {
+                let _turn = turn;
+                let _ = answer.send(call(&pool, f));
+            }))
+            .map_err(|e| Error::Unavailable(format!("no database thread: {e}")))?;
+        answered
+            .await
+            .map_err(|_| Error::Unavailable("database call panicked".into()))?
     }
 
     /// Applies every pending migration; returns the versions applied.
@@ -178,4 +177,18 @@ pub(crate) fn json_text(v: &impl serde::Serialize) -> String {
 pub(crate) fn now() -> chrono::NaiveDateTime {
     use chrono::SubsecRound;
     chrono::Utc::now().naive_utc().trunc_subsecs(6)
+}
+
+/// One call on a pooled connection; a connection found lost is not returned to the pool,
+/// so the next caller gets a fresh one.
+fn call<T>(pool: &Pool, f: impl FnOnce(&mut DbConnection) -> Result<T>) -> Result<T> {
+    let mut conn = pool.get().map_err(|e| Error::Unavailable(e.to_string()))?;
+    let result = f(&mut conn.conn);
+    if let Err(e) = &result
+        && e.is_connection_lost()
+    {
+        conn.broken = true;
+        return Err(Error::Unavailable(e.to_string()));
+    }
+    result
 }

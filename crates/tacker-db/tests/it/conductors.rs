@@ -126,3 +126,48 @@ async fn callers_get_connections_first_come_first_served() {
     assert!(e.to_string().contains("no database connection free"), "{e}");
     busy.await.unwrap().unwrap();
 }
+
+/// This process's threads, now.
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").unwrap().count()
+}
+
+/// However many callers there are, calls run on no more threads than the pool has
+/// connections (tokio's blocking pool grew to dozens under load), every one of them runs,
+/// and a call that panics fails alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_run_on_no_more_threads_than_connections() {
+    let t = TestDb::postgres();
+    let db = tacker_db::Db::connect(&t.url, 3, Duration::from_secs(30)).unwrap();
+    let before = threads();
+    db.migrate().await.unwrap();
+    let most = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut calls = Vec::new();
+    for _ in 0..300 {
+        let (db, most) = (db.clone(), most.clone());
+        calls.push(tokio::spawn(async move {
+            db.run(move |conn| {
+                most.fetch_max(threads(), std::sync::atomic::Ordering::SeqCst);
+                conductors::list(conn).map(|_| ())
+            })
+            .await
+        }));
+    }
+    for c in calls {
+        c.await.unwrap().unwrap();
+    }
+    let more = most.load(std::sync::atomic::Ordering::SeqCst) - before;
+    assert!(
+        (1..=3).contains(&more),
+        "{more} threads more for 3 connections"
+    );
+
+    let e = db
+        .run(|_| -> tacker_db::Result<()> { panic!("a bug in a query") })
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("panicked"), "{e}");
+    db.run(|conn| conductors::list(conn).map(|_| ()))
+        .await
+        .unwrap();
+}
