@@ -3,7 +3,9 @@
 # PostgreSQL + RabbitMQ and local storage.
 #  Idle RSS of every process once all are READY.
 #  0. One small CSAR at a time, BENCH_MANY_SINGLE times (default 50): PUT -> ONBOARDED
-#     latency p50/p90/max (the client polls every 2 ms).
+#     latency p50/p90/max (the client polls every 2 ms), and where that time goes: every
+#     process logs its spans' times (`log.span_timings`, JSON), `benches/spans.py` prints
+#     the median of each step (BENCH_SPANS=0 turns it off).
 #  1. 100 small CSARs (BENCH_MANY_CONCURRENT) uploaded at once, each by its own client
 #     (create, PUT, poll): wall time until every one is ONBOARDED, and that none is lost.
 #  2. More uploads (20 at a time) up to 1,000 ONBOARDED packages (BENCH_MANY_TOTAL).
@@ -37,6 +39,12 @@ export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATA
   TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-many-$$ TACKER__STORAGE__URL=file://$work/store \
   TACKER__LOG__FILTER=${BENCH_LOG:-warn} TACKER__SERVER__BIND=127.0.0.1:$port \
   TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32
+if [ "${BENCH_SPANS:-1}" = 1 ]; then
+  # The onboarding path's spans: the PUT and its steps, bus messages, the coordinator's
+  # and the members' steps (`tacker_server::request_id` is the HTTP request span).
+  export TACKER__LOG__FORMAT=json TACKER__LOG__SPAN_TIMINGS=true \
+    TACKER__LOG__FILTER=${BENCH_LOG:-warn,tacker_server::request_id=info,tacker_server::routes::package_content=info,tacker_rpc::serve=info,tacker_conductor::onboarding=info,tacker_conductor::handlers=info,tacker_conductor::cache=info}
+fi
 "$BIN" db migrate >/dev/null
 "$BIN" server >"$work/server.log" 2>&1 &
 pids+=("$!")
@@ -148,6 +156,11 @@ rss() { awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 echo "idle RSS (MiB, every process READY, nothing onboarded yet): server $(rss "${pids[0]}"), conductors $(rss "${pids[1]}") $(rss "${pids[2]}") $(rss "${pids[3]}") (goal < 24)"
 SINGLE=${BENCH_MANY_SINGLE:-50}
 echo "one small package at a time ($SINGLE): PUT -> ONBOARDED $(upload 100000 "$SINGLE" 1 latency)"
+if [ "${BENCH_SPANS:-1}" = 1 ]; then
+  echo "where it goes (spans of those $SINGLE, wall time = busy + idle; the coordinator's turn is 'bus UploadPackage'):"
+  python3 "$(dirname "$0")/spans.py" "$work/server.log" "$work"/bench-c*.log \
+    --only "request PUT,upload.,bus UploadPackage,bus PrefetchCsar,bus DownloadCsar,onboarding.,prefetch.,download.,cache."
+fi
 walls=()
 for r in $(seq 1 "$RUNS"); do
   read -r wall retried < <(upload $(((r - 1) * CONCURRENT)) "$CONCURRENT" "$CONCURRENT")

@@ -6,6 +6,7 @@ use std::path::Path;
 use futures::FutureExt;
 use tacker_domain::Failure;
 use tacker_storage::PackageStore;
+use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::Ctx;
@@ -71,6 +72,7 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Fail
                             e => Failure::internal(e.to_string()),
                         })
                 }
+                .instrument(tracing::info_span!("cache.fill"))
                 .boxed()
                 .shared()
             })

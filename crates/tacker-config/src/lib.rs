@@ -412,6 +412,8 @@ pub struct LogConfig {
     pub format: String,
     /// tracing filter directives.
     pub filter: String,
+    /// Log each span as it closes, with the time it was busy and idle.
+    pub span_timings: bool,
 }
 
 /// Where configuration comes from, in order; later layers win.

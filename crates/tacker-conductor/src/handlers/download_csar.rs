@@ -7,6 +7,7 @@ use prost::Message;
 use tacker_db::packages;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone};
+use tracing::{Instrument, info_span};
 
 use crate::Ctx;
 use crate::cache::ensure_cached;
@@ -15,12 +16,14 @@ use crate::handlers::package_id;
 pub async fn handle(ctx: &Arc<Ctx>, msg: DownloadCsar) -> Result<Vec<u8>, HandlerError> {
     let id = package_id(&msg.package_id)?;
     ensure_cached(ctx, id, &msg.content_digest)
+        .instrument(info_span!("download.cache"))
         .await
         .map_err(HandlerError::new)?;
     let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let counted = ctx
         .db
         .run(move |c| packages::confirm_download(c, id, &me, &incarnation))
+        .instrument(info_span!("download.confirm"))
         .await
         .map_err(HandlerError::new)?;
     if !counted {

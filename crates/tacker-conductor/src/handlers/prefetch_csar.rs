@@ -7,6 +7,7 @@ use tacker_db::packages;
 use tacker_domain::package::OnboardingState;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::PrefetchCsar;
+use tracing::Instrument;
 
 use crate::Ctx;
 use crate::cache::ensure_cached;
@@ -22,7 +23,10 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: PrefetchCsar) -> Result<Vec<u8>, Handle
     if state != Some((OnboardingState::Processing, false)) {
         return Ok(Vec::new());
     }
-    if let Err(e) = ensure_cached(ctx, id, &msg.content_digest).await {
+    if let Err(e) = ensure_cached(ctx, id, &msg.content_digest)
+        .instrument(tracing::info_span!("prefetch.cache"))
+        .await
+    {
         // DownloadCsar will try again and report it.
         tracing::debug!(package_id = %id, error = %e, "prefetch failed");
     }

@@ -11,6 +11,7 @@ use tacker_domain::package::OnboardingState;
 use tacker_domain::{Failure, FailureKind};
 use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone, PrefetchCsar};
 use tacker_storage::PackageStore;
+use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::Ctx;
@@ -33,7 +34,8 @@ pub async fn claim(ctx: &Ctx, id: Uuid, to: OnboardingState) -> crate::Result<bo
 
 /// Coordinates the onboarding of `id`, now PROCESSING under this conductor: cache it
 /// here, validate it, record its model, have every live conductor cache it, then
-/// ONBOARDED — or the failure path.
+/// ONBOARDED — or the failure path. Each step is a span named `onboarding.<step>`
+/// (`log.span_timings` logs their times).
 pub async fn coordinate(ctx: &Arc<Ctx>, id: Uuid) {
     let started = std::time::Instant::now();
     match try_coordinate(ctx, id).await {
@@ -53,23 +55,9 @@ pub async fn coordinate(ctx: &Arc<Ctx>, id: Uuid) {
 }
 
 async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
-    let stored = ctx
-        .db
-        .run(move |c| packages::get(c, id))
-        .await
-        .map_err(|e| internal(ctx, "reading the package", e))?
-        .ok_or_else(Failure::superseded)?;
-    let sha512 = stored
-        .package
-        .checksum
-        .map(|c| c.hash)
-        .ok_or_else(|| internal(ctx, "reading the package", "no checksum recorded"))?;
-    let digest = ctx
-        .db
-        .run(move |c| packages::content_digest(c, id))
-        .await
-        .map_err(|e| internal(ctx, "reading the package", e))?
-        .ok_or_else(|| internal(ctx, "reading the package", "no content digest recorded"))?;
+    let (sha512, digest) = read(ctx, id)
+        .instrument(info_span!("onboarding.read"))
+        .await?;
 
     // Conductors start caching now; only DownloadCsar (after validation) counts them in.
     let prefetch = PrefetchCsar {
@@ -79,11 +67,13 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
     if let Err(e) = ctx
         .bus
         .fanout(&prefetch, &[("package_id", &id.to_string())])
+        .instrument(info_span!("onboarding.prefetch"))
         .await
     {
         tracing::debug!(package_id = %id, error = %e, "prefetch fanout failed; conductors fetch on DownloadCsar");
     }
     ensure_cached(ctx, id, &digest)
+        .instrument(info_span!("onboarding.cache"))
         .await
         .map_err(|e| match e.kind {
             FailureKind::BadRequest => e,
@@ -97,6 +87,7 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
     let validated = tokio::task::spawn_blocking(move || {
         tacker_csar::validate_file(&path, &tacker_csar::Limits::default())
     })
+    .instrument(info_span!("onboarding.validate"))
     .await
     .map_err(|e| internal(ctx, "validation task", e))?;
     let model = match validated {
@@ -117,6 +108,7 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
     let stored = ctx
         .db
         .run(move |c| packages::store_model(c, id, &me, &m))
+        .instrument(info_span!("onboarding.store_model"))
         .await
         .map_err(|e| internal(ctx, "recording the VNFD", e))?;
     match stored {
@@ -135,7 +127,31 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
         sha512,
         content_digest: digest,
     };
-    gather(ctx, id, &msg).await
+    gather(ctx, id, &msg)
+        .instrument(info_span!("onboarding.gather"))
+        .await
+}
+
+/// The package's recorded checksum (SHA-512) and content digest.
+async fn read(ctx: &Ctx, id: Uuid) -> Result<(String, String), Failure> {
+    let stored = ctx
+        .db
+        .run(move |c| packages::get(c, id))
+        .await
+        .map_err(|e| internal(ctx, "reading the package", e))?
+        .ok_or_else(Failure::superseded)?;
+    let sha512 = stored
+        .package
+        .checksum
+        .map(|c| c.hash)
+        .ok_or_else(|| internal(ctx, "reading the package", "no checksum recorded"))?;
+    let digest = ctx
+        .db
+        .run(move |c| packages::content_digest(c, id))
+        .await
+        .map_err(|e| internal(ctx, "reading the package", e))?
+        .ok_or_else(|| internal(ctx, "reading the package", "no content digest recorded"))?;
+    Ok((sha512, digest))
 }
 
 /// Has every live READY conductor cache the package and confirm it as its current
@@ -153,6 +169,7 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
     let required: Vec<String> = ctx
         .db
         .run(move |c| conductors::live_ready(c, dead_after))
+        .instrument(info_span!("onboarding.members"))
         .await
         .map_err(|e| internal(ctx, "reading the live conductors", e))?
         .into_iter()
@@ -163,6 +180,7 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
         let done = match ctx
             .db
             .run(move |c| packages::complete_onboarding(c, id, &req, dead_after))
+            .instrument(info_span!("onboarding.complete"))
             .await
         {
             Ok(d) => d,
@@ -210,6 +228,7 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
                 &[("package_id", &id_text)],
                 round,
             )
+            .instrument(info_span!("onboarding.ask", members = pending.len()))
             .await
             .map_err(|e| internal(ctx, "asking the conductors to cache the package", e))?;
         let failures: Vec<String> = g

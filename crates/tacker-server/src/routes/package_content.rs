@@ -13,6 +13,7 @@ use tacker_domain::ProblemDetails;
 use tacker_domain::package::OnboardingState;
 use tacker_rpc::proto::{UploadFromUri, UploadPackage};
 use tacker_storage::PackageStore;
+use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::auth::Principal;
@@ -212,7 +213,12 @@ pub async fn upload(
         ));
     }
     let _slot = st.limits.upload()?;
-    if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
+    if !st
+        .db
+        .run(move |c| packages::begin_upload(c, id))
+        .instrument(info_span!("upload.begin"))
+        .await?
+    {
         return Err(refuse_upload(&st, id).await);
     }
     tracing::info!(package_id = %id, "upload started");
@@ -233,6 +239,7 @@ pub async fn upload(
         );
         st.store
             .put_stream(&key, body, max)
+            .instrument(info_span!("upload.store"))
             .await
             .map_err(ApiError::from)
     } else {
@@ -246,6 +253,7 @@ pub async fn upload(
         );
         st.store
             .put_stream(&key, body, max)
+            .instrument(info_span!("upload.store"))
             .await
             .map_err(ApiError::from)
     };
@@ -273,6 +281,7 @@ pub async fn upload(
     let recorded = st
         .db
         .run(move |c| packages::set_content(c, id, size, &sha, &fast))
+        .instrument(info_span!("upload.record"))
         .await;
     if !matches!(recorded, Ok(true)) {
         // The package left UPLOADING meanwhile (e.g. failed as stalled): nothing to onboard.
@@ -291,6 +300,7 @@ pub async fn upload(
             },
             &[("package_id", &id_text)],
         )
+        .instrument(info_span!("upload.cast"))
         .await
     {
         let problem = ProblemDetails::new(
