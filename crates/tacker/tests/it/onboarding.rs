@@ -407,3 +407,148 @@ async fn a_request_id_follows_an_upload_across_processes_in_json_logs() {
     assert_eq!(r.headers()["x-request-id"].len(), 36);
     c.teardown().await;
 }
+
+/// The spans (`log.span_timings`, JSON) that closed in `log` for package `id`: the names
+/// of the span (a bus message's with its method) and of every span around it, each with
+/// its wall time in microseconds.
+fn closed_spans(log: &str, id: &str) -> Vec<(String, Vec<String>, f64)> {
+    let micros = |t: &str| {
+        let (n, unit) = t.split_at(t.find(|ch: char| ch.is_alphabetic()).unwrap());
+        let scale = match unit {
+            "ns" => 0.001,
+            "µs" => 1.0,
+            "ms" => 1000.0,
+            "s" => 1_000_000.0,
+            other => panic!("unit {other} in {t}"),
+        };
+        n.parse::<f64>().unwrap() * scale
+    };
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["fields"]["message"] == "close")
+        .filter(|l| {
+            let spans = l["spans"].as_array().cloned().unwrap_or_default();
+            // Bus messages name the package; HTTP requests have it in their path.
+            spans.iter().chain([&l["span"]]).any(|s| {
+                s["package_id"] == id || s["path"].as_str().is_some_and(|p| p.contains(id))
+            })
+        })
+        .map(|l| {
+            let f = &l["fields"];
+            let outer = l["spans"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["name"].as_str().unwrap().to_owned())
+                .collect();
+            let total =
+                micros(f["time.busy"].as_str().unwrap()) + micros(f["time.idle"].as_str().unwrap());
+            let span = &l["span"];
+            let name = match span["name"].as_str().unwrap() {
+                "bus" => format!("bus {}", span["method"].as_str().unwrap()),
+                other => other.to_owned(),
+            };
+            (name, outer, total)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn span_timings_log_every_step_of_an_onboarding_with_its_time() {
+    let filter = "warn,tacker_server=info,tacker_rpc::serve=info,\
+                  tacker_conductor::onboarding=info,tacker_conductor::handlers=info,\
+                  tacker_conductor::cache=info";
+    let c = Cluster::start_with(
+        1,
+        &["st-1", "st-2"],
+        &[
+            ("TACKER__LOG__FORMAT", "json"),
+            ("TACKER__LOG__SPAN_TIMINGS", "true"),
+            ("RUST_LOG", filter),
+        ],
+    )
+    .await;
+    let id = c.upload(valid().zip()).await;
+    let p = c
+        .wait_state(&id, &["ONBOARDED", "CREATED"], Duration::from_secs(30))
+        .await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    // Spans are logged as they close: the coordinator's turn ends right after ONBOARDED.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // The server: the PUT and its steps, inside the request's span.
+    let server = closed_spans(&c.servers[0].log_text(), &id);
+    let names = |spans: &[(String, Vec<String>, f64)]| -> Vec<String> {
+        spans.iter().map(|s| s.0.clone()).collect()
+    };
+    for step in [
+        "upload.begin",
+        "upload.store",
+        "upload.record",
+        "upload.cast",
+    ] {
+        let s = server.iter().find(|s| s.0 == step);
+        let (_, outer, took) = s.unwrap_or_else(|| panic!("no {step} in {:?}", names(&server)));
+        assert_eq!(outer.first().map(String::as_str), Some("request"), "{step}");
+        assert!(*took > 0.0, "{step}");
+    }
+    let put = server
+        .iter()
+        .find(|s| s.0 == "request")
+        .expect("the PUT's span");
+    let steps: f64 = server
+        .iter()
+        .filter(|s| s.0.starts_with("upload."))
+        .map(|s| s.2)
+        .sum();
+    assert!(
+        put.2 >= steps,
+        "the PUT ({} µs) holds its steps ({steps} µs)",
+        put.2
+    );
+
+    // One conductor coordinated: each step once, inside its UploadPackage message's span.
+    let logs: Vec<_> = ["st-1", "st-2"]
+        .iter()
+        .map(|n| closed_spans(&c.nodes[*n].proc.log_text(), &id))
+        .collect();
+    let coordinators: Vec<_> = logs
+        .iter()
+        .filter(|l| l.iter().any(|s| s.0 == "onboarding.gather"))
+        .collect();
+    assert_eq!(coordinators.len(), 1, "{logs:?}");
+    let coordinator = coordinators[0];
+    for step in [
+        "onboarding.read",
+        "onboarding.prefetch",
+        "onboarding.cache",
+        "onboarding.validate",
+        "onboarding.store_model",
+        "onboarding.gather",
+    ] {
+        let n = coordinator.iter().filter(|s| s.0 == step).count();
+        assert_eq!(n, 1, "{step} closed {n} times: {:?}", names(coordinator));
+    }
+    let turn = coordinator
+        .iter()
+        .find(|s| s.0 == "bus tacker.rpc.v1.UploadPackage")
+        .expect("the cast's span");
+    let inner: f64 = coordinator
+        .iter()
+        .filter(|s| s.1.len() == 1 && s.0.starts_with("onboarding."))
+        .map(|s| s.2)
+        .sum();
+    assert!(turn.2 >= inner, "the coordinator's turn holds its steps");
+    // The gathering asked and counted the members; each conductor confirmed its copy.
+    assert!(
+        coordinator.iter().any(|s| s.0 == "onboarding.ask"
+            && s.1.last().map(String::as_str) == Some("onboarding.gather"))
+    );
+    for (n, log) in logs.iter().enumerate() {
+        assert!(
+            log.iter().any(|s| s.0 == "download.confirm"),
+            "conductor {n} confirmed: {:?}",
+            names(log)
+        );
+    }
+}
