@@ -156,6 +156,9 @@ pub struct ServerConfig {
     pub max_filter_terms: usize,
     /// Uploads streamed at once.
     pub max_concurrent_uploads: usize,
+    /// How long an upload over `max_concurrent_uploads` waits for a place before 503.
+    #[serde(with = "duration")]
+    pub upload_slot_wait: Duration,
     /// Upload silence before 408.
     #[serde(with = "duration")]
     pub body_idle_timeout: Duration,

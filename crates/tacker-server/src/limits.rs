@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -27,6 +27,7 @@ struct Bucket {
 /// The state of the limits.
 pub struct Limits {
     uploads: std::sync::Arc<Semaphore>,
+    upload_wait: Duration,
     rate: f64,
     burst: f64,
     buckets: Mutex<HashMap<String, Bucket>>,
@@ -36,6 +37,7 @@ impl std::fmt::Debug for Limits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Limits")
             .field("uploads_free", &self.uploads.available_permits())
+            .field("upload_wait", &self.upload_wait)
             .field("rate", &self.rate)
             .field("burst", &self.burst)
             .finish_non_exhaustive()
@@ -43,25 +45,35 @@ impl std::fmt::Debug for Limits {
 }
 
 impl Limits {
-    /// `uploads` at once; `rate` requests per second per caller (0: unlimited) with
-    /// `burst` more.
-    pub fn new(uploads: usize, rate: u32, burst: u32) -> Self {
+    /// `uploads` at once, one more waiting up to `upload_wait` for a place; `rate`
+    /// requests per second per caller (0: unlimited) with `burst` more.
+    pub fn new(uploads: usize, upload_wait: Duration, rate: u32, burst: u32) -> Self {
         Self {
             uploads: std::sync::Arc::new(Semaphore::new(uploads.max(1))),
+            upload_wait,
             rate: f64::from(rate),
             burst: f64::from(burst.max(1)),
             buckets: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A place for one more upload, or 503.
-    pub fn upload(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        self.uploads.clone().try_acquire_owned().map_err(|_| {
-            ApiError::Busy(
-                "as many uploads as server.max_concurrent_uploads are in progress; retry later"
-                    .into(),
-            )
-        })
+    /// A place for one more upload: at once, or the first to free up within
+    /// `upload_wait` (waiters are served in order); else 503.
+    pub async fn upload(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        let busy = || {
+            ApiError::Busy(format!(
+                "as many uploads as server.max_concurrent_uploads are in progress and none \
+                 ended within {:?} (server.upload_slot_wait); retry later",
+                self.upload_wait
+            ))
+        };
+        if let Ok(p) = self.uploads.clone().try_acquire_owned() {
+            return Ok(p);
+        }
+        match tokio::time::timeout(self.upload_wait, self.uploads.clone().acquire_owned()).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(busy()),
+        }
     }
 
     /// Takes one request from `key`'s bucket; the seconds to wait when it is empty.
@@ -122,25 +134,38 @@ pub async fn rate<B: MessageBody>(
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
     use super::Limits;
 
     #[test]
     fn a_burst_passes_then_the_rate_holds() {
-        let l = Limits::new(1, 2, 3);
+        let l = Limits::new(1, Duration::ZERO, 2, 3);
         for _ in 0..3 {
             assert!(l.take("a").is_ok());
         }
         assert_eq!(l.take("a"), Err(1));
         assert!(l.take("b").is_ok(), "buckets are per caller");
-        assert!(Limits::new(1, 0, 1).take("a").is_ok());
+        assert!(Limits::new(1, Duration::ZERO, 0, 1).take("a").is_ok());
     }
 
-    #[test]
-    fn uploads_beyond_the_limit_are_refused() {
-        let l = Limits::new(1, 0, 1);
-        let held = l.upload().unwrap();
-        assert!(l.upload().is_err());
+    #[tokio::test]
+    async fn uploads_beyond_the_limit_wait_for_a_place_then_are_refused() {
+        let l = std::sync::Arc::new(Limits::new(1, Duration::from_millis(300), 0, 1));
+        let held = l.upload().await.unwrap();
+        // Nothing ends within the wait: refused, naming the settings.
+        let t0 = Instant::now();
+        let refused = l.upload().await.unwrap_err().to_string();
+        assert!(t0.elapsed() >= Duration::from_millis(300));
+        assert!(refused.contains("server.upload_slot_wait"), "{refused}");
+        // The place frees up while one waits: it gets it.
+        let waiter = tokio::spawn({
+            let l = l.clone();
+            async move { l.upload().await.map(drop) }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
         drop(held);
-        assert!(l.upload().is_ok());
+        assert!(waiter.await.unwrap().is_ok());
+        assert!(l.upload().await.is_ok());
     }
 }

@@ -132,6 +132,7 @@ fn server_state(
         },
         limits: Arc::new(tacker_server::limits::Limits::new(
             cfg.server.max_concurrent_uploads,
+            cfg.server.upload_slot_wait,
             cfg.server.rate_limit,
             cfg.server.rate_burst,
         )),

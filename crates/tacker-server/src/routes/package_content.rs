@@ -212,7 +212,7 @@ pub async fn upload(
             usize::try_from(max).unwrap_or(usize::MAX),
         ));
     }
-    let _slot = st.limits.upload()?;
+    let _slot = st.limits.upload().await?;
     if !st
         .db
         .run(move |c| packages::begin_upload(c, id))

@@ -66,6 +66,7 @@ async fn uploads_beyond_the_limit_are_503_until_one_ends() {
         TestDb::sqlite(),
         Options {
             uploads: 1,
+            upload_slot_wait: Duration::from_millis(300),
             ..Options::default()
         },
     )
@@ -92,12 +93,57 @@ async fn uploads_beyond_the_limit_are_503_until_one_ends() {
         .send()
         .await
         .unwrap();
+    // It waited server.upload_slot_wait for a place, then was refused.
     assert_eq!(r.headers()["retry-after"], "5");
-    assert_problem(r, 503, "max_concurrent_uploads").await;
+    assert_problem(r, 503, "server.upload_slot_wait").await;
     assert_eq!(app.get_package(&second).await["onboardingState"], "CREATED");
     drop(tx);
     assert_eq!(answer.await.unwrap().status(), 202);
     assert_eq!(app.put_content(&second, valid().zip()).await, 202);
+}
+
+#[tokio::test]
+async fn an_upload_over_the_limit_waits_for_a_place_and_is_taken_when_one_ends() {
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            uploads: 1,
+            upload_slot_wait: Duration::from_secs(10),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (first, second) = (new_package(&app).await, new_package(&app).await);
+    let (mut tx, answer) = streaming_put(&app, &first);
+    tx.send(Ok(Bytes::from(valid().zip()))).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while app.get_package(&first).await["onboardingState"] != "UPLOADING" {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The second waits (not answered, its package untouched) while the first holds the
+    // only place...
+    let put = app
+        .http
+        .put(app.url(&format!(
+            "/vnfpkgm/v1/vnf_packages/{second}/package_content"
+        )))
+        .header("content-type", "application/zip")
+        .body(valid().zip())
+        .send();
+    let waiting = tokio::spawn(put);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!waiting.is_finished());
+    assert_eq!(app.get_package(&second).await["onboardingState"], "CREATED");
+    // ...and takes it when the first ends: both accepted, no 503.
+    drop(tx);
+    assert_eq!(answer.await.unwrap().status(), 202);
+    let r = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the waiting upload is answered once the place is free")
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.status(), 202);
 }
 
 #[tokio::test]

@@ -148,6 +148,8 @@ pub struct Options {
     pub token: Option<String>,
     /// `server.max_concurrent_uploads`, `rate_limit`, `rate_burst`, `body_idle_timeout`.
     pub uploads: usize,
+    /// `server.upload_slot_wait`.
+    pub upload_slot_wait: Duration,
     pub rate: (u32, u32),
     pub body_idle_timeout: Duration,
     /// HTTPS on the API port (the base URL is then https).
@@ -176,6 +178,7 @@ impl Default for Options {
             auth: None,
             token: None,
             uploads: 64,
+            upload_slot_wait: Duration::from_secs(2),
             rate: (0, 100),
             body_idle_timeout: Duration::from_secs(30),
             tls: None,
@@ -300,6 +303,7 @@ impl TestApp {
             },
             limits: Arc::new(tacker_server::limits::Limits::new(
                 opts.uploads,
+                opts.upload_slot_wait,
                 opts.rate.0,
                 opts.rate.1,
             )),
