@@ -243,8 +243,9 @@ async fn a_member_that_restarts_mid_download_is_asked_again_and_holds_the_packag
 #[tokio::test]
 async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
     let mut c = Cluster::start(&["pc-1", "pc-2", "pc-3"]).await;
+    // More packages than a conductor fetches at once when it syncs.
     let mut ids = Vec::new();
-    for i in 0..3 {
+    for i in 0..9 {
         ids.push(
             c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip())
                 .await,
@@ -260,7 +261,7 @@ async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
     c.start_conductor("pc-4");
     // While it starts, more work arrives; it must take none of it before READY.
     let mut later = Vec::new();
-    for i in 3..5 {
+    for i in 9..11 {
         later.push(
             c.upload(valid_with_vnfd_id(&format!("sync-{i}")).zip())
                 .await,
