@@ -175,32 +175,31 @@ if [ "$rest" -gt 0 ]; then
   read -r wall _ < <(upload $((CONCURRENT * RUNS)) "$rest" 20)
   echo "$rest more, 20 at a time: ${wall} s ($(echo "scale=1; $rest / $wall" | bc) packages/s)"
 fi
-joins=() restarts=()
+# timed_start PORT: starts conductor bench-c4 on PORT, the disk synced first (so it does
+# not pay for the writeback of what earlier phases wrote); prints its seconds to READY
+# and its peak RSS (MiB), then stops it and waits until it is gone (the next start takes
+# the same health port).
+timed_start() {
+  local c4 secs
+  sync
+  c4=$(conductor bench-c4 "$1")
+  secs=$(ready_after "$1" "$c4" "$work/bench-c4.log") || { kill "$c4" 2>/dev/null; return 1; }
+  echo "$secs $(peak "$c4")"
+  kill "$c4"
+  while kill -0 "$c4" 2>/dev/null; do sleep 0.02; done
+}
+joins=() restarts=() partials=()
 for r in $(seq 1 "$RUNS"); do
   hp=$(free_port)
   rm -rf "$work/cache/bench-c4"
-  # Each start begins with no writeback of earlier phases pending: every fill fsyncs, and
-  # an fsync behind a flush of the 3,000 copies just written takes ten times longer.
-  sync
-  c4=$(conductor bench-c4 "$hp")
-  joins+=("$(ready_after "$hp" "$c4" "$work/bench-c4.log")")
-  rss=$(peak "$c4")
-  kill "$c4"; wait "$c4" 2>/dev/null || true
-  sync
-  c4=$(conductor bench-c4 "$hp")
-  restarts+=("$(ready_after "$hp" "$c4" "$work/bench-c4.log")")
-  kill "$c4"; wait "$c4" 2>/dev/null || true
-  echo "run $r: a conductor joining with $TOTAL ONBOARDED packages and an empty cache: READY after ${joins[-1]} s (peak RSS $rss MiB); restarted with its cache: ${restarts[-1]} s"
-done
-echo "median of $RUNS: join $(printf '%s\n' "${joins[@]}" | median) s (goal < 10), restart $(printf '%s\n' "${restarts[@]}" | median) s (goal < 2)"
-partials=()
-for r in $(seq 1 "$RUNS"); do
-  # Its cache keeps 100 packages: the restart fetches the others.
+  out=$(timed_start "$hp"); read -r join rss <<<"$out"
+  out=$(timed_start "$hp"); read -r restart _ <<<"$out"
+  # Then only 100 packages are left in its cache: the restart fetches the others.
   find "$work/cache/bench-c4" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | sort | tail -n +101 | xargs -r rm -rf
-  sync
-  c4=$(conductor bench-c4 "$hp")
-  partials+=("$(ready_after "$hp" "$c4" "$work/bench-c4.log")")
-  kill "$c4"; wait "$c4" 2>/dev/null || true
-  echo "run $r: restarted with 100 of its $TOTAL packages still cached: READY after ${partials[-1]} s"
+  out=$(timed_start "$hp"); read -r partial _ <<<"$out"
+  joins+=("$join") restarts+=("$restart") partials+=("$partial")
+  echo "run $r: a conductor joining with $TOTAL ONBOARDED packages and an empty cache: READY after $join s (peak RSS $rss MiB); restarted with its cache: $restart s; with 100 of them left in its cache: $partial s"
 done
-echo "median of $RUNS: restart with 100 cached $(printf '%s\n' "${partials[@]}" | median) s"
+echo "median of $RUNS: joining with an empty cache $(printf '%s\n' "${joins[@]}" | median) s (goal < 10)"
+echo "median of $RUNS: restarted with its cache $(printf '%s\n' "${restarts[@]}" | median) s (goal < 2)"
+echo "median of $RUNS: restarted with 100 cached $(printf '%s\n' "${partials[@]}" | median) s"

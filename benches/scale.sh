@@ -12,7 +12,9 @@
 # {"i": n, "site": "s<n mod 1000>"} (a JSON-path filter on site matches one package in
 # 1000); instances NOT_INSTANTIATED; occurrences TERMINATE COMPLETED, every 100th
 # FAILED_TEMP, of instance n mod 100 (so one instance has one occurrence in 100);
-# creation times one millisecond apart. Creation is POST /vnfpkgm/v1/vnf_packages.
+# creation times one millisecond apart. Creation is POST /vnfpkgm/v1/vnf_packages. The
+# tables are then vacuumed and a checkpoint taken, so neither autovacuum (which a million
+# fresh rows would start) nor a checkpoint runs during the measurements.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 BIN=${TACKER_BIN:?}
@@ -54,7 +56,8 @@ SELECT gen_random_uuid()::text, '00000000-0000-4000-8000-' || lpad((n % 100 + 1)
        now(), now() - interval '1 day' + n * interval '1 millisecond', '{"terminationType": "FORCEFUL"}',
        now() - interval '1 day' + n * interval '1 millisecond'
 FROM generate_series(1, $1 * $OCC) AS n;
-ANALYZE;
+VACUUM (ANALYZE);
+CHECKPOINT;
 SQL
 }
 

@@ -69,11 +69,12 @@ def main(argv):
                     continue
                 total = ms(fields["time.busy"]) + ms(fields["time.idle"])
                 times.setdefault(name, []).append(total)
-    print(f"{'span':<28} {'count':>6} {'p50 ms':>8} {'p90 ms':>8}")
+    # Every line starts with "span" (benches/compare.py leaves breakdowns aside).
+    print(f"span {'':<28} {'count':>6} {'p50 ms':>8} {'p90 ms':>8}")
     rank = {n: i for i, n in enumerate(ORDER)}
     for name in sorted(times, key=lambda n: (rank.get(n, len(ORDER)), n)):
         t = times[name]
-        print(f"{name:<28} {len(t):>6} {quantile(t, 0.5):>8.2f} {quantile(t, 0.9):>8.2f}")
+        print(f"span {name:<28} {len(t):>6} {quantile(t, 0.5):>8.2f} {quantile(t, 0.9):>8.2f}")
 
 
 if __name__ == "__main__":

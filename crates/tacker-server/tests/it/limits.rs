@@ -60,84 +60,90 @@ async fn a_silent_upload_is_408_and_its_package_created_again() {
     assert_eq!(app.put_content(&id, valid().zip()).await, 202);
 }
 
-#[tokio::test]
-async fn uploads_beyond_the_limit_are_503_until_one_ends() {
-    let app = TestApp::with(
-        TestDb::sqlite(),
-        Options {
-            uploads: 1,
-            upload_slot_wait: Duration::from_millis(300),
-            ..Options::default()
-        },
-    )
-    .await;
-    let (first, second) = (new_package(&app).await, new_package(&app).await);
-    let (mut tx, answer) = streaming_put(&app, &first);
-    tx.send(Ok(Bytes::from(valid().zip()))).await.unwrap();
-    // The first holds the only place while its body is open.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        if app.get_package(&first).await["onboardingState"] == "UPLOADING" {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let r = app
-        .http
-        .put(app.url(&format!(
-            "/vnfpkgm/v1/vnf_packages/{second}/package_content"
-        )))
-        .header("content-type", "application/zip")
-        .body(valid().zip())
-        .send()
-        .await
-        .unwrap();
-    // It waited server.upload_slot_wait for a place, then was refused.
-    assert_eq!(r.headers()["retry-after"], "5");
-    assert_problem(r, 503, "server.upload_slot_wait").await;
-    assert_eq!(app.get_package(&second).await["onboardingState"], "CREATED");
-    drop(tx);
-    assert_eq!(answer.await.unwrap().status(), 202);
-    assert_eq!(app.put_content(&second, valid().zip()).await, 202);
+/// A server with one upload place (`server.upload_slot_wait` = `wait`), held by the
+/// upload of a first package whose body stays open until `tx` is dropped; a second
+/// package waits to be uploaded.
+struct OnePlaceHeld {
+    app: TestApp,
+    second: String,
+    tx: futures::channel::mpsc::Sender<Result<Bytes, std::io::Error>>,
+    first_answer: tokio::task::JoinHandle<reqwest::Response>,
 }
 
-#[tokio::test]
-async fn an_upload_over_the_limit_waits_for_a_place_and_is_taken_when_one_ends() {
+async fn one_place_held(wait: Duration) -> OnePlaceHeld {
     let app = TestApp::with(
         TestDb::sqlite(),
         Options {
             uploads: 1,
-            upload_slot_wait: Duration::from_secs(10),
+            upload_slot_wait: wait,
             ..Options::default()
         },
     )
     .await;
     let (first, second) = (new_package(&app).await, new_package(&app).await);
-    let (mut tx, answer) = streaming_put(&app, &first);
+    let (mut tx, first_answer) = streaming_put(&app, &first);
     tx.send(Ok(Bytes::from(valid().zip()))).await.unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while app.get_package(&first).await["onboardingState"] != "UPLOADING" {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    OnePlaceHeld {
+        app,
+        second,
+        tx,
+        first_answer,
+    }
+}
+
+impl OnePlaceHeld {
+    fn put_second(&self) -> reqwest::RequestBuilder {
+        let path = format!("/vnfpkgm/v1/vnf_packages/{}/package_content", self.second);
+        self.app
+            .http
+            .put(self.app.url(&path))
+            .header("content-type", "application/zip")
+            .body(valid().zip())
+    }
+}
+
+#[tokio::test]
+async fn uploads_beyond_the_limit_are_503_until_one_ends() {
+    let held = one_place_held(Duration::from_millis(300)).await;
+    let r = held.put_second().send().await.unwrap();
+    // It waited server.upload_slot_wait for a place, then was refused.
+    assert_eq!(r.headers()["retry-after"], "5");
+    assert_problem(r, 503, "server.upload_slot_wait").await;
+    let OnePlaceHeld {
+        app,
+        second,
+        tx,
+        first_answer,
+    } = held;
+    assert_eq!(app.get_package(&second).await["onboardingState"], "CREATED");
+    drop(tx);
+    assert_eq!(first_answer.await.unwrap().status(), 202);
+    assert_eq!(app.put_content(&second, valid().zip()).await, 202);
+}
+
+#[tokio::test]
+async fn an_upload_over_the_limit_waits_for_a_place_and_is_taken_when_one_ends() {
+    let held = one_place_held(Duration::from_secs(10)).await;
     // The second waits (not answered, its package untouched) while the first holds the
     // only place...
-    let put = app
-        .http
-        .put(app.url(&format!(
-            "/vnfpkgm/v1/vnf_packages/{second}/package_content"
-        )))
-        .header("content-type", "application/zip")
-        .body(valid().zip())
-        .send();
-    let waiting = tokio::spawn(put);
+    let waiting = tokio::spawn(held.put_second().send());
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!waiting.is_finished());
+    let OnePlaceHeld {
+        app,
+        second,
+        tx,
+        first_answer,
+    } = held;
     assert_eq!(app.get_package(&second).await["onboardingState"], "CREATED");
     // ...and takes it when the first ends: both accepted, no 503.
     drop(tx);
-    assert_eq!(answer.await.unwrap().status(), 202);
+    assert_eq!(first_answer.await.unwrap().status(), 202);
     let r = tokio::time::timeout(Duration::from_secs(5), waiting)
         .await
         .expect("the waiting upload is answered once the place is free")
