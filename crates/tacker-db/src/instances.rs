@@ -492,28 +492,56 @@ pub fn instantiate_params(c: &mut DbConnection, id: Uuid) -> Result<Option<Strin
 
 /// Opens every instance's sealed parameters (a key missing from `keys` is an error).
 pub fn open_sealed(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
-    let rows: Vec<Option<String>> = dsl::vnf_instances.select(dsl::instantiate_params).load(c)?;
     let mut n = 0;
-    for sealed in rows.into_iter().flatten() {
-        keys.open(&sealed)?;
-        n += 1;
-    }
+    for_params_chunks(c, |_, rows| {
+        for (_, sealed) in rows {
+            keys.open(sealed)?;
+            n += 1;
+        }
+        Ok(())
+    })?;
     Ok(n)
 }
 
 /// Re-seals every instance's parameters with the keyring's current key; how many.
 pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
-    let rows: Vec<(String, Option<String>)> = dsl::vnf_instances
-        .select((dsl::id, dsl::instantiate_params))
-        .load(c)?;
     let mut n = 0;
-    for (id, sealed) in rows {
-        let Some(sealed) = sealed else { continue };
-        let again = keys.seal(&keys.open(&sealed)?)?;
-        diesel::update(dsl::vnf_instances.filter(dsl::id.eq(&id)))
-            .set(dsl::instantiate_params.eq(Some(again)))
-            .execute(c)?;
-        n += 1;
-    }
+    for_params_chunks(c, |c, rows| {
+        for (id, sealed) in rows {
+            let again = keys.seal(&keys.open(sealed)?)?;
+            diesel::update(dsl::vnf_instances.filter(dsl::id.eq(id)))
+                .set(dsl::instantiate_params.eq(Some(again)))
+                .execute(c)?;
+            n += 1;
+        }
+        Ok(())
+    })?;
     Ok(n)
+}
+
+/// Calls `f` with every instance's id and instantiation parameters, 500 instances at a
+/// time in id order (memory stays bounded whatever the table holds).
+fn for_params_chunks<F>(c: &mut DbConnection, mut f: F) -> Result<()>
+where
+    F: FnMut(&mut DbConnection, &[(String, String)]) -> Result<()>,
+{
+    let mut after = String::new();
+    loop {
+        let rows: Vec<(String, Option<String>)> = dsl::vnf_instances
+            .select((dsl::id, dsl::instantiate_params))
+            .filter(dsl::id.gt(&after))
+            .filter(dsl::instantiate_params.is_not_null())
+            .order(dsl::id)
+            .limit(500)
+            .load(c)?;
+        let Some((last, _)) = rows.last() else {
+            return Ok(());
+        };
+        after = last.clone();
+        let rows: Vec<(String, String)> = rows
+            .into_iter()
+            .filter_map(|(id, p)| p.map(|p| (id, p)))
+            .collect();
+        f(c, &rows)?;
+    }
 }

@@ -38,26 +38,38 @@ fn walk(v: &mut Value, f: &mut dyn FnMut(&str) -> Result<Option<String>>) -> Res
     })
 }
 
+/// Rows read at a time: memory stays bounded by a chunk, whatever a table holds.
+const CHUNK: i64 = 500;
+
 macro_rules! json_columns {
     ($( $table:ident . $col:ident ),+ $(,)?) => {
         /// Opens every sealed value in the JSON columns (a key missing from `keys` is an
-        /// error naming it); how many there are.
+        /// error naming it); how many there are. Only rows holding a sealed value are
+        /// read, a chunk at a time in id order.
         pub fn open_all(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
             let mut n = 0;
             $(
                 {
                     use crate::schema::$table::dsl;
-                    let rows: Vec<Option<String>> = dsl::$table.select(dsl::$col.nullable()).load(c)?;
-                    for text in rows.into_iter().flatten() {
-                        if !text.contains(PREFIX) {
-                            continue;
+                    let mut after = String::new();
+                    loop {
+                        let rows: Vec<(String, Option<String>)> = dsl::$table
+                            .select((dsl::id, dsl::$col.nullable()))
+                            .filter(dsl::id.gt(&after))
+                            .filter(dsl::$col.nullable().like(format!("%{PREFIX}%")))
+                            .order(dsl::id)
+                            .limit(CHUNK)
+                            .load(c)?;
+                        let Some((last, _)) = rows.last() else { break };
+                        after = last.clone();
+                        for text in rows.into_iter().filter_map(|(_, t)| t) {
+                            let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
+                            walk(&mut v, &mut |s| {
+                                keys.open(s)?;
+                                n += 1;
+                                Ok(None)
+                            })?;
                         }
-                        let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
-                        walk(&mut v, &mut |s| {
-                            keys.open(s)?;
-                            n += 1;
-                            Ok(None)
-                        })?;
                     }
                 }
             )+
@@ -65,23 +77,34 @@ macro_rules! json_columns {
         }
 
         /// Re-seals every sealed value in the JSON columns with the keyring's current key;
-        /// how many rows changed.
+        /// how many rows changed. Rows are read a chunk at a time in id order.
         pub fn reseal_all(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
             let mut n = 0;
             $(
                 {
                     use crate::schema::$table::dsl;
-                    let rows: Vec<(String, Option<String>)> =
-                        dsl::$table.select((dsl::id, dsl::$col.nullable())).load(c)?;
-                    for (id, text) in rows {
-                        let Some(text) = text.filter(|t| t.contains(PREFIX)) else { continue };
-                        let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
-                        let changed = walk(&mut v, &mut |s| Ok(Some(keys.seal(&keys.open(s)?)?)))?;
-                        if changed {
-                            diesel::update(dsl::$table.filter(dsl::id.eq(&id)))
-                                .set(dsl::$col.eq(crate::json_text(&v)))
-                                .execute(c)?;
-                            n += 1;
+                    let mut after = String::new();
+                    loop {
+                        let rows: Vec<(String, Option<String>)> = dsl::$table
+                            .select((dsl::id, dsl::$col.nullable()))
+                            .filter(dsl::id.gt(&after))
+                            .filter(dsl::$col.nullable().like(format!("%{PREFIX}%")))
+                            .order(dsl::id)
+                            .limit(CHUNK)
+                            .load(c)?;
+                        let Some((last, _)) = rows.last() else { break };
+                        after = last.clone();
+                        for (id, text) in rows {
+                            let Some(text) = text else { continue };
+                            let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
+                            let changed =
+                                walk(&mut v, &mut |s| Ok(Some(keys.seal(&keys.open(s)?)?)))?;
+                            if changed {
+                                diesel::update(dsl::$table.filter(dsl::id.eq(&id)))
+                                    .set(dsl::$col.eq(crate::json_text(&v)))
+                                    .execute(c)?;
+                                n += 1;
+                            }
                         }
                     }
                 }
