@@ -482,8 +482,12 @@ pub fn set_instantiate_params(c: &mut DbConnection, id: Uuid, sealed: Option<&st
 
 /// The sealed `additionalParams` of instance `id`'s instantiate request, if recorded.
 pub fn instantiate_params(c: &mut DbConnection, id: Uuid) -> Result<Option<String>> {
+    instantiate_params_of(c, &id.to_string())
+}
+
+fn instantiate_params_of(c: &mut DbConnection, id: &str) -> Result<Option<String>> {
     let t: Option<Option<String>> = dsl::vnf_instances
-        .filter(dsl::id.eq(id.to_string()))
+        .filter(dsl::id.eq(id))
         .select(dsl::instantiate_params)
         .first(c)
         .optional()?;
@@ -503,17 +507,28 @@ pub fn open_sealed(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
     Ok(n)
 }
 
-/// Re-seals every instance's parameters with the keyring's current key; how many.
+/// Re-seals every instance's parameters not sealed with the keyring's current key, a
+/// transaction per chunk, compare and swap per row (see [`crate::sealed::reseal_chunk`]);
+/// how many changed.
 pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
     let mut n = 0;
     for_params_chunks(c, |c, rows| {
-        for (id, sealed) in rows {
-            let again = keys.seal(&keys.open(sealed)?)?;
-            diesel::update(dsl::vnf_instances.filter(dsl::id.eq(id)))
-                .set(dsl::instantiate_params.eq(Some(again)))
-                .execute(c)?;
-            n += 1;
-        }
+        let rows = rows.iter().map(|(id, p)| (id.clone(), Some(p.clone())));
+        n += crate::sealed::reseal_chunk(
+            c,
+            rows.collect(),
+            |p| keys.reseal(p),
+            instantiate_params_of,
+            |c, id, old, new| {
+                Ok(diesel::update(
+                    dsl::vnf_instances
+                        .filter(dsl::id.eq(id))
+                        .filter(dsl::instantiate_params.eq(old)),
+                )
+                .set(dsl::instantiate_params.eq(new))
+                .execute(c)?)
+            },
+        )?;
         Ok(())
     })?;
     Ok(n)
@@ -532,7 +547,7 @@ where
             .filter(dsl::id.gt(&after))
             .filter(dsl::instantiate_params.is_not_null())
             .order(dsl::id)
-            .limit(500)
+            .limit(crate::sealed::CHUNK)
             .load(c)?;
         let Some((last, _)) = rows.last() else {
             return Ok(());

@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use crate::secrets::Keyring;
-use crate::{DbConnection, Result};
+use crate::{DbConnection, Error, Result};
 
 const PREFIX: &str = "enc:v1:";
 
@@ -39,7 +39,51 @@ fn walk(v: &mut Value, f: &mut dyn FnMut(&str) -> Result<Option<String>>) -> Res
 }
 
 /// Rows read at a time: memory stays bounded by a chunk, whatever a table holds.
-const CHUNK: i64 = 500;
+pub(crate) const CHUNK: i64 = 500;
+
+/// Tries at a row that keeps changing under a rotation before the rotation gives up.
+const ATTEMPTS: usize = 5;
+
+/// Re-seals a chunk of rows (id, stored text) in one transaction, so a crash leaves each
+/// chunk wholly done or not done (and every value opens with the old and the new key
+/// either way). What `change` makes of a row's text is written only where the row still
+/// holds the text that was read (`swap` compares and sets, answering the rows it
+/// changed): a value written meanwhile is read again (`read`) and re-sealed, never
+/// overwritten. How many rows changed.
+pub(crate) fn reseal_chunk<C, R, S>(
+    c: &mut DbConnection,
+    rows: Vec<(String, Option<String>)>,
+    change: C,
+    read: R,
+    swap: S,
+) -> Result<usize>
+where
+    C: Fn(&str) -> Result<Option<String>>,
+    R: Fn(&mut DbConnection, &str) -> Result<Option<String>>,
+    S: Fn(&mut DbConnection, &str, &str, &str) -> Result<usize>,
+{
+    c.transaction(|c| {
+        let mut n = 0;
+        for (id, mut text) in rows {
+            let mut tries = 0;
+            while let Some(old) = text {
+                let Some(new) = change(&old)? else { break };
+                if swap(c, &id, &old, &new)? == 1 {
+                    n += 1;
+                    break;
+                }
+                tries += 1;
+                if tries == ATTEMPTS {
+                    return Err(Error::Secrets(format!(
+                        "row {id} kept changing while it was re-sealed; run the rotation again"
+                    )));
+                }
+                text = read(c, &id)?;
+            }
+        }
+        Ok(n)
+    })
+}
 
 macro_rules! json_columns {
     ($( $table:ident . $col:ident ),+ $(,)?) => {
@@ -76,9 +120,14 @@ macro_rules! json_columns {
             Ok(n)
         }
 
-        /// Re-seals every sealed value in the JSON columns with the keyring's current key;
-        /// how many rows changed. Rows are read a chunk at a time in id order.
+        /// Re-seals every value in the JSON columns not sealed with the keyring's current
+        /// key; how many rows changed. Rows are read a chunk at a time in id order and
+        /// each chunk is written in one transaction by [`reseal_chunk`].
         pub fn reseal_all(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
+            let change = |text: &str| -> Result<Option<String>> {
+                let Ok(mut v) = serde_json::from_str::<Value>(text) else { return Ok(None) };
+                Ok(walk(&mut v, &mut |s| keys.reseal(s))?.then(|| crate::json_text(&v)))
+            };
             let mut n = 0;
             $(
                 {
@@ -94,18 +143,26 @@ macro_rules! json_columns {
                             .load(c)?;
                         let Some((last, _)) = rows.last() else { break };
                         after = last.clone();
-                        for (id, text) in rows {
-                            let Some(text) = text else { continue };
-                            let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
-                            let changed =
-                                walk(&mut v, &mut |s| Ok(Some(keys.seal(&keys.open(s)?)?)))?;
-                            if changed {
-                                diesel::update(dsl::$table.filter(dsl::id.eq(&id)))
-                                    .set(dsl::$col.eq(crate::json_text(&v)))
-                                    .execute(c)?;
-                                n += 1;
-                            }
-                        }
+                        n += reseal_chunk(
+                            c,
+                            rows,
+                            change,
+                            |c, id| {
+                                Ok(dsl::$table
+                                    .filter(dsl::id.eq(id))
+                                    .select(dsl::$col.nullable())
+                                    .first::<Option<String>>(c)
+                                    .optional()?
+                                    .flatten())
+                            },
+                            |c, id, old, new| {
+                                Ok(diesel::update(
+                                    dsl::$table.filter(dsl::id.eq(id)).filter(dsl::$col.eq(old)),
+                                )
+                                .set(dsl::$col.eq(new))
+                                .execute(c)?)
+                            },
+                        )?;
                     }
                 }
             )+

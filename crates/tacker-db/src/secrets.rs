@@ -129,6 +129,21 @@ impl Keyring {
             .map_err(|_| Error::Secrets("a sealed value is not text".into()))
     }
 
+    /// `stored` sealed with the current key; `None` when it already is (or, without
+    /// keys, when it stays as it is). Plaintext gets sealed.
+    pub fn reseal(&self, stored: &str) -> Result<Option<String>> {
+        if let Some(current) = self.current()
+            && stored
+                .strip_prefix(PREFIX)
+                .and_then(|rest| rest.split_once(':'))
+                .is_some_and(|(id, _)| id == current)
+        {
+            return Ok(None);
+        }
+        let again = self.seal(&self.open(stored)?)?;
+        Ok((again != stored).then_some(again))
+    }
+
     /// Key ids in stored values that this keyring cannot open.
     pub fn unknown_key(&self, stored: &str) -> Option<String> {
         let id = stored.strip_prefix(PREFIX)?.split_once(':')?.0;
@@ -153,6 +168,18 @@ mod tests {
         let both = Keyring::parse(&[k2.clone(), k1]).unwrap();
         assert_eq!(both.open(&sealed).unwrap(), "s3cret-password");
         assert!(both.seal("x").unwrap().starts_with("enc:v1:k2:"));
+        // Re-sealing leaves what the current key sealed, seals the rest.
+        assert_eq!(both.reseal(&both.seal("y").unwrap()).unwrap(), None);
+        let again = both.reseal(&sealed).unwrap().unwrap();
+        assert!(again.starts_with("enc:v1:k2:"));
+        assert_eq!(both.open(&again).unwrap(), "s3cret-password");
+        assert!(
+            both.reseal("plain")
+                .unwrap()
+                .unwrap()
+                .starts_with("enc:v1:k2:")
+        );
+        assert_eq!(Keyring::plaintext().reseal("plain").unwrap(), None);
         // Without the key, or tampered: an error, never garbage.
         let other = Keyring::parse(&[k2]).unwrap();
         assert!(other.open(&sealed).is_err());

@@ -195,16 +195,34 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
     Ok(diesel::delete(dsl::vims.filter(dsl::id.eq(id.to_string()))).execute(c)? == 1)
 }
 
-/// Re-seals every VIM's credentials with the keyring's current key; how many.
+/// Re-seals every VIM's credentials not sealed with the keyring's current key, compare
+/// and swap per row (see [`crate::sealed::reseal_chunk`]); how many changed.
 pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
     let rows: Vec<(String, String)> = dsl::vims.select((dsl::id, dsl::auth_cred)).load(c)?;
     let mut n = 0;
-    for (id, sealed) in rows {
-        let again = keys.seal(&keys.open(&sealed)?)?;
-        diesel::update(dsl::vims.filter(dsl::id.eq(&id)))
-            .set(dsl::auth_cred.eq(again))
-            .execute(c)?;
-        n += 1;
+    for chunk in rows.chunks(crate::sealed::CHUNK as usize) {
+        let rows = chunk.iter().map(|(id, s)| (id.clone(), Some(s.clone())));
+        n += crate::sealed::reseal_chunk(
+            c,
+            rows.collect(),
+            |s| keys.reseal(s),
+            |c, id| {
+                Ok(dsl::vims
+                    .filter(dsl::id.eq(id))
+                    .select(dsl::auth_cred)
+                    .first(c)
+                    .optional()?)
+            },
+            |c, id, old, new| {
+                Ok(diesel::update(
+                    dsl::vims
+                        .filter(dsl::id.eq(id))
+                        .filter(dsl::auth_cred.eq(old)),
+                )
+                .set(dsl::auth_cred.eq(new))
+                .execute(c)?)
+            },
+        )?;
     }
     Ok(n)
 }

@@ -227,3 +227,145 @@ async fn upload_credentials_stay_sealed_in_the_durable_and_dead_letter_queues() 
     assert_eq!(p["vnfdId"], "bus-vnfd");
     c.teardown().await;
 }
+
+/// `psql -tAc` against `url`: the answer, trimmed.
+fn psql(url: &str, sql: &str) -> String {
+    let out = std::process::Command::new("psql")
+        .args([url, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A rotation killed mid-way loses nothing: `tacker secrets rotate` is stopped by SIGKILL
+/// while it waits on a row locked by another session, two chunks (1,000 rows) committed
+/// and a third in flight. The in-flight chunk is rolled back whole, every secret still
+/// opens with the old and the new key, a rotation without the new key names it, and the
+/// next run re-seals only the 500 rows left.
+#[tokio::test]
+async fn a_rotation_killed_mid_way_is_finished_by_the_next_run() {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let db = tacker_testkit::TestDb::postgres();
+    let env =
+        crate::support::ClusterEnv::new(&db.url, "memory://", &tacker_testkit::unique_prefix());
+    let old = tacker_db::secrets::Keyring::parse(&[TEST_KEY.to_owned()]).unwrap();
+    let secret = old.seal("pw-killed").unwrap();
+    let request = json!({"vimConnectionInfo": {"v": {"accessInfo": {"password": secret}}}});
+    psql(
+        &db.url,
+        &format!(
+            "INSERT INTO vnf_lcm_op_occs (id, vnf_instance_id, operation, operation_state, \
+             state_entered_time, start_time, request, created_at) \
+             SELECT 'occ-' || lpad(n::text, 5, '0'), 'i', 'INSTANTIATE', 'COMPLETED', now(), \
+             now(), '{request}', now() FROM generate_series(1, 1500) AS n"
+        ),
+    );
+    let count = |key: &str| -> usize {
+        psql(
+            &db.url,
+            &format!("SELECT count(*) FROM vnf_lcm_op_occs WHERE request LIKE '%enc:v1:{key}:%'"),
+        )
+        .parse()
+        .unwrap()
+    };
+    let new_key = {
+        let out = tacker()
+            .args(["secrets", "generate-key", "t2"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    let rotate = |keys: String| {
+        let mut cmd = env.command(&[("TACKER__SECRETS__KEYS", keys)]);
+        cmd.args(["secrets", "rotate"]);
+        cmd
+    };
+
+    // Another session holds a row of the third chunk.
+    let mut holder = std::process::Command::new("psql")
+        .args([db.url.as_str(), "-qX"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut hold = holder.stdin.take().unwrap();
+    writeln!(
+        hold,
+        "BEGIN; SELECT id FROM vnf_lcm_op_occs WHERE id = 'occ-01200' FOR UPDATE;"
+    )
+    .unwrap();
+    let waiting = |what: &str| {
+        psql(
+            &db.url,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND {what}"
+            ),
+        ) != "0"
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !waiting("state = 'idle in transaction'") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the lock was not taken"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut rotation = rotate(format!("{new_key},{TEST_KEY}"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    while !waiting("wait_event_type = 'Lock' AND query LIKE 'UPDATE%'") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the rotation never reached the row"
+        );
+        assert!(rotation.try_wait().unwrap().is_none(), "the rotation ended");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The fault lands on work in flight: two chunks done, the third under way.
+    assert_eq!((count("t2"), count("t1")), (1000, 500));
+    rotation.kill().unwrap();
+    rotation.wait().unwrap();
+    writeln!(hold, "COMMIT;").unwrap();
+    drop(hold);
+    holder.wait().unwrap();
+    while waiting("wait_event_type = 'Lock'") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the killed session lingers"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        (count("t2"), count("t1")),
+        (1000, 500),
+        "the chunk in flight rolled back"
+    );
+
+    // Both keys are needed now, and a start without the new one says so.
+    let out = rotate(TEST_KEY.to_owned()).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("t2"));
+    // The next run re-seals what is left, and only that.
+    let out = rotate(format!("{new_key},{TEST_KEY}")).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("and 500 row(s)"), "{text}");
+    assert_eq!((count("t2"), count("t1")), (1500, 0));
+    // The new key alone opens everything.
+    let out = rotate(new_key).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("and 0 row(s)"));
+}
