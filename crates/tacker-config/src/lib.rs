@@ -190,11 +190,25 @@ pub struct ServerConfig {
 pub struct DatabaseConfig {
     /// `sqlite://<path>` or `postgres://...`.
     pub url: String,
-    /// Pool size.
+    /// Pool size; 0 picks one from the cores (see [`DatabaseConfig::pool_size`]).
     pub pool_size: u32,
     /// Pool checkout timeout.
     #[serde(with = "duration")]
     pub connect_timeout: Duration,
+}
+
+impl DatabaseConfig {
+    /// Connections per process: `pool_size`, or when it is 0 two per core this process
+    /// may use (its cgroup's CPU quota counts), at least 4.
+    pub fn pool_size(&self) -> u32 {
+        if self.pool_size > 0 {
+            return self.pool_size;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        u32::try_from(cores.saturating_mul(2))
+            .unwrap_or(u32::MAX)
+            .max(4)
+    }
 }
 
 /// `[bus]`
@@ -581,10 +595,6 @@ impl Config {
                 || db.starts_with("postgres://")
                 || db.starts_with("postgresql://"),
             "database.url must be sqlite://<path> or postgres://...".into(),
-        );
-        check(
-            self.database.pool_size >= 1,
-            "database.pool_size must be at least 1".into(),
         );
         let bus = &self.bus.url;
         check(

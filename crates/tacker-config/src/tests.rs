@@ -21,6 +21,16 @@ fn defaults_file_loads_and_validates() {
 }
 
 #[test]
+fn the_pool_is_sized_from_the_cores_unless_set() {
+    let mut c = Config::defaults().unwrap();
+    assert_eq!(c.database.pool_size, 0);
+    let cores = std::thread::available_parallelism().unwrap().get() as u32;
+    assert_eq!(c.database.pool_size(), (2 * cores).max(4));
+    c.database.pool_size = 7;
+    assert_eq!(c.database.pool_size(), 7);
+}
+
+#[test]
 fn layers_apply_in_order_file_then_env() {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     writeln!(

@@ -37,7 +37,7 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
 fn open_db(cfg: &Config) -> anyhow::Result<Db> {
     Ok(Db::connect(
         &cfg.database.url,
-        cfg.database.pool_size,
+        cfg.database.pool_size(),
         cfg.database.connect_timeout,
     )?)
 }
