@@ -1,6 +1,7 @@
 //! Secrets at rest across many rows: the start-up check and the rotation read the tables
 //! a chunk at a time and still reach every row.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use diesel::RunQueryDsl;
@@ -14,9 +15,9 @@ use crate::open;
 /// More rows than one chunk (500) holds, twice over.
 const ROWS: usize = 1_234;
 
-fn keyring(specs: &[&String]) -> std::sync::Arc<Keyring> {
+fn keyring(specs: &[&String]) -> Arc<Keyring> {
     let specs: Vec<String> = specs.iter().map(|s| (*s).clone()).collect();
-    std::sync::Arc::new(Keyring::parse(&specs).unwrap())
+    Arc::new(Keyring::parse(&specs).unwrap())
 }
 
 /// `rows` occurrences and instances; every other one carries a secret sealed with
@@ -63,19 +64,24 @@ fn insert(c: &mut tacker_db::DbConnection, keys: &Keyring, rows: std::ops::Range
     }
 }
 
+/// [`insert`] through the pool.
+async fn seed(db: &tacker_db::Db, keys: &Arc<Keyring>, rows: std::ops::Range<usize>) {
+    let k = keys.clone();
+    db.run(move |c| {
+        insert(c, &k, rows);
+        Ok(())
+    })
+    .await
+    .unwrap();
+}
+
 #[tokio::test]
 async fn every_sealed_row_is_checked_and_resealed_a_chunk_at_a_time() {
     for t in TestDb::each() {
         let db = open(&t);
         let [s1, s2, s9] = ["k1", "k2", "k9"].map(|id| Keyring::generate(id).unwrap());
         let (k1, k2_k1, k2) = (keyring(&[&s1]), keyring(&[&s2, &s1]), keyring(&[&s2]));
-        let k = k1.clone();
-        db.run(move |c| {
-            insert(c, &k, 0..ROWS);
-            Ok(())
-        })
-        .await
-        .unwrap();
+        seed(&db, &k1, 0..ROWS).await;
         let sealed_rows = ROWS.div_ceil(2);
 
         // Every sealed value opens, in the JSON of occurrences and in instances' params.
@@ -111,13 +117,7 @@ async fn every_sealed_row_is_checked_and_resealed_a_chunk_at_a_time() {
         assert!(db.run(move |c| sealed::open_all(c, &k)).await.is_err());
 
         // One value sealed with a key nobody configured, past the first chunks: named.
-        let k9 = keyring(&[&s9]);
-        db.run(move |c| {
-            insert(c, &k9, ROWS..ROWS + 1);
-            Ok(())
-        })
-        .await
-        .unwrap();
+        seed(&db, &keyring(&[&s9]), ROWS..ROWS + 1).await;
         let k = k2.clone();
         let e = db.run(move |c| sealed::open_all(c, &k)).await.unwrap_err();
         assert!(e.to_string().contains("k9"), "{e}");
@@ -149,13 +149,7 @@ async fn a_secret_written_during_the_rotation_is_kept() {
     let db = open(&t);
     let [s1, s2] = ["k1", "k2"].map(|id| Keyring::generate(id).unwrap());
     let (k1, k2_k1, k2) = (keyring(&[&s1]), keyring(&[&s2, &s1]), keyring(&[&s2]));
-    let k = k1.clone();
-    db.run(move |c| {
-        insert(c, &k, 0..ROWS);
-        Ok(())
-    })
-    .await
-    .unwrap();
+    seed(&db, &k1, 0..ROWS).await;
     let url = tacker_db::DbUrl::parse(&t.url).unwrap();
     let mut writer = url.establish().unwrap();
     let mut watcher = url.establish().unwrap();

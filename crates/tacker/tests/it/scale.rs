@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 use tacker_testkit::TestDb;
 
-use crate::support::{ClusterEnv, all_in_one};
+use crate::support::{ClusterEnv, all_in_one, psql};
 
 const ROWS: usize = 10_000;
 
@@ -42,15 +42,7 @@ async fn lists_over_ten_thousand_large_rows_hold_bounded_memory() {
          now() - interval '1 day' + n * interval '1 millisecond', now() \
          FROM generate_series(1, {ROWS}) AS n"
     );
-    let out = std::process::Command::new("psql")
-        .args([db.url.as_str(), "-qv", "ON_ERROR_STOP=1", "-c", &sql])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    psql(&db.url, &sql);
 
     let env = ClusterEnv::new(&db.url, "memory://", &tacker_testkit::unique_prefix());
     let (aio, url) = all_in_one(&env, "", &[("RUST_LOG", "warn".into())]).await;

@@ -7,7 +7,7 @@ use serde_json::json;
 use tacker_testkit::peers::{Expect, Subscriber};
 
 use crate::procs::{Cluster, SIM_HOOKS};
-use crate::support::{TEST_KEY, tacker};
+use crate::support::{TEST_KEY, generate_key, psql};
 
 fn dump(url: &str) -> String {
     let out = std::process::Command::new("pg_dump")
@@ -106,13 +106,7 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
             && !before.contains("rot-pw-1")
             && !before.contains("rot-vim-1")
     );
-    let new_key = {
-        let out = tacker()
-            .args(["secrets", "generate-key", "t2"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap().trim().to_owned()
-    };
+    let new_key = generate_key("t2");
     let run = |keys: String, args: &[&str]| {
         let mut cmd = c.env.command(&[("TACKER__SECRETS__KEYS", keys)]);
         cmd.args(args).output().unwrap()
@@ -228,20 +222,6 @@ async fn upload_credentials_stay_sealed_in_the_durable_and_dead_letter_queues() 
     c.teardown().await;
 }
 
-/// `psql -tAc` against `url`: the answer, trimmed.
-fn psql(url: &str, sql: &str) -> String {
-    let out = std::process::Command::new("psql")
-        .args([url, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 /// A rotation killed mid-way loses nothing: `tacker secrets rotate` is stopped by SIGKILL
 /// while it waits on a row locked by another session, two chunks (1,000 rows) committed
 /// and a third in flight. The in-flight chunk is rolled back whole, every secret still
@@ -275,13 +255,7 @@ async fn a_rotation_killed_mid_way_is_finished_by_the_next_run() {
         .parse()
         .unwrap()
     };
-    let new_key = {
-        let out = tacker()
-            .args(["secrets", "generate-key", "t2"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap().trim().to_owned()
-    };
+    let new_key = generate_key("t2");
     let rotate = |keys: String| {
         let mut cmd = env.command(&[("TACKER__SECRETS__KEYS", keys)]);
         cmd.args(["secrets", "rotate"]);

@@ -15,6 +15,30 @@ pub fn tacker() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tacker"))
 }
 
+/// `psql -tAc` against `url`, stopping at the first error: the answer, trimmed.
+pub fn psql(url: &str, sql: &str) -> String {
+    let out = Command::new("psql")
+        .args([url, "-v", "ON_ERROR_STOP=1", "-tAc", sql])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A new sealing key `<id>:<base64>`, as `tacker secrets generate-key` prints it.
+pub fn generate_key(id: &str) -> String {
+    let out = tacker()
+        .args(["secrets", "generate-key", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
 /// The sealing key of test clusters (`<id>:<base64 of 32 bytes>`).
 pub const TEST_KEY: &str = "t1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 
