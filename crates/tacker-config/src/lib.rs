@@ -122,6 +122,10 @@ pub struct AuthConfig {
     pub clients: Vec<AuthClient>,
 }
 
+/// The prefixes of the roles that confine a caller (Tacker's enhanced policy): to a tenant,
+/// to the packages of a provider, to the VIMs of an area.
+pub const ATTRIBUTE_ROLES: [&str; 3] = ["TENANT_", "VENDOR_", "AREA_"];
+
 /// One `[[auth.clients]]` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -772,10 +776,14 @@ impl Config {
                 ),
             );
             for r in &c.roles {
+                let attribute = ATTRIBUTE_ROLES
+                    .iter()
+                    .any(|p| r.strip_prefix(p).is_some_and(|n| !n.is_empty()));
                 check(
-                    matches!(r.as_str(), "reader" | "member" | "admin"),
+                    attribute || matches!(r.as_str(), "reader" | "member" | "admin"),
                     format!(
-                        "auth.clients {:?}: role {r:?} is not reader, member or admin",
+                        "auth.clients {:?}: role {r:?} is not reader, member, admin or one of \
+                         TENANT_<name>, VENDOR_<provider>, AREA_<area>",
                         c.id
                     ),
                 );
@@ -818,9 +826,19 @@ impl Config {
     /// The configuration as TOML with every password and secret replaced by `***`.
     pub fn to_redacted_toml(&self) -> Result<String> {
         let mut c = self.clone();
-        c.database.url = redact::url_password(&c.database.url);
-        c.bus.url = redact::url_password(&c.bus.url);
-        c.storage.url = redact::url_password(&c.storage.url);
+        for url in [
+            &mut c.database.url,
+            &mut c.bus.url,
+            &mut c.storage.url,
+            &mut c.storage.s3_endpoint,
+            &mut c.lcm.nfvo_grant_url,
+            &mut c.auth.jwks_url,
+        ] {
+            *url = redact::url_secrets(url);
+        }
+        for d in &mut c.mgmt.drivers {
+            *d = redact::entry_secrets(d);
+        }
         if !c.lcm.nfvo_password.is_empty() {
             c.lcm.nfvo_password = "***".into();
         }

@@ -118,12 +118,35 @@ fn show_redacts_passwords() {
         ),
         ("TACKER__BUS__URL", "amqp://guest:hunter2@mq:5672/%2f"),
         ("TACKER__STORAGE__S3_SECRET_ACCESS_KEY", "s3-secret-value"),
+        (
+            "TACKER__STORAGE__S3_ENDPOINT",
+            "http://ak:s3-userinfo@minio:9000",
+        ),
+        (
+            "TACKER__MGMT__DRIVERS",
+            "Scripts/x.py=grpc://op:grpc-pw@driver:50051",
+        ),
     ]))
     .unwrap();
     let shown = c.to_redacted_toml().unwrap();
     assert!(
         !shown.contains("s3cret") && !shown.contains("hunter2"),
         "{shown}"
+    );
+    assert!(
+        !shown.contains("s3-userinfo") && !shown.contains("grpc-pw"),
+        "{shown}"
+    );
+    let libpq = Config::load(&env(&[(
+        "TACKER__DATABASE__URL",
+        "postgres://db:5432/tacker?user=t&password=q-pw&sslpassword=q-sslpw",
+    )]))
+    .unwrap()
+    .to_redacted_toml()
+    .unwrap();
+    assert!(
+        !libpq.contains("q-pw") && !libpq.contains("q-sslpw") && libpq.contains("user=t"),
+        "{libpq}"
     );
     assert!(
         shown.contains("postgres://tacker:***@db:5432/tacker"),

@@ -118,7 +118,6 @@ pub async fn run(
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
-            .wrap(actix_web::middleware::from_fn(wire::shape))
             .wrap(actix_web::middleware::from_fn(limits::rate))
             .wrap(actix_web::middleware::from_fn(auth::authenticate))
             .wrap(metrics::Track(metrics.clone()))
@@ -126,6 +125,8 @@ pub async fn run(
             .wrap(actix_web::middleware::NormalizePath::new(
                 actix_web::middleware::TrailingSlash::MergeOnly,
             ))
+            // Outermost: every answer, the authentication's and the rate limit's too.
+            .wrap(actix_web::middleware::from_fn(wire::shape))
             .configure(configure)
     })
     .disable_signals()

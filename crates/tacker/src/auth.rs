@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use tacker_config::Config;
@@ -70,6 +71,12 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
         .iter()
         .map(|k| (k.kid().to_owned(), k.decoding()))
         .collect();
+    let clients: Arc<HashMap<String, BuiltinClient>> = Arc::new(
+        a.clients
+            .iter()
+            .map(|c| (c.id.clone(), builtin_client(c)))
+            .collect(),
+    );
     let verifier = Verifier::new(
         Claims {
             issuer: a.issuer.clone(),
@@ -79,49 +86,44 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
         },
         fixed,
         Some(a.jwks_url.clone()).filter(|u| !u.is_empty()),
+        clients.clone(),
     )?;
     let issuer = match key {
         None => None,
-        Some(key) => {
-            let clients: HashMap<String, BuiltinClient> = a
-                .clients
-                .iter()
-                .map(|c| {
-                    (
-                        c.id.clone(),
-                        BuiltinClient {
-                            secret_hash: c.secret_hash.clone(),
-                            role: Principal::highest(c.roles.iter().map(String::as_str)),
-                            tenant: Some(c.tenant.clone()).filter(|t| !t.is_empty()),
-                            attributes: c
-                                .roles
-                                .iter()
-                                .filter(|r| {
-                                    ["TENANT_", "VENDOR_", "AREA_"]
-                                        .iter()
-                                        .any(|p| r.starts_with(p))
-                                })
-                                .cloned()
-                                .collect(),
-                        },
-                    )
-                })
-                .collect();
-            Some(Issuer {
-                key,
-                clients,
-                lifetime: a.token_lifetime,
-                issuer: a.issuer.clone(),
-                audience: a.audience.clone(),
-                decoy_hash: tacker_server::auth::hash_secret(&uuid::Uuid::new_v4().to_string())?,
-            })
-        }
+        Some(key) => Some(Issuer {
+            key,
+            clients,
+            lifetime: a.token_lifetime,
+            issuer: a.issuer.clone(),
+            audience: a.audience.clone(),
+            decoy_hash: tacker_server::auth::hash_secret(&uuid::Uuid::new_v4().to_string())?,
+        }),
     };
     Ok(Auth {
         mode: Mode::OAuth2(Box::new(verifier)),
         issuer,
         public_metrics: a.public_metrics,
     })
+}
+
+/// A configured client: its highest role, its tenant, its `TENANT_`/`VENDOR_`/`AREA_`
+/// roles.
+fn builtin_client(c: &tacker_config::AuthClient) -> BuiltinClient {
+    BuiltinClient {
+        secret_hash: c.secret_hash.clone(),
+        role: Principal::highest(c.roles.iter().map(String::as_str)),
+        tenant: Some(c.tenant.clone()).filter(|t| !t.is_empty()),
+        attributes: c
+            .roles
+            .iter()
+            .filter(|r| {
+                tacker_config::ATTRIBUTE_ROLES
+                    .iter()
+                    .any(|p| r.starts_with(p))
+            })
+            .cloned()
+            .collect(),
+    }
 }
 
 /// `tacker auth generate-key [--out FILE]`: a new key on stdout, or into FILE (0600)

@@ -365,6 +365,25 @@ async fn all_in_one(mut cfg: Config) -> anyhow::Result<()> {
             .allowed_networks
             .extend(["127.0.0.0/8".to_owned(), "::1/128".to_owned()]);
     }
+    // Its data (database, packages, caches, keys) is its user's alone.
+    if let Some(path) = cfg
+        .database
+        .url
+        .strip_prefix("sqlite://")
+        .filter(|p| !p.is_empty() && *p != ":memory:")
+    {
+        crate::private_file::private_sqlite(std::path::Path::new(path))?;
+    }
+    for dir in [
+        cfg.storage.url.strip_prefix("file://"),
+        Some(cfg.conductor.cache_dir.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|d| !d.is_empty())
+    {
+        crate::private_file::private_dir(std::path::Path::new(dir))?;
+    }
     let db = open_db(&cfg)?;
     let applied = db.migrate().await.context("migrating the database")?;
     if !applied.is_empty() {

@@ -4,6 +4,7 @@
 //! key its tokens are signed with.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::header;
@@ -29,13 +30,24 @@ pub struct BuiltinClient {
     pub attributes: Vec<String>,
 }
 
+impl BuiltinClient {
+    /// The tenant and attribute claims a token of this client carries.
+    pub(crate) fn claims(&self) -> serde_json::Value {
+        let mut c = json!({ "roles": self.attributes });
+        if let Some(t) = &self.tenant {
+            c["tenant"] = json!(t);
+        }
+        c
+    }
+}
+
 /// The built-in authorization server.
 #[derive(Debug)]
 pub struct Issuer {
     /// The signing key.
     pub key: SigningKey,
-    /// Clients by id.
-    pub clients: HashMap<String, BuiltinClient>,
+    /// Clients by id (the verifier checks tokens against the same map).
+    pub clients: Arc<HashMap<String, BuiltinClient>>,
     /// Token lifetime.
     pub lifetime: Duration,
     /// `iss` written into tokens.

@@ -1,8 +1,12 @@
 //! Checking bearer tokens: the signature against the built-in key or the keys of a JWKS
 //! (cached; fetched again when a token names a key id not seen yet), then `iss`, `aud`,
-//! `exp` and `nbf`; roles and tenant read from configured claims.
+//! `exp` and `nbf`; roles and tenant read from configured claims. A token of the built-in
+//! endpoint is checked against the clients configured now: a removed client's tokens are
+//! refused, a downgraded one's hold its current role at most, and tenant, vendors and
+//! areas are the client's current ones.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, JwkSet, KeyAlgorithm};
@@ -10,7 +14,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 use tokio::sync::{Mutex, RwLock};
 
-use super::{AuthError, Principal};
+use super::{AuthError, BuiltinClient, Principal};
 
 /// How long a fetched JWKS is trusted before it is fetched again.
 const JWKS_TTL: Duration = Duration::from_secs(300);
@@ -68,6 +72,8 @@ pub struct Verifier {
     claims: Claims,
     fixed: HashMap<String, Key>,
     jwks: Option<Jwks>,
+    /// The built-in endpoint's clients, by id.
+    clients: Arc<HashMap<String, BuiltinClient>>,
 }
 
 impl std::fmt::Debug for Verifier {
@@ -81,11 +87,13 @@ impl std::fmt::Debug for Verifier {
 }
 
 impl Verifier {
-    /// A verifier trusting `fixed` keys (`(kid, key)`, EdDSA) and the keys at `jwks_url`.
+    /// A verifier trusting `fixed` keys (`(kid, key)`, EdDSA: the built-in endpoint's,
+    /// whose tokens stand for one of `clients`) and the keys at `jwks_url`.
     pub fn new(
         claims: Claims,
         fixed: Vec<(String, DecodingKey)>,
         jwks_url: Option<String>,
+        clients: Arc<HashMap<String, BuiltinClient>>,
     ) -> Result<Self, AuthError> {
         let jwks = match jwks_url {
             Some(url) => Some(Jwks {
@@ -117,6 +125,7 @@ impl Verifier {
             claims,
             fixed,
             jwks,
+            clients,
         })
     }
 
@@ -139,11 +148,24 @@ impl Verifier {
         v.leeway = 30;
         let data = jsonwebtoken::decode::<Value>(token, &key.key, &v)
             .map_err(|e| format!("invalid token: {e}"))?;
-        Ok(if key.builtin {
-            principal(&data.claims, "roles", "tenant")
-        } else {
-            principal(&data.claims, &self.claims.roles, &self.claims.tenant)
-        })
+        if !key.builtin {
+            return principal(&data.claims, &self.claims.roles, &self.claims.tenant);
+        }
+        let mut p = principal(&data.claims, "roles", "tenant")?;
+        let Some(client) = self.clients.get(&p.subject) else {
+            return Err(format!(
+                "client {:?} is no longer configured (auth.clients)",
+                p.subject
+            ));
+        };
+        // What the client holds now, never more than the token was granted.
+        p.role = p
+            .role
+            .zip(client.role)
+            .map(|(granted, now)| granted.min(now));
+        let now = principal(&client.claims(), "roles", "tenant")?;
+        (p.tenant, p.vendors, p.areas) = (now.tenant, now.vendors, now.areas);
+        Ok(p)
     }
 
     async fn key(&self, kid: Option<&str>) -> Result<Key, String> {
@@ -252,8 +274,10 @@ impl Jwks {
     }
 }
 
-/// The caller named by a token's claims.
-fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal {
+/// The caller named by a token's claims; a tenant claim that is not a string is refused
+/// (a list or an object names no one tenant: taking none would leave the caller
+/// unconfined).
+fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Result<Principal, String> {
     let roles: Vec<String> = match claim(claims, roles_claim) {
         Some(Value::Array(a)) => a
             .iter()
@@ -264,8 +288,16 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal
         _ => Vec::new(),
     };
     // The tenant claim, else a `TENANT_<name>` role (Tacker's enhanced policy).
-    let tenant = claim(claims, tenant_claim)
-        .and_then(Value::as_str)
+    let tenant = match claim(claims, tenant_claim) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(_) => {
+            return Err(format!(
+                "the tenant claim {tenant_claim:?} is not a string: a token must name one tenant"
+            ));
+        }
+    };
+    let tenant = tenant
         .filter(|t| !t.is_empty())
         .map(str::to_owned)
         .or_else(|| {
@@ -284,7 +316,7 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal
             .map(str::to_owned)
             .collect()
     };
-    Principal {
+    Ok(Principal {
         vendors: named("VENDOR_"),
         areas: named("AREA_"),
         subject: claims
@@ -298,7 +330,7 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Principal
             .pointer("/cnf/x5t#S256")
             .and_then(Value::as_str)
             .map(str::to_owned),
-    }
+    })
 }
 
 /// A JWK's algorithm: its `alg`, else the usual one of its key type.
@@ -340,8 +372,29 @@ fn claim<'a>(claims: &'a Value, path: &str) -> Option<&'a Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::claim;
+    use super::{claim, principal};
     use serde_json::json;
+
+    #[test]
+    fn a_tenant_claim_that_is_not_one_string_is_refused() {
+        for bad in [json!(["t1", "t2"]), json!({"id": "t1"}), json!(7)] {
+            let c = json!({"sub": "x", "roles": ["member"], "tenant": bad});
+            assert!(principal(&c, "roles", "tenant").is_err(), "{c}");
+        }
+        let c = json!({"sub": "x", "roles": ["member"], "tenant": "t1"});
+        assert_eq!(
+            principal(&c, "roles", "tenant").unwrap().tenant.as_deref(),
+            Some("t1")
+        );
+        let none = json!({"sub": "x", "roles": ["member", "TENANT_t9"]});
+        assert_eq!(
+            principal(&none, "roles", "tenant")
+                .unwrap()
+                .tenant
+                .as_deref(),
+            Some("t9")
+        );
+    }
 
     #[test]
     fn claims_are_found_by_dotted_path_or_whole_name() {

@@ -27,10 +27,12 @@ fn claims() -> Claims {
     }
 }
 
-/// A server in mode `oauth2` with the built-in endpoint, a client per role (named after
-/// it) and `vendor-member` (member, `VENDOR_Test Provider`, `AREA_tokyo`) sharing one
-/// secret, and `jwks_url` when given.
-fn oauth2(key: &SigningKey, jwks_url: Option<String>, public_metrics: bool) -> Arc<Auth> {
+/// A server in mode `oauth2` with the built-in endpoint (a key of its own), a client per
+/// role (named after it) and `vendor-member` (member, `VENDOR_Test Provider`,
+/// `AREA_tokyo`) sharing one secret; tokens of an external identity provider are checked
+/// against `jwks_url`, or when none is given against `idp`'s key served as a JWKS here (so
+/// a test signs whatever claims it needs with `idp`).
+async fn oauth2(idp: &SigningKey, jwks_url: Option<String>, public_metrics: bool) -> Arc<Auth> {
     let hash = hash_secret(SECRET).unwrap();
     let mut clients: HashMap<String, BuiltinClient> = ["reader", "member", "admin"]
         .into_iter()
@@ -55,11 +57,17 @@ fn oauth2(key: &SigningKey, jwks_url: Option<String>, public_metrics: bool) -> A
             attributes: vec!["VENDOR_Test Provider".into(), "AREA_tokyo".into()],
         },
     );
-    let key = key.clone();
+    let key = new_key();
+    let jwks_url = match jwks_url {
+        Some(u) => u,
+        None => jwks_server(Arc::new(Mutex::new(json!({"keys": [idp.jwk()]})))).await,
+    };
+    let clients = Arc::new(clients);
     let verifier = Verifier::new(
         claims(),
         vec![(key.kid().to_owned(), key.decoding())],
-        jwks_url,
+        Some(jwks_url),
+        clients.clone(),
     )
     .unwrap();
     Arc::new(Auth {
@@ -137,7 +145,7 @@ async fn get_with(app: &TestApp, path: &str, token: &str) -> reqwest::Response {
 #[tokio::test]
 async fn the_builtin_endpoint_issues_tokens_that_open_what_the_role_allows() {
     let key = new_key();
-    let app = app(oauth2(&key, None, false)).await;
+    let app = app(oauth2(&key, None, false).await).await;
     let packages = "/vnfpkgm/v1/vnf_packages";
 
     // No token: 401 with a Bearer challenge, as ProblemDetails.
@@ -294,14 +302,16 @@ async fn the_builtin_endpoint_issues_tokens_that_open_what_the_role_allows() {
         .json()
         .await
         .unwrap();
-    assert_eq!(jwks["keys"][0]["kid"], key.kid());
+    let issued = access_token(&app, "reader").await;
+    let kid = jsonwebtoken::decode_header(&issued).unwrap().kid.unwrap();
+    assert_eq!(jwks["keys"][0]["kid"], kid.as_str());
     assert_eq!(jwks["keys"][0]["crv"], "Ed25519");
 }
 
 #[tokio::test]
 async fn expired_foreign_unsigned_and_misaddressed_tokens_are_refused() {
     let key = new_key();
-    let app = app(oauth2(&key, None, false)).await;
+    let app = app(oauth2(&key, None, false).await).await;
     let path = "/vnfpkgm/v1/vnf_packages";
     assert_eq!(
         get_with(&app, path, &sign(&key, &good_claims("reader")))
@@ -394,18 +404,14 @@ async fn an_external_jwks_is_fetched_and_its_key_rotation_followed() {
     let (a, b) = (new_key(), new_key());
     let set = Arc::new(Mutex::new(json!({"keys": [a.jwk()]})));
     let url = jwks_server(set.clone()).await;
-    let app = app(oauth2(&builtin, Some(url), false)).await;
+    let app = app(oauth2(&builtin, Some(url), false).await).await;
     let path = "/vnfpkgm/v1/vnf_packages";
 
     let token_a = sign(&a, &good_claims("reader"));
     assert_eq!(get_with(&app, path, &token_a).await.status(), 200);
-    // The built-in key works beside the JWKS.
-    assert_eq!(
-        get_with(&app, path, &sign(&builtin, &good_claims("reader")))
-            .await
-            .status(),
-        200
-    );
+    // The built-in endpoint's tokens work beside the JWKS.
+    let builtin_token = access_token(&app, "reader").await;
+    assert_eq!(get_with(&app, path, &builtin_token).await.status(), 200);
 
     // Rotation: the set now holds b only. A token of b names a key not seen yet, so the
     // set is fetched again (at most once a second); a stops working.
@@ -433,7 +439,7 @@ fn concrete(path: &str) -> String {
 #[tokio::test]
 async fn every_route_answers_each_role_as_its_table_entry_says() {
     let key = new_key();
-    let app = app(oauth2(&key, None, false)).await;
+    let app = app(oauth2(&key, None, false).await).await;
     let tokens: Vec<(Option<Role>, Option<String>)> = vec![
         (None, None),
         (Some(Role::Reader), Some(access_token(&app, "reader").await)),
@@ -536,7 +542,7 @@ async fn mode_none_answers_loopback_hosts_only() {
 
 #[tokio::test]
 async fn metrics_can_be_public() {
-    let app = app(oauth2(&new_key(), None, true)).await;
+    let app = app(oauth2(&new_key(), None, true).await).await;
     assert_eq!(
         app.http
             .get(app.url("/metrics"))
@@ -777,7 +783,7 @@ async fn admin_app(key: &SigningKey) -> (TestApp, String) {
         TestDb::postgres(),
         Options {
             conductors: 1,
-            auth: Some(oauth2(key, None, false)),
+            auth: Some(oauth2(key, None, false).await),
             token: Some(admin.clone()),
             ..Options::default()
         },
@@ -1045,7 +1051,7 @@ async fn tenant_quotas_hold_under_concurrent_creations() {
             db,
             Options {
                 conductors: 1,
-                auth: Some(oauth2(&key, None, false)),
+                auth: Some(oauth2(&key, None, false).await),
                 token: Some(admin.clone()),
                 quotas: (3, 1),
                 ..Options::default()

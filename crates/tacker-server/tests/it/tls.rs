@@ -2,6 +2,7 @@
 //! over mutual TLS are bound to the client's certificate (RFC 8705) and refused with any
 //! other; certificates from another CA do not get through the handshake.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -80,23 +81,31 @@ async fn tokens_issued_over_mutual_tls_work_only_with_their_certificate() {
         roles: "roles".into(),
         tenant: "tenant".into(),
     };
-    let verifier =
-        Verifier::new(claims, vec![(key.kid().to_owned(), key.decoding())], None).unwrap();
     let hash = hash_secret(SECRET).unwrap();
+    let clients: Arc<HashMap<String, BuiltinClient>> = Arc::new(
+        [(
+            "robot".to_owned(),
+            BuiltinClient {
+                secret_hash: hash.clone(),
+                role: Some(Role::Reader),
+                tenant: None,
+                attributes: Vec::new(),
+            },
+        )]
+        .into(),
+    );
+    let verifier = Verifier::new(
+        claims,
+        vec![(key.kid().to_owned(), key.decoding())],
+        None,
+        clients.clone(),
+    )
+    .unwrap();
     let auth = Auth {
         mode: Mode::OAuth2(Box::new(verifier)),
         issuer: Some(Issuer {
             key: key.clone(),
-            clients: [(
-                "robot".to_owned(),
-                BuiltinClient {
-                    secret_hash: hash.clone(),
-                    role: Some(Role::Reader),
-                    tenant: None,
-                    attributes: Vec::new(),
-                },
-            )]
-            .into(),
+            clients,
             lifetime: std::time::Duration::from_secs(600),
             issuer: "tacker".into(),
             audience: "tacker".into(),
