@@ -148,11 +148,35 @@ struct UsableRow {
     product_name: Option<String>,
     software_version: Option<String>,
     vnfd_version: Option<String>,
+    tenant: Option<String>,
 }
 
-/// The ONBOARDED + ENABLED package with `vnfd_id`, if any.
-pub fn usable_package(c: &mut DbConnection, vnfd_id: &str) -> Result<Option<UsablePackage>> {
-    let row: Option<UsableRow> = pkg::vnf_packages
+/// Which ONBOARDED + ENABLED package a vnfdId names for an instance of a tenant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Usable {
+    /// This one: the tenant's own, else a shared one (for an instance of no tenant: a
+    /// shared one, else the one package of any tenant).
+    One(UsablePackage),
+    /// None the tenant sees.
+    None,
+    /// An instance of no tenant, and only packages of several tenants have it.
+    Ambiguous(usize),
+}
+
+impl Usable {
+    /// The package, if exactly one is named.
+    pub fn one(self) -> Option<UsablePackage> {
+        match self {
+            Usable::One(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// The ONBOARDED + ENABLED package with `vnfd_id` an instance of `tenant` uses (see
+/// [`Usable`]): vnfdIds are unique per tenant, so several tenants may onboard one VNFD.
+pub fn usable_package(c: &mut DbConnection, vnfd_id: &str, tenant: Option<&str>) -> Result<Usable> {
+    let mut rows: Vec<UsableRow> = pkg::vnf_packages
         .filter(pkg::vnfd_id.eq(vnfd_id))
         .filter(pkg::deleted_at.is_null())
         .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
@@ -163,19 +187,31 @@ pub fn usable_package(c: &mut DbConnection, vnfd_id: &str) -> Result<Option<Usab
             pkg::vnf_product_name,
             pkg::vnf_software_version,
             pkg::vnfd_version,
+            pkg::tenant,
         ))
-        .first(c)
-        .optional()?;
-    row.map(|r| {
-        Ok(UsablePackage {
-            id: r.id.parse().map_err(|e| corrupt("vnf_pkg_id", e))?,
-            provider: r.provider.unwrap_or_default(),
-            product_name: r.product_name.unwrap_or_default(),
-            software_version: r.software_version.unwrap_or_default(),
-            vnfd_version: r.vnfd_version.unwrap_or_default(),
-        })
-    })
-    .transpose()
+        .load(c)?;
+    let chosen = match tenant {
+        Some(t) => rows
+            .iter()
+            .position(|r| r.tenant.as_deref() == Some(t))
+            .or_else(|| rows.iter().position(|r| r.tenant.is_none())),
+        None => match rows.iter().position(|r| r.tenant.is_none()) {
+            Some(i) => Some(i),
+            None if rows.len() > 1 => return Ok(Usable::Ambiguous(rows.len())),
+            None => (!rows.is_empty()).then_some(0),
+        },
+    };
+    let Some(i) = chosen else {
+        return Ok(Usable::None);
+    };
+    let r = rows.swap_remove(i);
+    Ok(Usable::One(UsablePackage {
+        id: r.id.parse().map_err(|e| corrupt("vnf_pkg_id", e))?,
+        provider: r.provider.unwrap_or_default(),
+        product_name: r.product_name.unwrap_or_default(),
+        software_version: r.software_version.unwrap_or_default(),
+        vnfd_version: r.vnfd_version.unwrap_or_default(),
+    }))
 }
 
 /// Creates `instance`: its package becomes IN_USE and a VnfIdentifierCreationNotification

@@ -120,9 +120,12 @@ pub fn create(
     instantiate_params: Option<&str>,
 ) -> Result<CreateOutcome> {
     c.transaction(|c| {
+        let tenant = instances::get(c, op.vnf_instance_id)?.and_then(|i| i.tenant);
         let target = crate::usage::target_of(&op.request).map(str::to_owned);
         if let Some(v) = &target
-            && instances::usable_package(c, v)?.is_none()
+            && instances::usable_package(c, v, tenant.as_deref())?
+                .one()
+                .is_none()
         {
             return Ok(CreateOutcome::NoTargetPackage);
         }
@@ -133,7 +136,6 @@ pub fn create(
             instances::set_instantiate_params(c, op.vnf_instance_id, Some(p))?;
         }
         let t = now();
-        let tenant = instances::get(c, op.vnf_instance_id)?.and_then(|i| i.tenant);
         let row = Row {
             id: op.id.to_string(),
             vnf_instance_id: op.vnf_instance_id.to_string(),

@@ -8,6 +8,7 @@ use tacker_domain::package::{
     Checksum, DescriptorFacts, OnboardingState, OperationalState, UsageState, VnfPackage,
 };
 use tacker_domain::pkgm::PkgFacts;
+use tacker_domain::scope::Confinement;
 use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
@@ -42,6 +43,7 @@ pub struct Row {
     updated_at: NaiveDateTime,
     deleted_at: Option<NaiveDateTime>,
     progress_at: Option<NaiveDateTime>,
+    tenant: Option<String>,
 }
 
 /// A package with the revision it was read at (for optimistic updates).
@@ -84,6 +86,7 @@ impl Row {
             updated_at: p.updated_at.naive_utc(),
             deleted_at: None,
             progress_at: None,
+            tenant: p.tenant.clone(),
         }
     }
 
@@ -143,6 +146,7 @@ impl Row {
             downloading: self.downloading,
             created_at: self.created_at.and_utc(),
             updated_at: self.updated_at.and_utc(),
+            tenant: self.tenant,
         };
         Ok(Stored {
             package,
@@ -183,16 +187,24 @@ pub fn list(c: &mut DbConnection) -> Result<Vec<VnfPackage>> {
         .collect()
 }
 
-/// Up to `limit` packages (not deleted) from `from` on, in (created_at, id) order.
+/// Up to `limit` packages (not deleted) from `from` on, in (created_at, id) order;
+/// narrowed to a tenant ([`crate::scan::TENANT`]), the tenant's own and the shared ones.
 pub fn list_from(
     c: &mut DbConnection,
     from: &crate::scan::From,
     narrow: &crate::scan::Narrow,
     limit: i64,
 ) -> Result<Vec<VnfPackage>> {
-    let q = dsl::vnf_packages
+    let mut q = dsl::vnf_packages
         .filter(dsl::deleted_at.is_null())
         .into_boxed::<crate::scan::Backend>();
+    for tenants in narrow.values(crate::scan::TENANT) {
+        q = q.filter(
+            dsl::tenant
+                .eq_any(tenants.clone())
+                .or(dsl::tenant.is_null()),
+        );
+    }
     let q = crate::scan::narrowed!(q, narrow, {
         "id" => dsl::id,
         "onboardingState" => dsl::onboarding_state,
@@ -294,9 +306,10 @@ fn by_id(id: Uuid) -> diesel::dsl::Filter<dsl::vnf_packages, diesel::dsl::Eq<dsl
     dsl::vnf_packages.filter(dsl::id.eq(id.to_string()))
 }
 
-/// CREATED -> UPLOADING (a new upload starts): clears the last failure; false when the
-/// package is not CREATED (or gone).
-pub fn begin_upload(c: &mut DbConnection, id: Uuid) -> Result<bool> {
+/// CREATED -> UPLOADING (a new upload starts): clears the last failure and keeps the
+/// vendors the uploader is confined to (`scope`, checked against the VNFD's provider);
+/// false when the package is not CREATED (or gone).
+pub fn begin_upload(c: &mut DbConnection, id: Uuid, scope: &Confinement) -> Result<bool> {
     let n = diesel::update(
         by_id(id)
             .filter(dsl::deleted_at.is_null())
@@ -309,6 +322,7 @@ pub fn begin_upload(c: &mut DbConnection, id: Uuid) -> Result<bool> {
         dsl::coordinator_id.eq(None::<String>),
         dsl::coordinator_incarnation.eq(None::<String>),
         dsl::progress_at.eq(Some(now())),
+        dsl::upload_scope.eq(crate::scope_column::write(scope)),
         dsl::revision.eq(dsl::revision + 1),
         dsl::updated_at.eq(now()),
     ))
@@ -387,8 +401,10 @@ pub fn claim(
 pub enum StoreModel {
     /// Stored.
     Stored,
-    /// Another live package has this vnfdId.
+    /// Another live package of the same tenant has this vnfdId.
     DuplicateVnfdId(String),
+    /// The uploader is confined to these vendors, and the VNFD's provider is none of them.
+    ForeignVendor(Vec<String>),
     /// The package is no longer PROCESSING under this coordinator.
     Lost,
 }
@@ -402,6 +418,16 @@ pub fn store_model(
     model: &PackageModel,
 ) -> Result<StoreModel> {
     let v = &model.vnfd;
+    let owner: Option<(Option<String>, Option<String>)> = by_id(id)
+        .select((dsl::tenant, dsl::upload_scope))
+        .first(c)
+        .optional()?;
+    let (tenant, scope) = owner.unwrap_or_default();
+    let scope =
+        crate::scope_column::read(scope.as_deref()).map_err(|e| corrupt("upload_scope", e))?;
+    if !scope.sees_vendor(Some(&v.provider)) {
+        return Ok(StoreModel::ForeignVendor(scope.vendors));
+    }
     let software_images = tacker_domain::package::software_images_info(model);
     let additional = tacker_domain::package::additional_artifacts_info(model);
     let target = by_id(id)
@@ -428,12 +454,16 @@ pub fn store_model(
             diesel::result::DatabaseErrorKind::UniqueViolation,
             _,
         )) => {
-            let other: Option<String> = dsl::vnf_packages
+            let same = dsl::vnf_packages
                 .filter(dsl::vnfd_id.eq(&v.vnfd_id))
                 .filter(dsl::deleted_at.is_null())
-                .select(dsl::id)
-                .first(c)
-                .optional()?;
+                .filter(dsl::id.ne(id.to_string()))
+                .into_boxed::<crate::scan::Backend>();
+            let same = match &tenant {
+                Some(t) => same.filter(dsl::tenant.eq(t)),
+                None => same.filter(dsl::tenant.is_null()),
+            };
+            let other: Option<String> = same.select(dsl::id).first(c).optional()?;
             Ok(StoreModel::DuplicateVnfdId(other.unwrap_or_default()))
         }
         Err(e) => Err(e.into()),

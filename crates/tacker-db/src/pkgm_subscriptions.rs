@@ -21,6 +21,7 @@ struct Row {
     authentication: Option<String>,
     created_at: NaiveDateTime,
     scope: Option<String>,
+    tenant: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -42,6 +43,7 @@ impl Row {
                     .map_err(|e| corrupt("authentication", e))?,
                 confinement: crate::scope_column::read(self.scope.as_deref())
                     .map_err(|e| corrupt("scope", e))?,
+                tenant: self.tenant,
             },
             self.created_at.and_utc(),
         ))
@@ -57,14 +59,17 @@ pub enum Insert {
     Duplicate(Uuid),
 }
 
-/// Stores `s` unless the same one exists and duplicates are refused.
+/// Stores `s` unless the same one of the same tenant exists and duplicates are refused.
 pub fn insert(
     c: &mut DbConnection,
     s: &PkgmSubscription,
     refuse_duplicates: bool,
 ) -> Result<Insert> {
     c.transaction(|c| {
-        if refuse_duplicates && let Some((d, _)) = list(c)?.into_iter().find(|(d, _)| d.same_as(s))
+        if refuse_duplicates
+            && let Some((d, _)) = list(c)?
+                .into_iter()
+                .find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
         {
             return Ok(Insert::Duplicate(d.id));
         }
@@ -76,6 +81,7 @@ pub fn insert(
                 authentication: s.authentication.as_ref().map(json_text),
                 created_at: now(),
                 scope: crate::scope_column::write(&s.confinement),
+                tenant: s.tenant.clone(),
             })
             .execute(c)?;
         Ok(Insert::Created)
@@ -118,11 +124,11 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 }
 
 /// Queues `facts` about `pkg` (under a notification id of its own) for every package
-/// subscription whose filter passes and whose creator sees the package's provider; in
-/// the caller's transaction.
+/// subscription whose filter passes and whose creator sees the package (its tenant, its
+/// provider); in the caller's transaction.
 pub(crate) fn enqueue(c: &mut DbConnection, facts: &PkgFacts, pkg: &VnfPackage) -> Result<()> {
     for (s, _) in list(c)? {
-        if s.confinement.sees_vendor(pkg.provider()) && s.filter.matches(facts.kind, pkg) {
+        if s.hears_of(pkg) && s.filter.matches(facts.kind, pkg) {
             let mine = facts.renewed();
             crate::outbox::push(c, s.id, mine.id, &json_text(&mine))?;
         }

@@ -28,6 +28,8 @@ diesel::table! {
         progress_at -> Nullable<Timestamp>,
         content_digest -> Nullable<Text>,
         coordinator_incarnation -> Nullable<Text>,
+        tenant -> Nullable<Text>,
+        upload_scope -> Nullable<Text>,
     }
 }
 
@@ -169,5 +171,6 @@ diesel::table! {
         authentication -> Nullable<Text>,
         created_at -> Timestamp,
         scope -> Nullable<Text>,
+        tenant -> Nullable<Text>,
     }
 }

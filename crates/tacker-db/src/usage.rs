@@ -20,17 +20,21 @@ const OPEN: [OperationState; 4] = [
 ];
 
 /// Whether an open package change (CHANGE_VNFPKG, or MODIFY_INFO naming a vnfdId)
-/// targets VNFD `vnfd_id`.
-fn targeted(c: &mut DbConnection, vnfd_id: &str) -> Result<bool> {
+/// targets VNFD `vnfd_id` in a package of `tenant` (an instance resolves a vnfdId within
+/// its tenant; a shared package, of none, may be any tenant's target).
+fn targeted(c: &mut DbConnection, vnfd_id: &str, tenant: Option<&str>) -> Result<bool> {
     // The stored request is serde's compact JSON of the typed request.
     let needle = format!("%\"vnfdId\":{}%", serde_json::Value::from(vnfd_id));
     let changes = [LcmOperation::ChangeVnfpkg, LcmOperation::ModifyInfo];
-    let n: i64 = ops::vnf_lcm_op_occs
+    let mut q = ops::vnf_lcm_op_occs
         .filter(ops::operation.eq_any(changes.iter().map(|o| o.as_str())))
         .filter(ops::operation_state.eq_any(OPEN.iter().map(|s| s.as_str())))
         .filter(ops::request.like(needle))
-        .count()
-        .get_result(c)?;
+        .into_boxed::<crate::scan::Backend>();
+    if let Some(t) = tenant {
+        q = q.filter(ops::tenant.eq(t.to_owned()));
+    }
+    let n: i64 = q.count().get_result(c)?;
     Ok(n > 0)
 }
 
@@ -40,14 +44,15 @@ pub(crate) fn refresh(c: &mut DbConnection, id: &str) -> Result<()> {
         .filter(inst::vnf_pkg_id.eq(id))
         .count()
         .get_result(c)?;
-    let vnfd: Option<Option<String>> = pkg::vnf_packages
+    let row: Option<(Option<String>, Option<String>)> = pkg::vnf_packages
         .filter(pkg::id.eq(id))
-        .select(pkg::vnfd_id)
+        .select((pkg::vnfd_id, pkg::tenant))
         .first(c)
         .optional()?;
+    let (vnfd, tenant) = row.unwrap_or_default();
     let in_use = users > 0
-        || match vnfd.flatten() {
-            Some(v) => targeted(c, &v)?,
+        || match vnfd {
+            Some(v) => targeted(c, &v, tenant.as_deref())?,
             None => false,
         };
     let state = if in_use {

@@ -75,15 +75,16 @@ impl Row {
 /// Why a VIM could not be stored.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Conflict {
-    /// Another VIM has this name.
+    /// Another VIM of the tenant has this name.
     Name,
-    /// Another VIM is the default.
+    /// Another VIM of the tenant is the default.
     Default(String),
 }
 
 fn conflicts(c: &mut DbConnection, v: &Vim) -> Result<Option<Conflict>> {
     let me = v.id.to_string();
     let named: i64 = dsl::vims
+        .filter(dsl::tenant_id.eq(&v.tenant_id))
         .filter(dsl::name.eq(&v.name))
         .filter(dsl::id.ne(&me))
         .count()
@@ -93,6 +94,7 @@ fn conflicts(c: &mut DbConnection, v: &Vim) -> Result<Option<Conflict>> {
     }
     if v.is_default {
         let other: Option<String> = dsl::vims
+            .filter(dsl::tenant_id.eq(&v.tenant_id))
             .filter(dsl::is_default.eq(true))
             .filter(dsl::id.ne(&me))
             .select(dsl::id)
@@ -157,9 +159,15 @@ pub fn get(c: &mut DbConnection, id: Uuid, keys: &Keyring) -> Result<Option<Vim>
         .transpose()
 }
 
-/// The VIM called `name`.
-pub fn by_name(c: &mut DbConnection, name: &str, keys: &Keyring) -> Result<Option<Vim>> {
+/// The VIM of tenant `tenant` ('' : none) called `name`.
+pub fn by_name(
+    c: &mut DbConnection,
+    tenant: &str,
+    name: &str,
+    keys: &Keyring,
+) -> Result<Option<Vim>> {
     dsl::vims
+        .filter(dsl::tenant_id.eq(tenant))
         .filter(dsl::name.eq(name))
         .select(Row::as_select())
         .first(c)
@@ -168,9 +176,10 @@ pub fn by_name(c: &mut DbConnection, name: &str, keys: &Keyring) -> Result<Optio
         .transpose()
 }
 
-/// The default VIM, if one is.
-pub fn default_vim(c: &mut DbConnection, keys: &Keyring) -> Result<Option<Vim>> {
+/// The default VIM of tenant `tenant` ('': none), if it has one.
+pub fn default_vim(c: &mut DbConnection, tenant: &str, keys: &Keyring) -> Result<Option<Vim>> {
     dsl::vims
+        .filter(dsl::tenant_id.eq(tenant))
         .filter(dsl::is_default.eq(true))
         .select(Row::as_select())
         .first(c)
@@ -179,10 +188,13 @@ pub fn default_vim(c: &mut DbConnection, keys: &Keyring) -> Result<Option<Vim>> 
         .transpose()
 }
 
-/// Every VIM, oldest first.
-pub fn list(c: &mut DbConnection, keys: &Keyring) -> Result<Vec<Vim>> {
-    dsl::vims
-        .order((dsl::created_at.asc(), dsl::id.asc()))
+/// Every VIM, or those of tenant `tenant` ('': none), oldest first.
+pub fn list(c: &mut DbConnection, tenant: Option<&str>, keys: &Keyring) -> Result<Vec<Vim>> {
+    let mut q = dsl::vims.into_boxed::<crate::scan::Backend>();
+    if let Some(t) = tenant {
+        q = q.filter(dsl::tenant_id.eq(t.to_owned()));
+    }
+    q.order((dsl::created_at.asc(), dsl::id.asc()))
         .select(Row::as_select())
         .load(c)?
         .into_iter()
@@ -236,18 +248,18 @@ pub fn stored_credentials(c: &mut DbConnection, id: Uuid) -> Result<Option<Strin
         .optional()?)
 }
 
-/// The areas (`extra.area`) of the registered VIMs and which is the default, without
-/// opening their credentials: for scoping instances and notifications by area.
+/// The areas (`extra.area`) of the registered VIMs and which is each tenant's default,
+/// without opening their credentials: for scoping instances and notifications by area.
 pub fn areas(c: &mut DbConnection) -> Result<tacker_domain::scope::VimAreas> {
-    let rows: Vec<(String, String, bool)> = dsl::vims
-        .select((dsl::id, dsl::extra, dsl::is_default))
+    let rows: Vec<(String, String, bool, String)> = dsl::vims
+        .select((dsl::id, dsl::extra, dsl::is_default, dsl::tenant_id))
         .load(c)?;
     Ok(tacker_domain::scope::VimAreas::new(rows.into_iter().map(
-        |(id, extra, is_default)| {
+        |(id, extra, is_default, tenant)| {
             let area = serde_json::from_str::<Map<String, Value>>(&extra)
                 .ok()
                 .and_then(|e| e.get("area").and_then(Value::as_str).map(str::to_owned));
-            (id, area, is_default)
+            (id, area, is_default.then_some(tenant))
         },
     )))
 }

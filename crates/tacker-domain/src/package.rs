@@ -83,6 +83,9 @@ pub struct VnfPackage {
     pub created_at: DateTime<Utc>,
     /// Last change.
     pub updated_at: DateTime<Utc>,
+    /// The tenant that created it; none: shared by every tenant (created by a caller of
+    /// no tenant, or before packages had tenants).
+    pub tenant: Option<String>,
 }
 
 /// What the VNFD says about itself, copied into `VnfPkgInfo` once onboarded.
@@ -123,7 +126,13 @@ impl VnfPackage {
             downloading: 0,
             created_at: now,
             updated_at: now,
+            tenant: None,
         }
+    }
+
+    /// The same package, created by a caller of `tenant`.
+    pub fn owned_by(self, tenant: Option<String>) -> Self {
+        Self { tenant, ..self }
     }
 
     /// Why this package cannot be deleted now, if it cannot (SOL005 9.4.3.3.5).

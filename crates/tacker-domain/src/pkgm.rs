@@ -107,9 +107,19 @@ pub struct PkgmSubscription {
     /// Its creator's vendor and area confinement: it hears only of packages the
     /// creator sees.
     pub confinement: crate::scope::Confinement,
+    /// Its creator's tenant: it hears only of that tenant's packages and the shared ones
+    /// (none: of every package).
+    pub tenant: Option<String>,
 }
 
 impl PkgmSubscription {
+    /// Whether it hears of `pkg`: its tenant's or a shared one, a provider its creator
+    /// sees.
+    pub fn hears_of(&self, pkg: &VnfPackage) -> bool {
+        (self.tenant.is_none() || pkg.tenant.is_none() || self.tenant == pkg.tenant)
+            && self.confinement.sees_vendor(pkg.provider())
+    }
+
     /// The `PkgmSubscription` body, links under `base` (`.../vnfpkgm/v1`).
     pub fn to_json(&self, base: &str) -> Value {
         json!({

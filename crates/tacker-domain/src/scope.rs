@@ -65,21 +65,22 @@ impl Confinement {
     }
 }
 
-/// The areas (`extra.area`) of the registered VIMs, by id, and the default VIM's.
+/// The areas (`extra.area`) of the registered VIMs, by id, and of each tenant's default
+/// VIM, by tenant ('': none).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VimAreas {
     by_id: HashMap<String, String>,
-    default: Option<String>,
+    defaults: HashMap<String, String>,
 }
 
 impl VimAreas {
-    /// The areas of `vims`: (id, area, whether it is the default VIM).
-    pub fn new(vims: impl IntoIterator<Item = (String, Option<String>, bool)>) -> Self {
+    /// The areas of `vims`: (id, area, the tenant it is the default VIM of).
+    pub fn new(vims: impl IntoIterator<Item = (String, Option<String>, Option<String>)>) -> Self {
         let mut areas = Self::default();
-        for (id, area, is_default) in vims {
+        for (id, area, default_of) in vims {
             if let Some(a) = area.filter(|a| !a.is_empty()) {
-                if is_default {
-                    areas.default = Some(a.clone());
+                if let Some(t) = default_of {
+                    areas.defaults.insert(t, a.clone());
                 }
                 areas.by_id.insert(id, a);
             }
@@ -105,11 +106,12 @@ impl VimAreas {
             .collect()
     }
 
-    /// The areas an instance lives in: its VIMs', or the default VIM's when it was
-    /// instantiated without naming one.
+    /// The areas an instance lives in: its VIMs', or its tenant's default VIM's when it
+    /// was instantiated without naming one.
     pub fn of<'a>(&'a self, i: &'a VnfInstance) -> Vec<&'a str> {
         if i.vim_connection_info.is_empty() {
-            return match (&i.instantiation_state, &self.default) {
+            let default = self.defaults.get(i.tenant.as_deref().unwrap_or_default());
+            return match (&i.instantiation_state, default) {
                 (InstantiationState::Instantiated, Some(a)) => vec![a.as_str()],
                 _ => Vec::new(),
             };

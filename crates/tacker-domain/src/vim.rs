@@ -91,7 +91,8 @@ fn object(v: Option<&Value>, what: &str) -> Result<Map<String, Value>, Failure> 
     }
 }
 
-/// A VIM to register, read from `{"vim": {...}}`.
+/// A VIM to register for `tenant` (the caller decides whose: `tenant_id` in the body is
+/// checked there), read from `{"vim": {...}}`.
 pub fn parse_new(body: &Value, tenant: &str) -> Result<Vim, Failure> {
     let v = body
         .get("vim")
@@ -160,7 +161,7 @@ pub fn parse_new(body: &Value, tenant: &str) -> Result<Vim, Failure> {
             Some(_) => return Err(Failure::bad_request("is_default must be a boolean")),
         },
         extra: object(v.get("extra"), "extra")?,
-        tenant_id: text(v, "tenant_id").unwrap_or_else(|| tenant.to_owned()),
+        tenant_id: tenant.to_owned(),
         created_at: Utc::now(),
         updated_at: None,
     };

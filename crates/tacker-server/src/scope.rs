@@ -1,11 +1,14 @@
-//! Vendor and area scoping (Tacker's enhanced policy): what a caller confined by
-//! `VENDOR_<provider>` or `AREA_<area>` roles sees. Packages have the vendor of their
-//! `vnfProvider`, VIMs the area of their `extra.area`, instances both (their package's
-//! provider, the areas of their VIMs); what is out of scope is absent (404, not listed).
+//! Tenant, vendor and area scoping (Tacker's enhanced policy): what a caller of a tenant,
+//! or confined by `VENDOR_<provider>` or `AREA_<area>` roles, sees. Packages belong to a
+//! tenant (or are shared) and have the vendor of their `vnfProvider`, VIMs belong to a
+//! tenant and have the area of their `extra.area`, instances all three (their tenant,
+//! their package's provider, the areas of their VIMs); what is out of scope is absent
+//! (404, not listed).
 
 use std::sync::Arc;
 
 use tacker_domain::lcm::VnfInstance;
+use tacker_domain::package::VnfPackage;
 use tacker_domain::vim::Vim;
 
 use crate::auth::Principal;
@@ -29,7 +32,14 @@ pub fn sees_instance(who: &Principal, i: &VnfInstance, areas: &VimAreas) -> bool
         && who.sees_areas(areas.of(i))
 }
 
-/// Whether `who` sees the registered VIM.
+/// Whether `who` sees the registered VIM: its tenant's (a VIM registered by a caller of
+/// no tenant is seen only by callers confined to no tenant), in the caller's areas.
 pub fn sees_vim(who: &Principal, v: &Vim) -> bool {
-    who.sees_areas(v.area())
+    who.scope().is_none_or(|mine| v.tenant_id == mine) && who.sees_areas(v.area())
+}
+
+/// Whether `who` sees the package: its tenant's or a shared one (of no tenant), of a
+/// provider the caller sees.
+pub fn sees_package(who: &Principal, p: &VnfPackage) -> bool {
+    (p.tenant.is_none() || who.sees(p.tenant.as_deref())) && who.sees_vendor(p.provider())
 }

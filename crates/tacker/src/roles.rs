@@ -315,7 +315,7 @@ async fn checked_keyring(cfg: &Config, db: &Db, all_in_one: bool) -> anyhow::Res
     let keys = Arc::new(crate::secrets::keyring(cfg, all_in_one)?);
     let k = keys.clone();
     db.run(move |c| {
-        tacker_db::vims::list(c, &k)?;
+        tacker_db::vims::list(c, None, &k)?;
         tacker_db::instances::open_sealed(c, &k)?;
         tacker_db::sealed::open_all(c, &k).map(|_| ())
     })

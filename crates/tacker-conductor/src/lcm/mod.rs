@@ -300,16 +300,22 @@ async fn context(
         Map::new()
     };
     let target = match &op.request {
-        OperationParams::ChangeVnfpkg(r) => Some(target_package(ctx, &r.vnfd_id).await?),
+        OperationParams::ChangeVnfpkg(r) => {
+            Some(target_package(ctx, &r.vnfd_id, instance.tenant.as_deref()).await?)
+        }
         OperationParams::ModifyInfo(m) => match m.new_vnfd(&instance) {
-            Some(v) => Some(target_package(ctx, v).await?),
+            Some(v) => Some(target_package(ctx, v, instance.tenant.as_deref()).await?),
             None => None,
         },
         _ => None,
     };
-    let services: Arc<dyn tacker_domain::lcm::driver::Services> = Arc::new(
-        services::InstanceServices::new(ctx.db.clone(), ctx.keys.clone(), iid),
-    );
+    let services: Arc<dyn tacker_domain::lcm::driver::Services> =
+        Arc::new(services::InstanceServices::new(
+            ctx.db.clone(),
+            ctx.keys.clone(),
+            iid,
+            instance.tenant.clone(),
+        ));
     let octx = OpContext {
         op: op.clone(),
         instance: instance.clone(),
@@ -327,14 +333,19 @@ async fn context(
     Ok((instance, model, octx))
 }
 
-/// The package a CHANGE_VNFPKG moves to, cached here.
-async fn target_package(ctx: &Arc<Ctx>, vnfd_id: &str) -> Result<TargetPackage, Failure> {
-    let v = vnfd_id.to_owned();
+/// The package a CHANGE_VNFPKG of an instance of `tenant` moves to, cached here.
+async fn target_package(
+    ctx: &Arc<Ctx>,
+    vnfd_id: &str,
+    tenant: Option<&str>,
+) -> Result<TargetPackage, Failure> {
+    let (v, t) = (vnfd_id.to_owned(), tenant.map(str::to_owned));
     let pkg = ctx
         .db
-        .run(move |c| instances::usable_package(c, &v))
+        .run(move |c| instances::usable_package(c, &v, t.as_deref()))
         .await
         .map_err(internal)?
+        .one()
         .ok_or_else(|| {
             Failure::unprocessable(format!(
                 "no ONBOARDED and ENABLED VNF package has vnfdId {vnfd_id}"
@@ -406,7 +417,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
         let grant = grant::obtain(ctx, &octx).await?;
         let grant_id = grant.get("id").and_then(Value::as_str).map(str::to_owned);
         if octx.vim.is_none() {
-            octx.vim = vim::from_grant(ctx, &grant).await?;
+            octx.vim = vim::from_grant(ctx, &grant, instance.tenant.as_deref()).await?;
         }
         octx.grant = grant;
         let t = Transition {

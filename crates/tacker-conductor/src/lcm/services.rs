@@ -13,18 +13,25 @@ use uuid::Uuid;
 /// The key in a VIM's `extra` naming the instance that registered it.
 const OWNER: &str = "registered_by_vnf_instance";
 
-/// [`Services`] over the database, for instance `instance`.
+/// [`Services`] over the database, for instance `instance` of `tenant`: the VIMs it
+/// registers belong to its tenant.
 #[derive(Debug, Clone)]
 pub struct InstanceServices {
     db: Db,
     keys: Arc<Keyring>,
     instance: Uuid,
+    tenant: String,
 }
 
 impl InstanceServices {
-    /// The services for `instance`.
-    pub fn new(db: Db, keys: Arc<Keyring>, instance: Uuid) -> Self {
-        Self { db, keys, instance }
+    /// The services for `instance` of `tenant` (none: '').
+    pub fn new(db: Db, keys: Arc<Keyring>, instance: Uuid, tenant: Option<String>) -> Self {
+        Self {
+            db,
+            keys,
+            instance,
+            tenant: tenant.unwrap_or_default(),
+        }
     }
 }
 
@@ -37,10 +44,11 @@ impl Services for InstanceServices {
     async fn register_vim(&self, mut vim: Vim) -> Result<String, DriverError> {
         let owner = self.instance.to_string();
         vim.extra.insert(OWNER.into(), json!(owner));
+        vim.tenant_id = self.tenant.clone();
         let keys = self.keys.clone();
         self.db
             .run(move |c| {
-                let existing = vims::by_name(c, &vim.name, &keys)?;
+                let existing = vims::by_name(c, &vim.tenant_id, &vim.name, &keys)?;
                 match existing {
                     Some(old)
                         if old.extra.get(OWNER).and_then(|v| v.as_str())
@@ -76,10 +84,10 @@ impl Services for InstanceServices {
     async fn remove_vim(&self, name: &str) -> Result<bool, DriverError> {
         let owner = self.instance.to_string();
         let keys = self.keys.clone();
-        let name = name.to_owned();
+        let (tenant, name) = (self.tenant.clone(), name.to_owned());
         self.db
             .run(move |c| {
-                let Some(v) = vims::by_name(c, &name, &keys)? else {
+                let Some(v) = vims::by_name(c, &tenant, &name, &keys)? else {
                     return Ok(false);
                 };
                 if v.extra.get(OWNER).and_then(|o| o.as_str()) != Some(owner.as_str()) {

@@ -1,5 +1,5 @@
 //! Which VIM an operation works in: the request's (instantiate, change_ext_conn), else
-//! the instance's, else the registered default VIM, else `lcm.default_vim`. An entry
+//! the instance's, else its tenant's registered default VIM, else `lcm.default_vim`. An entry
 //! naming a registered VIM (`vimId` without `accessInfo`) is resolved from the registry
 //! at each operation, so credentials live in one sealed place.
 
@@ -26,8 +26,15 @@ fn reference(entry: &Value) -> Option<&str> {
     (!has_access).then_some(id)
 }
 
-/// The connection of entry `key` of a `vimConnectionInfo`.
-pub async fn resolve(ctx: &Ctx, key: &str, entry: &Value) -> Result<VimConnection, Failure> {
+/// The connection of entry `key` of a `vimConnectionInfo` of an instance of `tenant`: a
+/// registered VIM only when it is the tenant's or of no tenant (registered by an
+/// administrator), never another tenant's credentials.
+pub async fn resolve(
+    ctx: &Ctx,
+    key: &str,
+    entry: &Value,
+    tenant: Option<&str>,
+) -> Result<VimConnection, Failure> {
     if let Some(vim_id) = reference(entry) {
         let id: Uuid = vim_id.parse().map_err(|_| {
             Failure::unprocessable(format!(
@@ -40,6 +47,7 @@ pub async fn resolve(ctx: &Ctx, key: &str, entry: &Value) -> Result<VimConnectio
             .run(move |c| vims::get(c, id, &keys))
             .await
             .map_err(|e| Failure::internal(format!("reading VIM {id}: {e}")))?
+            .filter(|v| v.tenant_id.is_empty() || Some(v.tenant_id.as_str()) == tenant)
             .ok_or_else(|| {
                 Failure::unprocessable(format!(
                     "vimConnectionInfo.{key}.vimId {vim_id} is not a registered VIM"
@@ -66,13 +74,14 @@ pub async fn select(
         }
         _ => None,
     };
+    let tenant = instance.tenant.as_deref();
     if let Some((k, v)) = from_request.or_else(|| first(Some(&instance.vim_connection_info))) {
-        return resolve(ctx, &k, &v).await.map(Some);
+        return resolve(ctx, &k, &v, tenant).await.map(Some);
     }
-    let keys = ctx.keys.clone();
+    let (keys, tenant) = (ctx.keys.clone(), tenant.unwrap_or_default().to_owned());
     let registered = ctx
         .db
-        .run(move |c| vims::default_vim(c, &keys))
+        .run(move |c| vims::default_vim(c, &tenant, &keys))
         .await
         .map_err(|e| Failure::internal(format!("reading the default VIM: {e}")))?;
     if let Some(v) = registered {
@@ -85,10 +94,14 @@ pub async fn select(
         .and_then(|v| VimConnection::from_json("default", v)))
 }
 
-/// The VIM a grant supplies.
-pub async fn from_grant(ctx: &Ctx, grant: &Value) -> Result<Option<VimConnection>, Failure> {
+/// The VIM a grant for an instance of `tenant` supplies.
+pub async fn from_grant(
+    ctx: &Ctx,
+    grant: &Value,
+    tenant: Option<&str>,
+) -> Result<Option<VimConnection>, Failure> {
     match first(grant.get("vimConnectionInfo").and_then(Value::as_object)) {
-        Some((k, v)) => resolve(ctx, &k, &v).await.map(Some),
+        Some((k, v)) => resolve(ctx, &k, &v, tenant).await.map(Some),
         None => Ok(None),
     }
 }

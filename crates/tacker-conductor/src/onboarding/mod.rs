@@ -120,6 +120,14 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
                 model.vnfd.vnfd_id
             )));
         }
+        packages::StoreModel::ForeignVendor(vendors) => {
+            return Err(Failure::unprocessable(format!(
+                "the VNFD's provider {:?} is not one of the vendors the uploader is confined \
+                 to ({}): a VENDOR_ role onboards its own provider's packages only",
+                model.vnfd.provider,
+                vendors.join(", ")
+            )));
+        }
     }
 
     let msg = DownloadCsar {

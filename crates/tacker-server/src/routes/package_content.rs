@@ -17,7 +17,7 @@ use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::http::{json_body, negotiate, parse_id, require_content_type};
+use crate::http::{json_body, negotiate, require_content_type};
 use crate::range::{self, Want};
 use crate::{ApiError, ServerState};
 
@@ -194,11 +194,15 @@ fn multipart_file(
 
 pub async fn upload(
     req: HttpRequest,
+    who: Principal,
     path: web::Path<String>,
     payload: web::Payload,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&path, "VNF package")?;
+    let id = super::packages::load_to_change(&st, &path, &who)
+        .await?
+        .package
+        .id;
     negotiate(&req, &["application/json", "application/problem+json"])?;
     require_content_type(&req, &["application/zip", "multipart/form-data"])?;
     let max = st.settings.max_package_size;
@@ -213,9 +217,10 @@ pub async fn upload(
         ));
     }
     let _slot = st.limits.upload().await?;
+    let scope = who.confinement();
     if !st
         .db
-        .run(move |c| packages::begin_upload(c, id))
+        .run(move |c| packages::begin_upload(c, id, &scope))
         .instrument(info_span!("upload.begin"))
         .await?
     {
@@ -329,11 +334,15 @@ struct FromUri {
 
 pub async fn upload_from_uri(
     req: HttpRequest,
+    who: Principal,
     path: web::Path<String>,
     body: web::Payload,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = parse_id(&path, "VNF package")?;
+    let id = super::packages::load_to_change(&st, &path, &who)
+        .await?
+        .package
+        .id;
     negotiate(&req, &["application/json", "application/problem+json"])?;
     require_content_type(&req, &["application/json"])?;
     let b: FromUri = json_body(body, st.settings.max_json_body).await?;
@@ -361,7 +370,12 @@ pub async fn upload_from_uri(
             "password given without userName".into(),
         ));
     }
-    if !st.db.run(move |c| packages::begin_upload(c, id)).await? {
+    let scope = who.confinement();
+    if !st
+        .db
+        .run(move |c| packages::begin_upload(c, id, &scope))
+        .await?
+    {
         return Err(refuse_upload(&st, id).await);
     }
     let msg = UploadFromUri {

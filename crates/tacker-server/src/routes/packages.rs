@@ -17,6 +17,7 @@ use crate::extract::{AcceptsJson, JsonBody, PatchBody};
 use crate::http::{base_url, created, parse_id};
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
+use crate::scope::sees_package;
 use crate::{ApiError, ServerState};
 
 fn api_base(req: &HttpRequest, st: &ServerState) -> String {
@@ -33,6 +34,7 @@ pub struct CreateRequest {
 
 pub async fn create(
     req: HttpRequest,
+    who: Principal,
     JsonBody(body): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
@@ -40,7 +42,8 @@ pub async fn create(
         Uuid::new_v4(),
         body.user_defined_data.unwrap_or_default(),
         chrono::Utc::now(),
-    );
+    )
+    .owned_by(who.owner());
     let stored = pkg.clone();
     st.db.run(move |c| packages::insert(c, &stored)).await?;
     tracing::info!(package_id = %pkg.id, "VNF package created");
@@ -64,7 +67,8 @@ pub async fn list(
         page_size: st.settings.page_size,
         url: format!("{base}/vnf_packages"),
         default_excluded: VNF_PKG_INFO_DEFAULT_EXCLUDED,
-        tenant: None,
+        // The database narrows to the tenant's own packages and the shared ones.
+        tenant: who.scope(),
     };
     scanned(
         &st,
@@ -77,21 +81,39 @@ pub async fn list(
                 p.to_info(&base),
             )
         },
-        |p| who.sees_vendor(p.provider()),
+        |p| sees_package(&who, p),
     )
     .await
 }
 
-/// The package at `raw_id`, if the caller sees its vendor (else 404, as absent).
+/// The package at `raw_id`, if the caller sees it: its tenant's or a shared one, of a
+/// vendor the caller sees (else 404, as absent).
 pub async fn load(
     st: &ServerState,
     raw_id: &str,
     who: &Principal,
 ) -> Result<packages::Stored, ApiError> {
     let stored = crate::http::load(st, raw_id, "VNF package", packages::get).await?;
-    if !who.sees_vendor(stored.package.provider()) {
+    if !sees_package(who, &stored.package) {
         return Err(ApiError::NotFound(format!(
             "VNF package {} not found",
+            stored.package.id
+        )));
+    }
+    Ok(stored)
+}
+
+/// The package at `raw_id`, if the caller may change it: one it sees, and a shared one
+/// (of no tenant) only when the caller is confined to no tenant (403 otherwise).
+pub async fn load_to_change(
+    st: &ServerState,
+    raw_id: &str,
+    who: &Principal,
+) -> Result<packages::Stored, ApiError> {
+    let stored = load(st, raw_id, who).await?;
+    if stored.package.tenant.is_none() && who.scope().is_some() {
+        return Err(ApiError::Forbidden(format!(
+            "VNF package {} is shared by every tenant: only an administrator changes it",
             stored.package.id
         )));
     }
@@ -146,7 +168,7 @@ pub async fn modify(
         })
         .transpose()?;
     for _ in 0..MODIFY_ATTEMPTS {
-        let stored = load(&st, &path, &who).await?;
+        let stored = load_to_change(&st, &path, &who).await?;
         let pkg = &stored.package;
         if let Some(op) = op_state {
             if pkg.onboarding_state != OnboardingState::Onboarded {
@@ -194,7 +216,7 @@ pub async fn delete(
     path: web::Path<String>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let stored = load(&st, &path, &who).await?;
+    let stored = load_to_change(&st, &path, &who).await?;
     let id = stored.package.id;
     if let Some(reason) = stored.package.delete_conflict() {
         return Err(ApiError::Conflict(reason));

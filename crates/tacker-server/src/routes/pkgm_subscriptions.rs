@@ -64,6 +64,7 @@ pub async fn create(
         filter: b.filter.unwrap_or_default(),
         authentication,
         confinement: who.confinement(),
+        tenant: who.owner(),
     };
     let stored = s.clone();
     let refuse = st.settings.refuse_duplicate_subscriptions;
@@ -99,7 +100,7 @@ pub async fn list(
     let mine = who.confinement();
     let docs = all
         .iter()
-        .filter(|(s, _)| mine.covers(&s.confinement))
+        .filter(|(s, _)| who.sees(s.tenant.as_deref()) && mine.covers(&s.confinement))
         .map(|(s, created)| (Marker::of(*created, s.id.to_string()), s.to_json(&base)));
     super::paged(
         &q,
@@ -113,7 +114,7 @@ pub async fn list(
 /// Subscription `raw`, when `who` sees it (it hears of nothing `who` could not read).
 async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<PkgmSubscription, ApiError> {
     let s = crate::http::load(st, raw, "subscription", subs::get).await?;
-    if !who.confinement().covers(&s.confinement) {
+    if !who.sees(s.tenant.as_deref()) || !who.confinement().covers(&s.confinement) {
         return Err(ApiError::NotFound(format!("subscription {raw} not found")));
     }
     Ok(s)

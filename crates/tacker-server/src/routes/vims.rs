@@ -1,6 +1,8 @@
 //! `/v1.0/vims`: Tacker's VIM registry (what `openstack vim register/list/show/set/delete`
 //! drive; the client adds `.json` to every path). Credentials are sealed at rest and
-//! answered as `***`.
+//! answered as `***`. A VIM belongs to the tenant that registered it (an administrator
+//! may register one for another tenant with `tenant_id`): only that tenant sees, changes
+//! and uses it, and each tenant has its own default VIM; administrators see every VIM.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
@@ -8,8 +10,9 @@ use tacker_db::{instances, vims};
 use tacker_domain::vim::{Vim, parse_new};
 use uuid::Uuid;
 
-use crate::auth::Principal;
+use crate::auth::{Principal, Role};
 use crate::extract::{AcceptsJson, JsonBody};
+use crate::http::base_url;
 use crate::scope::sees_vim;
 use crate::{ApiError, ServerState};
 
@@ -59,8 +62,11 @@ pub async fn list(
     let q: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
         .collect();
-    let keys = st.keys.clone();
-    let all = st.db.run(move |c| vims::list(c, &keys)).await?;
+    let (keys, tenant) = (st.keys.clone(), who.scope().map(str::to_owned));
+    let all = st
+        .db
+        .run(move |c| vims::list(c, tenant.as_deref(), &keys))
+        .await?;
     let wanted = |k: &'static str| -> Vec<&str> {
         q.iter()
             .filter(|(n, _)| n == k)
@@ -78,21 +84,40 @@ pub async fn list(
     Ok(HttpResponse::Ok().json(json!({"vims": items})))
 }
 
+/// The tenant a new VIM belongs to: the caller's, or the `tenant_id` of the body, which
+/// only an administrator may set to another tenant's.
+fn owner_of_new(who: &Principal, b: &Value) -> Result<String, ApiError> {
+    let mine = who.owner().unwrap_or_default();
+    match b.pointer("/vim/tenant_id") {
+        None | Some(Value::Null) => Ok(mine),
+        Some(Value::String(t)) if *t == mine || who.may(Role::Admin) => Ok(t.clone()),
+        Some(Value::String(t)) => Err(ApiError::Forbidden(format!(
+            "tenant_id {t:?} is not the caller's tenant: only an administrator registers a \
+             VIM for another tenant"
+        ))),
+        Some(_) => Err(ApiError::BadRequest("tenant_id must be a string".into())),
+    }
+}
+
 pub async fn create(
+    req: HttpRequest,
     who: Principal,
     _: AcceptsJson,
     JsonBody(b): JsonBody<Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let vim = parse_new(&b, "")?;
+    let vim = parse_new(&b, &owner_of_new(&who, &b)?)?;
     check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::create(c, &stored, &keys)).await? {
         return Err(conflict(c, &vim.name));
     }
-    tracing::info!(vim_id = %vim.id, name = %vim.name, vim_type = %vim.vim_type, "VIM registered");
-    Ok(HttpResponse::Created().json(json!({"vim": vim.to_json()})))
+    tracing::info!(vim_id = %vim.id, name = %vim.name, vim_type = %vim.vim_type, tenant = %vim.tenant_id, "VIM registered");
+    let location = format!("{}/v1.0/vims/{}", base_url(&req, &st), vim.id);
+    Ok(HttpResponse::Created()
+        .insert_header((actix_web::http::header::LOCATION, location))
+        .json(json!({"vim": vim.to_json()})))
 }
 
 pub async fn show(

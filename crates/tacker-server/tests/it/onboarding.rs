@@ -342,7 +342,7 @@ async fn a_stalled_upload_is_recovered_to_created() {
     // An uploader that started and vanished: UPLOADING, no progress, no coordinator.
     assert!(
         app.db
-            .run(move |c| tacker_db::packages::begin_upload(c, uid))
+            .run(move |c| tacker_db::packages::begin_upload(c, uid, &Default::default()))
             .await
             .unwrap()
     );

@@ -42,18 +42,7 @@ pub async fn create(
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let vnfd_id = b.vnfd_id.clone();
-    let package = st
-        .db
-        .run(move |c| instances::usable_package(c, &vnfd_id))
-        .await?
-        .filter(|p| who.sees_vendor(Some(&p.provider)))
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!(
-                "no ONBOARDED and ENABLED VNF package has vnfdId {}",
-                b.vnfd_id
-            ))
-        })?;
+    let package = super::usable_package(&st, &who, &b.vnfd_id, who.owner().as_deref()).await?;
     let instance = VnfInstance {
         id: Uuid::new_v4(),
         name: b.vnf_instance_name,
@@ -175,7 +164,13 @@ pub async fn modify(
     let mut m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
     package_change(&st, &who, &instance, &mut m).await?;
-    check_vims(&st, &who, m.vim_connection_info.as_ref()).await?;
+    check_vims(
+        &st,
+        &who,
+        instance.tenant.as_deref(),
+        m.vim_connection_info.as_ref(),
+    )
+    .await?;
     start(
         &st,
         &api.base(&req, &st),
@@ -206,6 +201,7 @@ async fn package_change(
             .db
             .run(move |c| tacker_db::packages::get(c, id))
             .await?
+            .filter(|s| s.package.tenant.is_none() || s.package.tenant == instance.tenant)
             .ok_or_else(|| ApiError::Unprocessable(format!("VNF package {p} not found")))?;
         let vnfd = stored
             .package
@@ -227,17 +223,7 @@ async fn package_change(
         m.vnfd_id = None;
         return Ok(());
     };
-    let v = vnfd.clone();
-    let target = st
-        .db
-        .run(move |c| instances::usable_package(c, &v))
-        .await?
-        .filter(|p| who.sees_vendor(Some(&p.provider)))
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!(
-                "no ONBOARDED and ENABLED VNF package has vnfdId {vnfd}"
-            ))
-        })?;
+    let target = super::usable_package(st, who, &vnfd, instance.tenant.as_deref()).await?;
     let Some(info) = &instance.instantiated_vnf_info else {
         return Ok(());
     };

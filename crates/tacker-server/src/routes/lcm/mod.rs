@@ -167,11 +167,38 @@ impl Api {
     }
 }
 
+/// The ONBOARDED and ENABLED package of `vnfd_id` that an instance of `tenant` uses (the
+/// tenant's own, else a shared one), if `who` sees its vendor; else 422.
+pub async fn usable_package(
+    st: &ServerState,
+    who: &Principal,
+    vnfd_id: &str,
+    tenant: Option<&str>,
+) -> Result<tacker_db::instances::UsablePackage, ApiError> {
+    let (v, t) = (vnfd_id.to_owned(), tenant.map(str::to_owned));
+    let found = st
+        .db
+        .run(move |c| tacker_db::instances::usable_package(c, &v, t.as_deref()))
+        .await?;
+    match found {
+        tacker_db::instances::Usable::One(p) if who.sees_vendor(Some(&p.provider)) => Ok(p),
+        tacker_db::instances::Usable::Ambiguous(n) => Err(ApiError::Unprocessable(format!(
+            "vnfdId {vnfd_id} is onboarded by {n} tenants and the VNF instance has none: \
+             create it with a token of the tenant whose package it uses"
+        ))),
+        _ => Err(ApiError::Unprocessable(format!(
+            "no ONBOARDED and ENABLED VNF package has vnfdId {vnfd_id}"
+        ))),
+    }
+}
+
 /// Refuses (422) `vimConnectionInfo` entries of a VIM type nothing drives (the simulated
-/// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered.
+/// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered, not seen
+/// by the caller, or another tenant's than the instance's (`tenant`).
 pub async fn check_vims(
     st: &ServerState,
     who: &Principal,
+    tenant: Option<&str>,
     vci: Option<&serde_json::Map<String, Value>>,
 ) -> Result<(), ApiError> {
     for (k, e) in vci.into_iter().flatten() {
@@ -221,6 +248,7 @@ pub async fn check_vims(
             .run(move |c| tacker_db::vims::get(c, id, &keys))
             .await?
             .filter(|v| crate::scope::sees_vim(who, v))
+            .filter(|v| v.tenant_id.is_empty() || Some(v.tenant_id.as_str()) == tenant)
             .ok_or_else(unknown)?;
         if vim.uses_helm() && !st.settings.helm {
             return Err(ApiError::Unprocessable(format!(

@@ -156,7 +156,13 @@ pub async fn instantiate(
     need_state(&i, InstantiationState::NotInstantiated, "instantiate")?;
     let r = InstantiateRequest::parse(&api.v2_body(b.clone(), &i)?)?;
     check_namespace(&who, &r)?;
-    check_vims(&st, &who, r.vim_connection_info.as_ref()).await?;
+    check_vims(
+        &st,
+        &who,
+        i.tenant.as_deref(),
+        r.vim_connection_info.as_ref(),
+    )
+    .await?;
     let m = model(&st, &i).await?;
     r.check(&m)?;
     run(
@@ -233,7 +239,13 @@ pub async fn change_ext_conn(
     let i = load(&st, &path, &who).await?;
     need_state(&i, InstantiationState::Instantiated, "change_ext_conn")?;
     let r = ChangeExtConnRequest::parse(&api.v2_body(b.clone(), &i)?)?;
-    check_vims(&st, &who, r.vim_connection_info.as_ref()).await?;
+    check_vims(
+        &st,
+        &who,
+        i.tenant.as_deref(),
+        r.vim_connection_info.as_ref(),
+    )
+    .await?;
     run(
         &req,
         api,
@@ -267,18 +279,7 @@ pub async fn change_vnfpkg(
             i.id, r.vnfd_id
         )));
     }
-    let vnfd = r.vnfd_id.clone();
-    let target = st
-        .db
-        .run(move |c| tacker_db::instances::usable_package(c, &vnfd))
-        .await?
-        .filter(|p| who.sees_vendor(Some(&p.provider)))
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!(
-                "no ONBOARDED and ENABLED VNF package has vnfdId {}",
-                r.vnfd_id
-            ))
-        })?;
+    let target = super::usable_package(&st, &who, &r.vnfd_id, i.tenant.as_deref()).await?;
     let pkg = target.id;
     let new = st
         .db
@@ -339,7 +340,13 @@ pub async fn change_vnfpkg(
             "additionalParams.namespace must stay {now} (asked: {asked})"
         )));
     }
-    check_vims(&st, &who, r.vim_connection_info.as_ref()).await?;
+    check_vims(
+        &st,
+        &who,
+        i.tenant.as_deref(),
+        r.vim_connection_info.as_ref(),
+    )
+    .await?;
     run(
         &req,
         api,

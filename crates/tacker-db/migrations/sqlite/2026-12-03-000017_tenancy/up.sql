@@ -1,0 +1,37 @@
+-- Registered VIMs belong to the tenant that registered them ('': a caller without a
+-- tenant); a name is unique, and one VIM is the default, per tenant (the table is
+-- rebuilt: SQLite cannot drop the column's UNIQUE).
+CREATE TABLE vims_tenanted (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    vim_type TEXT NOT NULL,
+    auth_url TEXT NOT NULL,
+    vim_project TEXT NOT NULL,
+    auth_cred TEXT NOT NULL,
+    extra TEXT NOT NULL,
+    is_default BOOLEAN NOT NULL DEFAULT 0,
+    tenant_id TEXT NOT NULL DEFAULT '',
+    created_at TIMESTAMP NOT NULL,
+    updated_at TIMESTAMP
+);
+INSERT INTO vims_tenanted (id, name, description, vim_type, auth_url, vim_project, auth_cred,
+    extra, is_default, tenant_id, created_at, updated_at)
+    SELECT id, name, description, vim_type, auth_url, vim_project, auth_cred, extra,
+        is_default, tenant_id, created_at, updated_at FROM vims;
+DROP TABLE vims;
+ALTER TABLE vims_tenanted RENAME TO vims;
+CREATE UNIQUE INDEX vims_tenant_name ON vims (tenant_id, name);
+CREATE UNIQUE INDEX vims_one_default ON vims (tenant_id) WHERE is_default;
+-- VNF packages belong to the tenant that created them (NULL: shared by every tenant, as
+-- every package created before tenants is); a vnfdId is unique per tenant. upload_scope
+-- keeps the vendors the uploader was confined to, checked against the VNFD's provider.
+ALTER TABLE vnf_packages ADD COLUMN tenant TEXT;
+ALTER TABLE vnf_packages ADD COLUMN upload_scope TEXT;
+DROP INDEX vnf_packages_vnfd_id_live;
+CREATE UNIQUE INDEX vnf_packages_vnfd_id_live ON vnf_packages (COALESCE(tenant, ''), vnfd_id)
+    WHERE deleted_at IS NULL AND vnfd_id IS NOT NULL;
+CREATE INDEX vnf_packages_tenant_listing ON vnf_packages (tenant, created_at, id)
+    WHERE deleted_at IS NULL;
+-- Package subscriptions belong to their creator's tenant (NULL: none).
+ALTER TABLE pkgm_subscriptions ADD COLUMN tenant TEXT;
