@@ -182,6 +182,30 @@ impl Types {
         false
     }
 
+    /// The properties marked `metadata: {secret: true}` (`"true"` too) of every type
+    /// derived from `base` (sorted, once each).
+    pub fn secret_params(&self, base: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .properties
+            .iter()
+            .filter(|(ty, _)| ty.as_str() != base && self.derives(ty, base))
+            .flat_map(|(_, props)| props.iter())
+            .filter(|(_, def)| {
+                matches!(
+                    def.pointer("/metadata/secret"),
+                    Some(Value::Bool(true))
+                ) || def
+                    .pointer("/metadata/secret")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.eq_ignore_ascii_case("true"))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The default of property `prop` declared on `ty` or its ancestors.
     pub fn default_property(&self, ty: &str, prop: &str) -> Option<&Value> {
         let mut cur = ty;

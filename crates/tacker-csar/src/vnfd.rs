@@ -22,6 +22,8 @@ const STORAGES: [&str; 3] = [
     "tosca.nodes.nfv.Vdu.VirtualFileStorage",
 ];
 const SW_IMAGE: &str = "tosca.artifacts.nfv.SwImage";
+/// What a VNFD derives the data types of its operations' `additionalParams` from.
+const ADDITIONAL_PARAMETERS: &str = "tosca.datatypes.nfv.VnfOperationAdditionalParameters";
 const IMPLEMENTATION: &str = "tosca.artifacts.Implementation";
 
 /// `Vnflcm` operations of SOL001.
@@ -169,6 +171,7 @@ pub fn build(
         entry_definitions: entry.clone(),
         definitions: defs.files.iter().map(|(p, _)| p.clone()).collect(),
         flavours,
+        secret_params: types.secret_params(ADDITIONAL_PARAMETERS),
     };
     (f.errors.len() == before).then_some((vnfd, artifacts))
 }

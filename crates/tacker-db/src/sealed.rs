@@ -1,5 +1,6 @@
-//! Sealed values inside JSON columns (VIM credentials of instances and occurrences,
-//! subscribers' credentials): checked against the keyring at start, re-sealed by
+//! Sealed values inside JSON columns (VIM credentials of instances and occurrences, the
+//! secrets of registered VIMs' `extra` and of requests' `additionalParams`, subscribers'
+//! credentials): checked against the keyring at start, re-sealed by
 //! `tacker secrets rotate`.
 
 use diesel::prelude::*;
@@ -172,6 +173,7 @@ macro_rules! json_columns {
 }
 
 json_columns!(
+    vims.extra,
     vnf_instances.vim_connection_info,
     vnf_lcm_op_occs.request,
     lccn_subscriptions.authentication,

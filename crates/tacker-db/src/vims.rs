@@ -46,7 +46,12 @@ impl Row {
             auth_url: v.auth_url.clone(),
             vim_project: json_text(&v.vim_project),
             auth_cred: keys.seal(&json_text(&v.auth_cred))?,
-            extra: json_text(&v.extra),
+            extra: {
+                // Its secrets sealed in place: the area stays readable for scoping.
+                let mut extra = v.extra.clone();
+                tacker_domain::lcm::secrets::seal_extra(&mut extra, &mut |s| keys.seal(s))?;
+                json_text(&extra)
+            },
             is_default: v.is_default,
             tenant_id: v.tenant_id.clone(),
             created_at: v.created_at.naive_utc(),
@@ -64,7 +69,14 @@ impl Row {
             auth_cred: map("auth_cred", &keys.open(&self.auth_cred)?)?,
             vim_project: map("vim_project", &self.vim_project)?,
             is_default: self.is_default,
-            extra: map("extra", &self.extra)?,
+            extra: {
+                let mut extra = Value::Object(map("extra", &self.extra)?);
+                tacker_domain::lcm::secrets::open_all(&mut extra, &mut |s| keys.open(s))?;
+                match extra {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                }
+            },
             tenant_id: self.tenant_id,
             created_at: self.created_at.and_utc(),
             updated_at: self.updated_at.map(|t| t.and_utc()),

@@ -1,5 +1,6 @@
 //! Registered VIMs (Tacker's `/v1.0/vims`): what requests naming only a `vimId` resolve
-//! to. Credentials (`auth_cred`) are masked in every answer.
+//! to. Credentials (`auth_cred` but its identity fields, `extra` but its area and the
+//! like) are masked in every answer.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -26,25 +27,6 @@ impl VimType {
             VimType::Kubernetes => "ETSINFV.KUBERNETES.V_1",
         }
     }
-}
-
-/// Keys of `auth_cred` that are secrets (answered as `***`).
-const SECRET_KEYS: [&str; 5] = [
-    "password",
-    "bearer_token",
-    "client_secret",
-    "token",
-    "secret_uuid",
-];
-
-/// Whether an `auth_cred` key holds a secret.
-pub fn is_secret_key(k: &str) -> bool {
-    let l = k.to_ascii_lowercase();
-    SECRET_KEYS.contains(&l.as_str())
-        || l.contains("password")
-        || l.contains("secret")
-        || l.contains("token") && l != "oidc_token_url"
-        || l.ends_with("key")
 }
 
 /// A registered VIM.
@@ -243,19 +225,10 @@ impl Vim {
         self.check_credentials()
     }
 
-    /// The body answered: `auth_cred` secrets as `***`.
+    /// The body answered: of `auth_cred` only the identity fields (every other value
+    /// `***`), of `extra` only what is no secret (see [`crate::lcm::secrets`]).
     pub fn to_json(&self) -> Value {
-        let masked: Map<String, Value> = self
-            .auth_cred
-            .iter()
-            .map(|(k, v)| {
-                if is_secret_key(k) {
-                    (k.clone(), json!("***"))
-                } else {
-                    (k.clone(), v.clone())
-                }
-            })
-            .collect();
+        let masked = crate::lcm::secrets::shown_credentials(&self.auth_cred);
         let regions = match self.vim_type {
             VimType::OpenStack => {
                 vec![text(&self.extra, "region").unwrap_or_else(|| "RegionOne".into())]
@@ -274,7 +247,7 @@ impl Vim {
             "status": "ACTIVE",
             "is_default": self.is_default,
             "placement_attr": {"regions": regions},
-            "extra": self.extra,
+            "extra": crate::lcm::secrets::shown_extra(&self.extra),
             "created_at": self.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
             "updated_at": self.updated_at.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
         })

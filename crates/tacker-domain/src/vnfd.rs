@@ -77,6 +77,11 @@ pub struct Vnfd {
     pub definitions: Vec<String>,
     /// Deployment flavours.
     pub flavours: Vec<Flavour>,
+    /// The `additionalParams` names the package declares secret: properties with
+    /// `metadata: {secret: true}` of its data types derived from
+    /// `tosca.datatypes.nfv.VnfOperationAdditionalParameters`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_params: Vec<String>,
 }
 
 impl Vnfd {

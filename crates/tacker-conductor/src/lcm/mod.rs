@@ -309,6 +309,11 @@ async fn context(
         },
         _ => None,
     };
+    // Drivers get the request as it was sent: its secrets opened.
+    let mut op = op.clone();
+    op.request
+        .open_params(&mut |s| ctx.keys.open(s))
+        .map_err(|e| Failure::internal(format!("opening the request's secrets: {e}")))?;
     let services: Arc<dyn tacker_domain::lcm::driver::Services> =
         Arc::new(services::InstanceServices::new(
             ctx.db.clone(),
@@ -317,7 +322,7 @@ async fn context(
             instance.tenant.clone(),
         ));
     let octx = OpContext {
-        op: op.clone(),
+        op,
         instance: instance.clone(),
         vnfd: model.vnfd.clone(),
         flavour_id,

@@ -56,7 +56,7 @@ pub async fn resolve(
         return Ok(vim.connection(key));
     }
     let mut entry = entry.clone();
-    tacker_domain::lcm::secrets::map_vim_entry_secrets(&mut entry, &mut |s| ctx.keys.open(s))
+    tacker_domain::lcm::secrets::open_all(&mut entry, &mut |s| ctx.keys.open(s))
         .map_err(|e| Failure::internal(format!("opening vimConnectionInfo.{key}: {e}")))?;
     VimConnection::from_json(key, &entry)
         .ok_or_else(|| Failure::unprocessable(format!("vimConnectionInfo.{key} names no vimType")))

@@ -224,48 +224,7 @@ pub struct VnfInstance {
     pub tenant: Option<String>,
 }
 
-/// The keys of `accessInfo` answered (an allowlist: every other key may be a secret,
-/// `apiKey`, `accessToken`, `client_key` and whatever a VIM type adds).
-pub(crate) const ACCESS_SHOWN: [&str; 7] = [
-    "username",
-    "region",
-    "project",
-    "projectId",
-    "projectDomain",
-    "userDomain",
-    "tenant",
-];
-
-/// Whether an `interfaceInfo` key looks like a secret.
-pub(crate) fn secret_like(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    ["password", "secret", "token", "key", "credential"]
-        .iter()
-        .any(|w| k.contains(w))
-}
-
-/// One `vimConnectionInfo` entry as answered: `accessInfo` reduced to the allowlist,
-/// secret-like `interfaceInfo` keys removed.
-pub fn redact_vim_connection(entry: &mut Value) {
-    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
-        access.retain(|k, _| ACCESS_SHOWN.contains(&k.as_str()));
-    }
-    if let Some(iface) = entry
-        .get_mut("interfaceInfo")
-        .and_then(Value::as_object_mut)
-    {
-        iface.retain(|k, _| !secret_like(k));
-    }
-}
-
-/// `vimConnectionInfo` as answered: credentials removed.
-pub fn redact_vim_connection_info(vci: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = vci.clone();
-    for v in out.values_mut() {
-        redact_vim_connection(v);
-    }
-    out
-}
+use super::secrets::redact_vim_connection_info;
 
 impl std::fmt::Debug for VnfInstance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

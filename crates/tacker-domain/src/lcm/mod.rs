@@ -15,8 +15,9 @@ pub mod vim_type;
 pub use instance::{
     CpProtocolInfo, InstantiatedVnfInfo, InstantiationState, IpAddresses, IpOverEthernet,
     ResourceHandle, ScaleInfo, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance,
-    VnfcCpInfo, VnfcInfo, VnfcResourceInfo, address_of, redact_vim_connection_info,
+    VnfcCpInfo, VnfcInfo, VnfcResourceInfo, address_of,
 };
+pub use secrets::redact_vim_connection_info;
 pub use notification::{Notification, NotificationKind, OpFacts};
 pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};
 pub use request::OperationParams;

@@ -1,6 +1,16 @@
-//! Secrets in requests: passwords in `additionalParams` (a management driver's SSH and
-//! registry passwords) are kept only sealed with the instance; what is stored and
-//! answered as `operationParams` carries `***` in their place.
+//! Which values are secrets, decided by where they live rather than only by their names:
+//!
+//! - VIM credentials: every value of `accessInfo` (and of a registered VIM's `auth_cred`)
+//!   but the identity fields of [`ACCESS_SHOWN`], every value of `extra` but those of
+//!   [`EXTRA_SHOWN`], and the `interfaceInfo` values whose names look secret. They are
+//!   sealed at rest and answered masked (`accessInfo` keeps only its identity fields).
+//! - `additionalParams`: the value (of any type, whole) of every key holding one of
+//!   [`SECRET_WORDS`], or a name the package declares secret (a property of its
+//!   additional-parameters data type with `metadata: {secret: true}`), or one a built-in
+//!   management driver declares. They are sealed in the stored request (the conductor
+//!   opens them) and answered as `***`; the instantiate request's are also kept sealed
+//!   with the instance for later hooks.
+//! - Passwords in URLs (`http://user:password@proxy`) are masked wherever they appear.
 
 use serde_json::{Map, Value};
 
@@ -10,10 +20,82 @@ use super::request::OperationParams;
 /// What a secret is answered as.
 pub const MASK: &str = "***";
 
-/// Whether a key names a secret (`password`, `ssh_password`, `client_secret`, ...).
+/// The prefix of a sealed value (see `tacker_db::secrets::Keyring`).
+pub const SEALED_PREFIX: &str = "enc:v1:";
+
+/// What the plain text of a sealed non-string value starts with (its JSON follows).
+const JSON_MARK: &str = "\u{1}json:";
+
+/// Words that make a key of `additionalParams` (or of any request body as answered) a
+/// secret, compared without case: `ssh_password`, `registry_token`, `api_token`,
+/// `private_key`, `apiKey`, `credential`, `db_passwd`, `ca_cert`, ...
+pub const SECRET_WORDS: [&str; 9] = [
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "cert",
+];
+
+/// The identity fields of VIM credentials (`accessInfo`, a registered VIM's
+/// `auth_cred`), the only ones answered: every other value is a secret.
+pub const ACCESS_SHOWN: [&str; 18] = [
+    "username",
+    "userId",
+    "user_id",
+    "userDomain",
+    "user_domain_name",
+    "user_domain_id",
+    "region",
+    "project",
+    "projectId",
+    "project_id",
+    "project_name",
+    "projectDomain",
+    "project_domain_name",
+    "project_domain_id",
+    "tenant",
+    "auth_url",
+    "cert_verify",
+    "ssl_ca_cert",
+];
+
+/// The keys of a VIM's `extra` answered and stored in clear (its area, its namespace,
+/// whether it runs Helm, the instance that registered it): every other value is a secret
+/// (Tacker's `extra.helm_info` carries `masternode_password`).
+pub const EXTRA_SHOWN: [&str; 5] = [
+    "area",
+    "namespace",
+    "use_helm",
+    "region",
+    "registered_by_vnf_instance",
+];
+
+/// The parameters the built-in management drivers declare secret (by key, at any depth
+/// of `additionalParams`).
+pub const DRIVER_SECRET_PARAMS: [&str; 3] = ["ssh_password", "password", "registry_password"];
+
+/// Whether a key names a secret by one of [`SECRET_WORDS`].
 pub fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    k.contains("password") || k.contains("secret")
+    SECRET_WORDS.iter().any(|w| k.contains(w))
+}
+
+/// Whether a key of `additionalParams` holds a secret: by its name, by a driver's
+/// declaration, or by the package's (`declared`).
+fn is_secret_param(key: &str, declared: &[String]) -> bool {
+    is_secret_key(key)
+        || DRIVER_SECRET_PARAMS.contains(&key)
+        || declared.iter().any(|d| d == key)
+}
+
+/// Whether an `interfaceInfo` key looks like a secret.
+pub(crate) fn secret_like(key: &str) -> bool {
+    is_secret_key(key) && key != "ssl_ca_cert"
 }
 
 /// The password of a URL's userinfo (`http://user:password@host`) masked; `None`
@@ -29,12 +111,17 @@ pub fn mask_url_password(s: &str) -> Option<String> {
     Some(format!("{}{MASK}{}", &s[..=colon], &s[at..]))
 }
 
-/// Replaces, at any depth, the value of every secret key with [`MASK`], and passwords
-/// in URLs (`http://user:password@proxy`).
+/// Replaces, at any depth, the whole value of every secret key (see
+/// [`SECRET_WORDS`]) with [`MASK`], and passwords in URLs (`http://user:password@proxy`).
 pub fn mask(v: &mut Value) {
+    mask_declared(v, &[]);
+}
+
+/// [`mask`], with the keys `declared` secret too.
+fn mask_declared(v: &mut Value, declared: &[String]) {
     match v {
-        Value::Object(m) => mask_map(m),
-        Value::Array(items) => items.iter_mut().for_each(mask),
+        Value::Object(m) => mask_map(m, declared),
+        Value::Array(items) => items.iter_mut().for_each(|x| mask_declared(x, declared)),
         Value::String(s) => {
             if let Some(m) = mask_url_password(s) {
                 *s = m;
@@ -44,12 +131,12 @@ pub fn mask(v: &mut Value) {
     }
 }
 
-fn mask_map(m: &mut Map<String, Value>) {
+fn mask_map(m: &mut Map<String, Value>, declared: &[String]) {
     for (k, v) in m.iter_mut() {
-        if is_secret_key(k) && !v.is_null() && !v.is_object() && !v.is_array() {
+        if is_secret_param(k, declared) && !v.is_null() {
             *v = Value::String(MASK.into());
         } else {
-            mask(v);
+            mask_declared(v, declared);
         }
     }
 }
@@ -58,13 +145,189 @@ fn mask_map(m: &mut Map<String, Value>) {
 pub fn has_secrets(v: &Value) -> bool {
     match v {
         Value::Object(m) => m.iter().any(|(k, v)| {
-            (is_secret_key(k) && !v.is_null() && !v.is_object() && !v.is_array() && v != MASK)
-                || has_secrets(v)
+            (is_secret_key(k) && !v.is_null() && v != MASK) || has_secrets(v)
         }),
         Value::Array(items) => items.iter().any(has_secrets),
         Value::String(s) => mask_url_password(s).is_some(),
         _ => false,
     }
+}
+
+/// `v` sealed with `seal` as one string (a non-string value as its JSON, marked so
+/// [`open_all`] gives it back as it was); a value sealed already stays as it is.
+fn seal_value<E>(v: &mut Value, seal: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+    match v {
+        Value::Null => {}
+        Value::String(s) if s.starts_with(SEALED_PREFIX) => {}
+        Value::String(s) => *s = seal(s)?,
+        other => {
+            let text = format!("{JSON_MARK}{other}");
+            *other = Value::String(seal(&text)?);
+        }
+    }
+    Ok(())
+}
+
+/// Opens, with `open`, every sealed string at any depth of `v` (a sealed non-string
+/// value becomes the value it was).
+pub fn open_all<E>(v: &mut Value, open: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+    match v {
+        Value::String(s) if s.starts_with(SEALED_PREFIX) => {
+            let plain = open(s)?;
+            *v = match plain.strip_prefix(JSON_MARK) {
+                Some(json) => serde_json::from_str(json).unwrap_or(Value::String(plain)),
+                None => Value::String(plain),
+            };
+        }
+        Value::Array(items) => {
+            for x in items {
+                open_all(x, open)?;
+            }
+        }
+        Value::Object(m) => {
+            for x in m.values_mut() {
+                open_all(x, open)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Seals, with `seal`, the secrets of `additionalParams`: the whole value of every key
+/// that names one (see [`is_secret_param`]), at any depth.
+pub fn seal_params<E>(
+    params: &mut Map<String, Value>,
+    declared: &[String],
+    seal: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    for (k, v) in params.iter_mut() {
+        if is_secret_param(k, declared) {
+            seal_value(v, seal)?;
+        } else {
+            match v {
+                Value::Object(m) => seal_params(m, declared, seal)?,
+                Value::Array(items) => {
+                    for x in items {
+                        if let Value::Object(m) = x {
+                            seal_params(m, declared, seal)?;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Seals, with `seal`, every credential of one `vimConnectionInfo` entry: each
+/// `accessInfo` value but the identity fields, each `extra` value but those answered,
+/// and the secret-like `interfaceInfo` values.
+pub fn seal_vim_entry<E>(
+    entry: &mut Value,
+    seal: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
+        for (k, v) in access.iter_mut() {
+            if !ACCESS_SHOWN.contains(&k.as_str()) {
+                seal_value(v, seal)?;
+            }
+        }
+    }
+    if let Some(extra) = entry.get_mut("extra").and_then(Value::as_object_mut) {
+        seal_extra(extra, seal)?;
+    }
+    if let Some(iface) = entry
+        .get_mut("interfaceInfo")
+        .and_then(Value::as_object_mut)
+    {
+        for (k, v) in iface.iter_mut() {
+            if secret_like(k) {
+                seal_value(v, seal)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Seals every value of a VIM's `extra` but those of [`EXTRA_SHOWN`].
+pub fn seal_extra<E>(
+    extra: &mut Map<String, Value>,
+    seal: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    for (k, v) in extra.iter_mut() {
+        if !EXTRA_SHOWN.contains(&k.as_str()) {
+            seal_value(v, seal)?;
+        }
+    }
+    Ok(())
+}
+
+/// Seals, with `seal`, every credential of a `vimConnectionInfo` map.
+pub fn seal_vim_connections<E>(
+    vci: &mut Map<String, Value>,
+    seal: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    for entry in vci.values_mut() {
+        seal_vim_entry(entry, seal)?;
+    }
+    Ok(())
+}
+
+/// A VIM's `extra` as answered: the values of [`EXTRA_SHOWN`], every other one masked.
+pub fn shown_extra(extra: &Map<String, Value>) -> Map<String, Value> {
+    extra
+        .iter()
+        .map(|(k, v)| {
+            if EXTRA_SHOWN.contains(&k.as_str()) {
+                (k.clone(), v.clone())
+            } else {
+                (k.clone(), Value::String(MASK.into()))
+            }
+        })
+        .collect()
+}
+
+/// A registered VIM's `auth_cred` as answered: the identity fields, every other value
+/// masked.
+pub fn shown_credentials(cred: &Map<String, Value>) -> Map<String, Value> {
+    cred.iter()
+        .map(|(k, v)| {
+            if ACCESS_SHOWN.contains(&k.as_str()) {
+                (k.clone(), v.clone())
+            } else {
+                (k.clone(), Value::String(MASK.into()))
+            }
+        })
+        .collect()
+}
+
+/// One `vimConnectionInfo` entry as answered: `accessInfo` reduced to its identity
+/// fields, secret-like `interfaceInfo` keys removed, `extra` values masked but those
+/// answered.
+pub fn redact_vim_connection(entry: &mut Value) {
+    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
+        access.retain(|k, _| ACCESS_SHOWN.contains(&k.as_str()));
+    }
+    if let Some(iface) = entry
+        .get_mut("interfaceInfo")
+        .and_then(Value::as_object_mut)
+    {
+        iface.retain(|k, _| !secret_like(k));
+    }
+    if let Some(extra) = entry.get_mut("extra").and_then(Value::as_object_mut) {
+        *extra = shown_extra(extra);
+    }
+}
+
+/// `vimConnectionInfo` as answered: credentials removed.
+pub fn redact_vim_connection_info(vci: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = vci.clone();
+    for v in out.values_mut() {
+        redact_vim_connection(v);
+    }
+    out
 }
 
 impl OperationParams {
@@ -80,61 +343,7 @@ impl OperationParams {
             Self::ModifyInfo(_) => None,
         }
     }
-}
 
-/// The prefix of a sealed value (see `tacker_db::secrets::Keyring`).
-pub const SEALED_PREFIX: &str = "enc:v1:";
-
-/// Applies `f` to every credential of one `vimConnectionInfo` entry: the `accessInfo`
-/// values an answer does not show, and secret-like `interfaceInfo` values.
-fn vim_secrets<E>(
-    entry: &mut Value,
-    f: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
-        for (k, v) in access.iter_mut() {
-            if let Value::String(s) = v
-                && !super::instance::ACCESS_SHOWN.contains(&k.as_str())
-            {
-                *s = f(s)?;
-            }
-        }
-    }
-    if let Some(iface) = entry
-        .get_mut("interfaceInfo")
-        .and_then(Value::as_object_mut)
-    {
-        for (k, v) in iface.iter_mut() {
-            if let Value::String(s) = v
-                && super::instance::secret_like(k)
-            {
-                *s = f(s)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Applies `f` (sealing or opening) to every credential of a `vimConnectionInfo` map.
-pub fn map_vim_secrets<E>(
-    vci: &mut Map<String, Value>,
-    f: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    for entry in vci.values_mut() {
-        vim_secrets(entry, f)?;
-    }
-    Ok(())
-}
-
-/// Applies `f` to every credential of one `vimConnectionInfo` entry.
-pub fn map_vim_entry_secrets<E>(
-    entry: &mut Value,
-    f: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    vim_secrets(entry, f)
-}
-
-impl OperationParams {
     /// The request's `vimConnectionInfo`, mutable (to seal its credentials).
     pub fn vim_connection_info_mut(&mut self) -> Option<&mut Map<String, Value>> {
         match self {
@@ -144,6 +353,35 @@ impl OperationParams {
             Self::ChangeVnfpkg(r) => r.vim_connection_info.as_mut(),
             _ => None,
         }
+    }
+
+    /// Seals, with `seal`, every secret of the request as it is stored: the secrets of
+    /// `additionalParams` (`declared`: the names the package declares secret) and the
+    /// credentials of `vimConnectionInfo`.
+    pub fn seal_secrets<E>(
+        &mut self,
+        declared: &[String],
+        seal: &mut dyn FnMut(&str) -> Result<String, E>,
+    ) -> Result<(), E> {
+        if let Some(p) = self.additional_params_mut() {
+            seal_params(p, declared, seal)?;
+        }
+        if let Some(vci) = self.vim_connection_info_mut() {
+            seal_vim_connections(vci, seal)?;
+        }
+        Ok(())
+    }
+
+    /// Opens, with `open`, every sealed value of `additionalParams` (the conductor hands
+    /// drivers the request as it was sent; `vimConnectionInfo` is opened where a VIM is
+    /// resolved).
+    pub fn open_params<E>(&mut self, open: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+        if let Some(p) = self.additional_params_mut() {
+            for v in p.values_mut() {
+                open_all(v, open)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -160,35 +398,39 @@ impl crate::lcm::SubscriptionAuth {
     }
 }
 
-/// A request body as stored and answered: every secret masked (also in URLs), VIM
-/// credentials reduced to what an answer may show (map or v1 list form).
-pub fn shown_params(body: &Value) -> Value {
+/// A request body as stored and answered: every secret masked (also in URLs; `declared`:
+/// the names the package declares secret), VIM credentials reduced to what an answer
+/// may show (map or v1 list form).
+pub fn shown_params_declared(body: &Value, declared: &[String]) -> Value {
     let mut out = body.clone();
     if let Some(vci) = out.get_mut("vimConnectionInfo") {
         match vci {
-            Value::Object(m) => m
-                .values_mut()
-                .for_each(super::instance::redact_vim_connection),
-            Value::Array(list) => list
-                .iter_mut()
-                .for_each(super::instance::redact_vim_connection),
+            Value::Object(m) => m.values_mut().for_each(redact_vim_connection),
+            Value::Array(list) => list.iter_mut().for_each(redact_vim_connection),
             _ => {}
         }
     }
-    mask(&mut out);
+    mask_declared(&mut out, declared);
     out
 }
 
+/// [`shown_params_declared`] by [`SECRET_WORDS`] and the drivers' declarations alone.
+pub fn shown_params(body: &Value) -> Value {
+    shown_params_declared(body, &[])
+}
+
 impl OpOcc {
-    /// The occurrence as stored: secrets in `additionalParams` masked in the typed
-    /// request (the instantiate ones are kept sealed with the instance), and the
-    /// received body as [`shown_params`] answers it.
-    pub fn without_secrets(mut self) -> Self {
-        if let Some(p) = self.request.additional_params_mut() {
-            mask_map(p);
-        }
-        self.operation_params = shown_params(&self.operation_params);
-        self
+    /// The occurrence as stored: the secrets of the typed request sealed with `seal`
+    /// (`declared`: the names the package declares secret), and the received body as
+    /// [`shown_params_declared`] answers it.
+    pub fn sealed<E>(
+        mut self,
+        declared: &[String],
+        seal: &mut dyn FnMut(&str) -> Result<String, E>,
+    ) -> Result<Self, E> {
+        self.request.seal_secrets(declared, seal)?;
+        self.operation_params = shown_params_declared(&self.operation_params, declared);
+        Ok(self)
     }
 }
 
@@ -200,13 +442,28 @@ mod tests {
     use super::*;
     use crate::lcm::{LcmOperation, OperationState};
 
+    fn fake_seal(s: &str) -> Result<String, ()> {
+        Ok(format!("{SEALED_PREFIX}k:{}", s.chars().rev().collect::<String>()))
+    }
+
+    fn fake_open(s: &str) -> Result<String, ()> {
+        Ok(s.strip_prefix(&format!("{SEALED_PREFIX}k:"))
+            .unwrap_or(s)
+            .chars()
+            .rev()
+            .collect())
+    }
+
     #[test]
-    fn passwords_are_masked_in_the_body_and_the_typed_request() {
+    fn secrets_are_sealed_in_the_request_and_masked_in_the_body() {
         let body = json!({"flavourId": "simple", "additionalParams": {
             "private_registry_installation_param": {"ssh_cp_name": "CP1", "ssh_username": "u", "ssh_password": "s3cret"},
-            "k8s_cluster_installation_param": {"private_registry_connection_info": [{"server": "r", "username": "a", "password": "b"}]}}});
+            "k8s_cluster_installation_param": {"private_registry_connection_info": [{"server": "r", "username": "a", "password": "b"}]},
+            "registry_token": "rt-1", "api_token": "at-1", "private_key": "pk-1", "apiKey": "ak-1",
+            "credential": {"user": "c", "pass": "cp-1"}, "db_passwd": 42, "declared_one": "dc-1"}});
         let request = OperationParams::parse(LcmOperation::Instantiate, &body).unwrap();
         assert!(has_secrets(&body));
+        let declared = vec!["declared_one".to_owned()];
         let op = OpOcc::new(
             Uuid::nil(),
             Uuid::nil(),
@@ -214,21 +471,53 @@ mod tests {
             request,
             body,
         )
-        .without_secrets();
-        let text = format!("{} {:?}", op.operation_params, op.request);
-        assert!(
-            !text.contains("s3cret") && !text.contains("\"b\""),
-            "{text}"
+        .sealed(&declared, &mut fake_seal)
+        .unwrap();
+        let text = format!(
+            "{} {}",
+            op.operation_params,
+            serde_json::to_string(&op.request).unwrap()
         );
-        assert_eq!(
-            op.operation_params["additionalParams"]["private_registry_installation_param"]["ssh_password"],
-            MASK
-        );
-        assert_eq!(
-            op.request.additional_params()["private_registry_installation_param"]["ssh_username"],
-            "u"
-        );
+        for secret in ["s3cret", "\"b\"", "rt-1", "at-1", "pk-1", "ak-1", "cp-1", "dc-1", "42"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        let p = &op.operation_params["additionalParams"];
+        assert_eq!(p["private_registry_installation_param"]["ssh_password"], MASK);
+        assert_eq!(p["credential"], MASK);
+        assert_eq!(p["private_registry_installation_param"]["ssh_username"], "u");
         assert!(!has_secrets(&op.operation_params));
+        // The conductor opens the request: every value as it was sent.
+        let mut request = op.request.clone();
+        request.open_params(&mut fake_open).unwrap();
+        let params = request.additional_params();
+        assert_eq!(params["db_passwd"], 42);
+        assert_eq!(params["credential"], json!({"user": "c", "pass": "cp-1"}));
+        assert_eq!(params["declared_one"], "dc-1");
+        assert_eq!(
+            params["k8s_cluster_installation_param"]["private_registry_connection_info"][0]["password"],
+            "b"
+        );
+    }
+
+    #[test]
+    fn vim_credentials_are_sealed_by_where_they_live() {
+        let mut vci = json!({"v": {"vimType": "kubernetes",
+            "interfaceInfo": {"endpoint": "https://k", "ssl_ca_cert": "CA", "client_key": "ck-1"},
+            "accessInfo": {"username": "u", "passwd": "pw-1", "kubeconfig": {"users": ["kc-1"]}},
+            "extra": {"area": "tokyo", "helm_info": {"masternode_password": "mn-1"}}}});
+        seal_vim_connections(vci.as_object_mut().unwrap(), &mut fake_seal).unwrap();
+        let text = vci.to_string();
+        for secret in ["pw-1", "kc-1", "mn-1", "ck-1"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert_eq!(vci["v"]["extra"]["area"], "tokyo");
+        assert_eq!(vci["v"]["accessInfo"]["username"], "u");
+        let shown = redact_vim_connection_info(vci.as_object().unwrap());
+        assert_eq!(shown["v"]["extra"]["helm_info"], MASK);
+        assert!(shown["v"]["accessInfo"].get("passwd").is_none());
+        open_all(&mut vci, &mut fake_open).unwrap();
+        assert_eq!(vci["v"]["accessInfo"]["kubeconfig"], json!({"users": ["kc-1"]}));
+        assert_eq!(vci["v"]["extra"]["helm_info"]["masternode_password"], "mn-1");
     }
 
     #[test]
@@ -250,11 +539,12 @@ mod tests {
         let vci = json!({"vim1": {"vimType": "kubernetes",
             "interfaceInfo": {"endpoint": "https://k", "ssl_ca_cert": "CA"},
             "accessInfo": {"bearer_token": "t0k-planted", "username": "u", "password": "pw-planted",
-                "apiKey": "ak-planted"}}});
+                "apiKey": "ak-planted"},
+            "extra": {"helm_info": {"masternode_password": "mn-planted"}}}});
         let mut instance = crate::lcm::subscription::tests::instance();
         instance.vim_connection_info = vci.as_object().unwrap().clone();
         let body = json!({"flavourId": "simple", "vimConnectionInfo": vci,
-            "additionalParams": {"ssh_password": "ssh-planted"}});
+            "additionalParams": {"ssh_password": "ssh-planted", "registry_token": "rt-planted"}});
         let request = OperationParams::parse(LcmOperation::Instantiate, &body).unwrap();
         let change = OperationParams::parse(
             LcmOperation::ChangeExtConn,
@@ -270,7 +560,14 @@ mod tests {
             body,
         );
         let text = format!("{instance:?} {op:?} {request:?} {change:?}");
-        for secret in ["t0k-planted", "pw-planted", "ak-planted", "ssh-planted"] {
+        for secret in [
+            "t0k-planted",
+            "pw-planted",
+            "ak-planted",
+            "ssh-planted",
+            "rt-planted",
+            "mn-planted",
+        ] {
             assert!(!text.contains(secret), "{secret} in {text}");
         }
         assert!(

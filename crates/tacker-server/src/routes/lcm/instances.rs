@@ -177,6 +177,7 @@ pub async fn modify(
         instance.id,
         OperationParams::ModifyInfo(m),
         raw,
+        &[],
     )
     .await
 }

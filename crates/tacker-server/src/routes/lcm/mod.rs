@@ -262,15 +262,17 @@ pub async fn check_vims(
 
 /// Starts an operation occurrence on an instance: STARTING (409 when another operation
 /// holds the instance), cast to a conductor; 202 with the occurrence's `Location`.
+/// `declared`: the `additionalParams` names the instance's package declares secret.
 pub async fn start(
     st: &ServerState,
     api_base: &str,
     instance: Uuid,
     params: OperationParams,
     body: serde_json::Value,
+    declared: &[String],
 ) -> Result<HttpResponse, ApiError> {
     // The instantiate request's additionalParams are kept sealed with the instance (the
-    // hooks of later operations need them); the occurrence keeps them masked.
+    // hooks of later operations need them).
     let sealed = match &params {
         OperationParams::Instantiate(r) => Some(
             st.keys.seal(
@@ -280,11 +282,8 @@ pub async fn start(
         ),
         _ => None,
     };
-    // VIM credentials given inline are kept sealed (the conductor opens them).
-    let mut params = params;
-    if let Some(vci) = params.vim_connection_info_mut() {
-        tacker_domain::lcm::secrets::map_vim_secrets(vci, &mut |s| crate::http::seal(st, s))?;
-    }
+    // The occurrence keeps its secrets sealed (the conductor opens them) and answers
+    // them masked.
     let op = OpOcc::new(
         Uuid::new_v4(),
         instance,
@@ -292,7 +291,7 @@ pub async fn start(
         params,
         body,
     )
-    .without_secrets();
+    .sealed(declared, &mut |s| crate::http::seal(st, s))?;
     let operation = op.operation;
     let stored = op.clone();
     let created = st

@@ -121,7 +121,8 @@ async fn run(
         _ => flavour_of(instance),
     };
     check_hooks(st, instance, &m, &fid, &params).await?;
-    start(st, &api.base(req, st), instance.id, params, body).await
+    let declared = &m.vnfd.secret_params;
+    start(st, &api.base(req, st), instance.id, params, body, declared).await
 }
 
 /// A caller confined to a tenant deploys CNFs into the namespace of its tenant's name
