@@ -118,6 +118,12 @@ pub struct AuthConfig {
     /// Lifetime of the built-in endpoint's tokens.
     #[serde(with = "duration")]
     pub token_lifetime: Duration,
+    /// Client secrets the built-in endpoint checks at once.
+    pub token_concurrency: usize,
+    /// Token requests per second per address and per client id (0: unlimited).
+    pub token_rate_limit: u32,
+    /// Token requests at once above `token_rate_limit`.
+    pub token_rate_burst: u32,
     /// Clients of the built-in endpoint.
     pub clients: Vec<AuthClient>,
 }
@@ -760,6 +766,10 @@ impl Config {
         check(
             !a.token_lifetime.is_zero(),
             "auth.token_lifetime must be positive".into(),
+        );
+        check(
+            (1..=64).contains(&a.token_concurrency),
+            "auth.token_concurrency must be 1 to 64 (each check takes 19 MiB)".into(),
         );
         let mut seen = std::collections::HashSet::new();
         for c in &a.clients {

@@ -191,13 +191,11 @@ impl Types {
             .filter(|(ty, _)| ty.as_str() != base && self.derives(ty, base))
             .flat_map(|(_, props)| props.iter())
             .filter(|(_, def)| {
-                matches!(
-                    def.pointer("/metadata/secret"),
-                    Some(Value::Bool(true))
-                ) || def
-                    .pointer("/metadata/secret")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.eq_ignore_ascii_case("true"))
+                matches!(def.pointer("/metadata/secret"), Some(Value::Bool(true)))
+                    || def
+                        .pointer("/metadata/secret")
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| s.eq_ignore_ascii_case("true"))
             })
             .map(|(name, _)| name.clone())
             .collect();

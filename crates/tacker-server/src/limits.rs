@@ -24,60 +24,35 @@ struct Bucket {
     at: Instant,
 }
 
-/// The state of the limits.
-pub struct Limits {
-    uploads: std::sync::Arc<Semaphore>,
-    upload_wait: Duration,
+/// Token buckets by key: `rate` requests per second per key (0: unlimited), `burst` at
+/// once.
+pub struct Buckets {
     rate: f64,
     burst: f64,
     buckets: Mutex<HashMap<String, Bucket>>,
 }
 
-impl std::fmt::Debug for Limits {
+impl std::fmt::Debug for Buckets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Limits")
-            .field("uploads_free", &self.uploads.available_permits())
-            .field("upload_wait", &self.upload_wait)
+        f.debug_struct("Buckets")
             .field("rate", &self.rate)
             .field("burst", &self.burst)
             .finish_non_exhaustive()
     }
 }
 
-impl Limits {
-    /// `uploads` at once, one more waiting up to `upload_wait` for a place; `rate`
-    /// requests per second per caller (0: unlimited) with `burst` more.
-    pub fn new(uploads: usize, upload_wait: Duration, rate: u32, burst: u32) -> Self {
+impl Buckets {
+    /// `rate` requests per second per key (0: unlimited) with `burst` at once.
+    pub fn new(rate: u32, burst: u32) -> Self {
         Self {
-            uploads: std::sync::Arc::new(Semaphore::new(uploads.max(1))),
-            upload_wait,
             rate: f64::from(rate),
             burst: f64::from(burst.max(1)),
             buckets: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A place for one more upload: at once, or the first to free up within
-    /// `upload_wait` (waiters are served in order); else 503.
-    pub async fn upload(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        let busy = || {
-            ApiError::Busy(format!(
-                "as many uploads as server.max_concurrent_uploads are in progress and none \
-                 ended within {:?} (server.upload_slot_wait); retry later",
-                self.upload_wait
-            ))
-        };
-        if let Ok(p) = self.uploads.clone().try_acquire_owned() {
-            return Ok(p);
-        }
-        match tokio::time::timeout(self.upload_wait, self.uploads.clone().acquire_owned()).await {
-            Ok(Ok(p)) => Ok(p),
-            _ => Err(busy()),
-        }
-    }
-
     /// Takes one request from `key`'s bucket; the seconds to wait when it is empty.
-    fn take(&self, key: &str) -> Result<(), u64> {
+    pub fn take(&self, key: &str) -> Result<(), u64> {
         if self.rate <= 0.0 {
             return Ok(());
         }
@@ -106,12 +81,70 @@ impl Limits {
     }
 }
 
+/// The state of the limits.
+pub struct Limits {
+    uploads: std::sync::Arc<Semaphore>,
+    upload_wait: Duration,
+    callers: Buckets,
+}
+
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limits")
+            .field("uploads_free", &self.uploads.available_permits())
+            .field("upload_wait", &self.upload_wait)
+            .field("callers", &self.callers)
+            .finish()
+    }
+}
+
+impl Limits {
+    /// `uploads` at once, one more waiting up to `upload_wait` for a place; `rate`
+    /// requests per second per caller (0: unlimited) with `burst` more.
+    pub fn new(uploads: usize, upload_wait: Duration, rate: u32, burst: u32) -> Self {
+        Self {
+            uploads: std::sync::Arc::new(Semaphore::new(uploads.max(1))),
+            upload_wait,
+            callers: Buckets::new(rate, burst),
+        }
+    }
+
+    /// A place for one more upload: at once, or the first to free up within
+    /// `upload_wait` (waiters are served in order); else 503.
+    pub async fn upload(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        let busy = || {
+            ApiError::Busy(format!(
+                "as many uploads as server.max_concurrent_uploads are in progress and none \
+                 ended within {:?} (server.upload_slot_wait); retry later",
+                self.upload_wait
+            ))
+        };
+        if let Ok(p) = self.uploads.clone().try_acquire_owned() {
+            return Ok(p);
+        }
+        match tokio::time::timeout(self.upload_wait, self.uploads.clone().acquire_owned()).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(busy()),
+        }
+    }
+
+    /// Takes one request from caller `key`'s bucket; the seconds to wait when it is
+    /// empty.
+    fn take(&self, key: &str) -> Result<(), u64> {
+        self.callers.take(key)
+    }
+}
+
 /// The middleware (inside `auth::authenticate`, so the caller is known).
 pub async fn rate<B: MessageBody>(
     req: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    let exempt = matches!(req.path(), "/healthz" | "/readyz" | "/metrics");
+    // The token endpoint has limits of its own (per address and client id).
+    let exempt = matches!(
+        req.path(),
+        "/healthz" | "/readyz" | "/metrics" | "/oauth2/token"
+    );
     if !exempt && let Some(st) = req.app_data::<web::Data<ServerState>>() {
         let key = match req.extensions().get::<Principal>() {
             Some(p) if p.subject != "local" => format!("sub:{}", p.subject),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use tacker_config::Config;
 use tacker_server::auth::{
-    Auth, BuiltinClient, Claims, Issuer, Mode, Principal, SigningKey, Verifier,
+    Auth, BuiltinClient, Claims, Issuer, Mode, Principal, SigningKey, TokenLimits, Verifier,
 };
 
 /// Where all-in-one keeps its signing key when none is configured.
@@ -97,6 +97,7 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
             issuer: a.issuer.clone(),
             audience: a.audience.clone(),
             decoy_hash: tacker_server::auth::hash_secret(&uuid::Uuid::new_v4().to_string())?,
+            limits: TokenLimits::new(a.token_concurrency, a.token_rate_limit, a.token_rate_burst),
         }),
     };
     Ok(Auth {

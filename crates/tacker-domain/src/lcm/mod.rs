@@ -17,10 +17,10 @@ pub use instance::{
     ResourceHandle, ScaleInfo, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance,
     VnfcCpInfo, VnfcInfo, VnfcResourceInfo, address_of,
 };
-pub use secrets::redact_vim_connection_info;
 pub use notification::{Notification, NotificationKind, OpFacts};
 pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};
 pub use request::OperationParams;
+pub use secrets::redact_vim_connection_info;
 pub use subscription::{InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter};
 
 crate::text_enum! {

@@ -88,9 +88,7 @@ pub fn is_secret_key(key: &str) -> bool {
 /// Whether a key of `additionalParams` holds a secret: by its name, by a driver's
 /// declaration, or by the package's (`declared`).
 fn is_secret_param(key: &str, declared: &[String]) -> bool {
-    is_secret_key(key)
-        || DRIVER_SECRET_PARAMS.contains(&key)
-        || declared.iter().any(|d| d == key)
+    is_secret_key(key) || DRIVER_SECRET_PARAMS.contains(&key) || declared.iter().any(|d| d == key)
 }
 
 /// Whether an `interfaceInfo` key looks like a secret.
@@ -144,9 +142,9 @@ fn mask_map(m: &mut Map<String, Value>, declared: &[String]) {
 /// Whether `v` holds any secret (a value under a secret key, other than the mask).
 pub fn has_secrets(v: &Value) -> bool {
     match v {
-        Value::Object(m) => m.iter().any(|(k, v)| {
-            (is_secret_key(k) && !v.is_null() && v != MASK) || has_secrets(v)
-        }),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| (is_secret_key(k) && !v.is_null() && v != MASK) || has_secrets(v)),
         Value::Array(items) => items.iter().any(has_secrets),
         Value::String(s) => mask_url_password(s).is_some(),
         _ => false,
@@ -170,7 +168,10 @@ fn seal_value<E>(v: &mut Value, seal: &mut dyn FnMut(&str) -> Result<String, E>)
 
 /// Opens, with `open`, every sealed string at any depth of `v` (a sealed non-string
 /// value becomes the value it was).
-pub fn open_all<E>(v: &mut Value, open: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+pub fn open_all<E>(
+    v: &mut Value,
+    open: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
     match v {
         Value::String(s) if s.starts_with(SEALED_PREFIX) => {
             let plain = open(s)?;
@@ -375,7 +376,10 @@ impl OperationParams {
     /// Opens, with `open`, every sealed value of `additionalParams` (the conductor hands
     /// drivers the request as it was sent; `vimConnectionInfo` is opened where a VIM is
     /// resolved).
-    pub fn open_params<E>(&mut self, open: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+    pub fn open_params<E>(
+        &mut self,
+        open: &mut dyn FnMut(&str) -> Result<String, E>,
+    ) -> Result<(), E> {
         if let Some(p) = self.additional_params_mut() {
             for v in p.values_mut() {
                 open_all(v, open)?;
@@ -443,7 +447,10 @@ mod tests {
     use crate::lcm::{LcmOperation, OperationState};
 
     fn fake_seal(s: &str) -> Result<String, ()> {
-        Ok(format!("{SEALED_PREFIX}k:{}", s.chars().rev().collect::<String>()))
+        Ok(format!(
+            "{SEALED_PREFIX}k:{}",
+            s.chars().rev().collect::<String>()
+        ))
     }
 
     fn fake_open(s: &str) -> Result<String, ()> {
@@ -478,13 +485,21 @@ mod tests {
             op.operation_params,
             serde_json::to_string(&op.request).unwrap()
         );
-        for secret in ["s3cret", "\"b\"", "rt-1", "at-1", "pk-1", "ak-1", "cp-1", "dc-1", "42"] {
+        for secret in [
+            "s3cret", "\"b\"", "rt-1", "at-1", "pk-1", "ak-1", "cp-1", "dc-1", "42",
+        ] {
             assert!(!text.contains(secret), "{secret} in {text}");
         }
         let p = &op.operation_params["additionalParams"];
-        assert_eq!(p["private_registry_installation_param"]["ssh_password"], MASK);
+        assert_eq!(
+            p["private_registry_installation_param"]["ssh_password"],
+            MASK
+        );
         assert_eq!(p["credential"], MASK);
-        assert_eq!(p["private_registry_installation_param"]["ssh_username"], "u");
+        assert_eq!(
+            p["private_registry_installation_param"]["ssh_username"],
+            "u"
+        );
         assert!(!has_secrets(&op.operation_params));
         // The conductor opens the request: every value as it was sent.
         let mut request = op.request.clone();
@@ -516,8 +531,14 @@ mod tests {
         assert_eq!(shown["v"]["extra"]["helm_info"], MASK);
         assert!(shown["v"]["accessInfo"].get("passwd").is_none());
         open_all(&mut vci, &mut fake_open).unwrap();
-        assert_eq!(vci["v"]["accessInfo"]["kubeconfig"], json!({"users": ["kc-1"]}));
-        assert_eq!(vci["v"]["extra"]["helm_info"]["masternode_password"], "mn-1");
+        assert_eq!(
+            vci["v"]["accessInfo"]["kubeconfig"],
+            json!({"users": ["kc-1"]})
+        );
+        assert_eq!(
+            vci["v"]["extra"]["helm_info"]["masternode_password"],
+            "mn-1"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use actix_web::{HttpMessage, web};
 pub use client_secret::hash as hash_secret;
 pub use principal::{Principal, Role};
 pub use signing_key::SigningKey;
-pub use token_endpoint::{BuiltinClient, Issuer, issue, jwks};
+pub use token_endpoint::{BuiltinClient, Issuer, TokenLimits, issue, jwks};
 pub use verifier::{Claims, Verifier};
 
 use crate::{ApiError, ServerState};

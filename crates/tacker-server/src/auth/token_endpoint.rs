@@ -2,6 +2,12 @@
 //! without Keystone or Keycloak, with `client_secret_basic` and `client_secret_post`,
 //! `scope` narrowing the roles, errors as §5.2 says; `GET /oauth2/jwks` publishes the
 //! key its tokens are signed with.
+//!
+//! Anyone may call it, and each call checks a secret with Argon2id (19 MiB of memory and
+//! tens of milliseconds, unknown clients included, so they take as long): requests are
+//! limited per address and per client id before any check (429 with `Retry-After`), and
+//! at most `auth.token_concurrency` checks run at once, the next waiting briefly for a
+//! place before 503 with `Retry-After`. Memory stays bounded whatever arrives.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,6 +47,48 @@ impl BuiltinClient {
     }
 }
 
+/// How long a token request waits for a place among the secret checks in flight.
+const CHECK_WAIT: Duration = Duration::from_secs(2);
+
+/// The bounds of the token endpoint: requests per address and per client id, secret
+/// checks at once.
+#[derive(Debug)]
+pub struct TokenLimits {
+    checks: Arc<tokio::sync::Semaphore>,
+    pool: client_secret::CheckPool,
+    by_address: crate::limits::Buckets,
+    by_client: crate::limits::Buckets,
+}
+
+impl TokenLimits {
+    /// `concurrency` checks at once; `rate` requests per second (with `burst` at once)
+    /// per address and per client id.
+    pub fn new(concurrency: usize, rate: u32, burst: u32) -> Self {
+        Self {
+            checks: Arc::new(tokio::sync::Semaphore::new(concurrency.max(1))),
+            pool: client_secret::CheckPool::new(concurrency),
+            by_address: crate::limits::Buckets::new(rate, burst),
+            by_client: crate::limits::Buckets::new(rate, burst),
+        }
+    }
+}
+
+impl Default for TokenLimits {
+    /// The defaults of `[auth]`: 2 checks at once, 5 requests a second, 20 at once.
+    fn default() -> Self {
+        Self::new(2, 5, 20)
+    }
+}
+
+/// A §5.2-shaped refusal that asks the client to come back later.
+fn later(status: u16, error: &str, description: &str, after: u64) -> HttpResponse {
+    let mut r = refuse(status, error, description, false);
+    if let Ok(v) = header::HeaderValue::from_str(&after.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
 /// The built-in authorization server.
 #[derive(Debug)]
 pub struct Issuer {
@@ -56,6 +104,8 @@ pub struct Issuer {
     pub audience: String,
     /// Checked for unknown client ids, so they take as long as known ones.
     pub decoy_hash: String,
+    /// Requests per address and client id, checks at once.
+    pub limits: TokenLimits,
 }
 
 /// A §5.2 error answer.
@@ -103,6 +153,19 @@ pub async fn issue(
             "no built-in token endpoint: auth.signing_key_file is not set".into(),
         ));
     };
+    let address = req
+        .peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_default();
+    if let Err(after) = issuer.limits.by_address.take(&address) {
+        tracing::warn!(target: "tacker::audit", %address, "token request refused: too many from this address");
+        return Ok(later(
+            429,
+            "invalid_request",
+            &format!("too many token requests from this address; retry after {after} s"),
+            after,
+        ));
+    }
     let form_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -159,13 +222,36 @@ pub async fn issue(
             ));
         }
     };
+    if let Err(after) = issuer.limits.by_client.take(&id) {
+        tracing::warn!(target: "tacker::audit", client_id = %id, "token request refused: too many for this client");
+        return Ok(later(
+            429,
+            "invalid_request",
+            &format!("too many token requests for this client; retry after {after} s"),
+            after,
+        ));
+    }
     let client = issuer.clients.get(&id).cloned();
     let hash = client
         .as_ref()
         .map_or(issuer.decoy_hash.clone(), |c| c.secret_hash.clone());
-    let ok = web::block(move || client_secret::matches(&secret, &hash))
+    // One place among the checks in flight, or 503 after a brief wait.
+    let Ok(Ok(place)) =
+        tokio::time::timeout(CHECK_WAIT, issuer.limits.checks.clone().acquire_owned()).await
+    else {
+        return Ok(later(
+            503,
+            "temporarily_unavailable",
+            "as many client secrets as auth.token_concurrency are being checked; retry later",
+            1,
+        ));
+    };
+    let ok = issuer
+        .limits
+        .pool
+        .matches(secret, hash, place)
         .await
-        .map_err(|e| ApiError::Internal(format!("checking a client secret: {e}")))?;
+        .ok_or_else(|| ApiError::Internal("no thread checks client secrets".into()))?;
     let Some(client) = client.filter(|_| ok) else {
         tracing::warn!(target: "tacker::audit", client_id = %id, "token refused: wrong client credentials");
         return Ok(refuse(
