@@ -19,4 +19,5 @@ mod schemathesis;
 mod secrets;
 mod support;
 mod tackerctl;
+mod tenancy;
 mod vm;
