@@ -44,9 +44,32 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
     let pkg = c.upload(tacker_testkit::csar::valid().zip()).await;
     c.wait_state(&pkg, &["ONBOARDED"], Duration::from_secs(30))
         .await;
+    // A registered VIM whose credentials and extra hold secrets of every kind the
+    // registry keeps (Tacker's helm_info carries masternode_password).
+    let r = c
+        .http
+        .post(format!("{}/v1.0/vims", c.api))
+        .json(&json!({"vim": {"name": "planted", "type": "kubernetes",
+            "auth_url": "https://127.0.0.1:6443",
+            "auth_cred": {"bearer_token": "rot-vbt-1", "passwd": "rot-vpw-1",
+                "kubeconfig": "rot-vkc-1", "private_key_pem": "rot-vpk-1",
+                "cert_key_data": "rot-vck-1", "username": "vim-user"},
+            "vim_project": {"name": "default"},
+            "extra": {"area": "tokyo", "helm_info": {"masternode_ip": ["10.0.0.1"],
+                "masternode_password": "rot-vmn-1"}}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let vim_answer = r.text().await.unwrap();
+    let vim_id = serde_json::from_str::<serde_json::Value>(&vim_answer).unwrap()["vim"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let i = c.instance().await;
     let vim = json!({"vim1": {"vimType": "TACKER.SIM.V_1", "accessInfo": {"username": "a", "password": "rot-vim-1",
-        "bearer_token": "rot-bt-1", "apiKey": "rot-ak-1"}}});
+        "bearer_token": "rot-bt-1", "apiKey": "rot-ak-1", "kubeconfig": {"token": "rot-kc-1"}},
+        "extra": {"helm_info": {"masternode_password": "rot-mn-1"}}}});
     let (status, op) = c
         .task(
             0,
@@ -54,7 +77,9 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
             "instantiate",
             json!({"flavourId": "simple", "vimConnectionInfo": vim,
                 "additionalParams": {"sim": {"fail": ["instantiate"], "failTimes": 1},
-                    "db": {"password": "rot-param-1"}}}),
+                    "db": {"password": "rot-param-1"}, "registry_token": "rot-rt-1",
+                    "api_token": "rot-at-1", "private_key": "rot-pk-1", "apiKey": "rot-pak-1",
+                    "credential": {"user": "u", "pass": "rot-cr-1"}}}),
         )
         .await;
     assert_eq!(status, 202);
@@ -74,7 +99,73 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
     assert_eq!(r.status(), 202);
     c.wait_op(&op, &["COMPLETED"], Duration::from_secs(30))
         .await;
-    sub.wait("notifications", |g| g.len() >= 4).await;
+    // A later operation carries secrets of its own.
+    let (status, heal) = c
+        .task(
+            0,
+            &i,
+            "heal",
+            json!({"additionalParams": {"registry_token": "rot-hrt-1"}}),
+        )
+        .await;
+    assert_eq!(status, 202);
+    c.wait_op(&heal.unwrap(), &["COMPLETED"], Duration::from_secs(30))
+        .await;
+    let got = sub
+        .wait("both operations' ends", |g| {
+            g.iter()
+                .filter(|n| n["operationState"] == "COMPLETED")
+                .count()
+                == 2
+        })
+        .await;
+    let planted = [
+        "rot-pw-1",
+        "rot-vim-1",
+        "rot-bt-1",
+        "rot-ak-1",
+        "rot-kc-1",
+        "rot-mn-1",
+        "rot-param-1",
+        "rot-rt-1",
+        "rot-at-1",
+        "rot-pk-1",
+        "rot-pak-1",
+        "rot-cr-1",
+        "rot-hrt-1",
+        "rot-vbt-1",
+        "rot-vpw-1",
+        "rot-vkc-1",
+        "rot-vpk-1",
+        "rot-vck-1",
+        "rot-vmn-1",
+    ];
+    // Every answer: the VIM, the instance, the occurrences (one and the list).
+    let mut answers = vim_answer;
+    for path in [
+        format!("/v1.0/vims/{vim_id}"),
+        "/v1.0/vims".to_owned(),
+        format!("/vnflcm/v2/vnf_instances/{i}"),
+        "/vnflcm/v2/vnf_lcm_op_occs".to_owned(),
+        format!("/vnflcm/v2/vnf_lcm_op_occs/{op}"),
+        format!("/vnflcm/v1/vnf_lcm_op_occs/{op}"),
+    ] {
+        let r = c
+            .http
+            .get(format!("{}{path}", c.api))
+            .header("Version", "2.0.0")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        answers.push_str(&r.text().await.unwrap());
+    }
+    assert!(answers.contains("vim-user") && answers.contains("tokyo"), "{answers}");
+    let notifications = serde_json::to_string(&got).unwrap();
+    for secret in planted {
+        assert!(!answers.contains(secret), "{secret} answered");
+        assert!(!notifications.contains(secret), "{secret} notified");
+    }
     // Every process logged at debug; none of the planted secrets is in a log.
     let logs: String = c
         .servers
@@ -83,13 +174,7 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
         .chain(c.nodes.values().map(|n| n.proc.log_text()))
         .collect();
     assert!(logs.contains("DEBUG"), "the processes log at debug");
-    for secret in [
-        "rot-pw-1",
-        "rot-vim-1",
-        "rot-bt-1",
-        "rot-ak-1",
-        "rot-param-1",
-    ] {
+    for secret in planted {
         assert!(!logs.contains(secret), "{secret} logged");
     }
     let db_url = c
@@ -101,11 +186,10 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
         .1
         .clone();
     let before = dump(&db_url);
-    assert!(
-        before.contains("enc:v1:t1:")
-            && !before.contains("rot-pw-1")
-            && !before.contains("rot-vim-1")
-    );
+    assert!(before.contains("enc:v1:t1:"));
+    for secret in planted {
+        assert!(!before.contains(secret), "{secret} in the database dump");
+    }
     let new_key = generate_key("t2");
     let run = |keys: String, args: &[&str]| {
         let mut cmd = c.env.command(&[("TACKER__SECRETS__KEYS", keys)]);
