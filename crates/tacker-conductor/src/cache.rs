@@ -1,5 +1,8 @@
 //! This conductor's CSAR cache filled from package storage: one fill per package at a
 //! time, shared by everyone who needs it (onboarding, start-up sync, LCM operations).
+//! A fill copies the CSAR only; its files are extracted the first time an operation
+//! needs them, within the onboarding limits, so a package nobody runs costs its size and
+//! no more on every conductor.
 
 use std::path::Path;
 
@@ -15,14 +18,13 @@ use crate::Ctx;
 /// read in place there, by their entry location) instead of being extracted too.
 pub const EXTRACT_MAX: u64 = 32 * 1024 * 1024;
 
-/// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks);
-/// files over [`EXTRACT_MAX`] stay in the zip.
-pub fn extract(zip: &Path, dest: &Path) -> Result<(), String> {
-    // (`CsarCache::fill` takes this as a plain function: its errors are text there.)
+/// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks,
+/// the expansion limits); files over [`EXTRACT_MAX`] stay in the zip.
+pub fn extract(zip: &Path, dest: &Path, limits: &tacker_csar::Limits) -> Result<(), String> {
+    // (`CsarCache::contents` takes this as a plain function: its errors are text there.)
     let file = std::fs::File::open(zip).map_err(|e| e.to_string())?;
-    let limits = tacker_csar::Limits::default();
     let mut archive =
-        tacker_csar::Archive::open(std::io::BufReader::new(file), &limits).map_err(|problems| {
+        tacker_csar::Archive::open(std::io::BufReader::new(file), limits).map_err(|problems| {
             problems
                 .iter()
                 .map(ToString::to_string)
@@ -62,15 +64,9 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Fail
                 async move {
                     let key = PackageStore::package_key(&id);
                     cache
-                        .fill(&id, &store, &key, &digest, extract)
+                        .fill(&id, &store, &key, &digest)
                         .await
-                        .map_err(|e| match e {
-                            // The content is not a readable, safe CSAR: the user's to fix.
-                            tacker_storage::Error::Extract(detail) => Failure::unprocessable(
-                                format!("the package is not a valid CSAR: {detail}"),
-                            ),
-                            e => Failure::internal(e.to_string()),
-                        })
+                        .map_err(|e| Failure::internal(e.to_string()))
                 }
                 .instrument(tracing::info_span!("cache.fill"))
                 .boxed()
@@ -90,6 +86,30 @@ pub async fn ensure_cached(ctx: &Ctx, id: Uuid, digest: &str) -> Result<(), Fail
         )),
         Err(e) => Err(e),
     }
+}
+
+/// The extracted files of package `id` (cached with this content digest), extracted the
+/// first time an operation needs them.
+pub async fn ensure_contents(
+    ctx: &Ctx,
+    id: Uuid,
+    digest: &str,
+) -> Result<std::path::PathBuf, Failure> {
+    ensure_cached(ctx, id, digest).await?;
+    let limits = ctx.onboarding.limits.clone();
+    ctx.cache
+        .contents(&id.to_string(), move |zip, dest| {
+            extract(zip, dest, &limits)
+        })
+        .instrument(tracing::info_span!("cache.extract"))
+        .await
+        .map_err(|e| match e {
+            // The content is not a readable, safe CSAR: the user's to fix.
+            tacker_storage::Error::Extract(detail) => {
+                Failure::unprocessable(format!("the package is not a valid CSAR: {detail}"))
+            }
+            e => Failure::internal(e.to_string()),
+        })
 }
 
 /// Waits for a fill of package `id` in flight, if any, so a removal that follows wins.

@@ -86,6 +86,8 @@ pub struct OnboardingSettings {
     pub stall_timeout: Duration,
     /// Period of the recovery sweep.
     pub recovery_interval: Duration,
+    /// What a package may make a conductor read and write (expanded size, ratios).
+    pub limits: tacker_csar::Limits,
 }
 
 impl TryFrom<&tacker_config::OnboardingConfig> for OnboardingSettings {
@@ -101,6 +103,11 @@ impl TryFrom<&tacker_config::OnboardingConfig> for OnboardingSettings {
                 .map_err(Error::Config)?,
             stall_timeout: o.stall_timeout,
             recovery_interval: o.recovery_interval,
+            limits: tacker_csar::Limits {
+                max_total_size: o.max_expanded_size,
+                max_expansion_ratio: o.max_expansion_ratio,
+                ..tacker_csar::Limits::default()
+            },
         })
     }
 }

@@ -263,6 +263,10 @@ pub struct StorageConfig {
 pub struct OnboardingConfig {
     /// Largest package in bytes.
     pub max_package_size: u64,
+    /// Most bytes a package's files may expand to, together.
+    pub max_expanded_size: u64,
+    /// Largest expansion ratio of a whole package (beyond 64 MiB expanded).
+    pub max_expansion_ratio: u64,
     /// Deadline for every conductor to cache a package.
     #[serde(with = "duration")]
     pub download_timeout: Duration,

@@ -73,7 +73,7 @@ impl<R: Read + Seek> Archive<R> {
         }
         let mut files = BTreeMap::new();
         let mut dirs = Vec::new();
-        let mut total: u64 = 0;
+        let (mut total, mut stored): (u64, u64) = (0, 0);
         for index in 0..zip.len() {
             let listed = zip
                 .name_for_index(index)
@@ -119,6 +119,7 @@ impl<R: Read + Seek> Archive<R> {
                 ));
             }
             total = total.saturating_add(size);
+            stored = stored.saturating_add(f.compressed_size());
             if f.encrypted() {
                 problems.push(Problem::file(&name, "encrypted entries are not supported"));
             }
@@ -142,6 +143,17 @@ impl<R: Read + Seek> Archive<R> {
                 format!(
                     "entries expand to {total} bytes, over the limit of {}",
                     limits.max_total_size
+                ),
+            ));
+        }
+        let ratio = total / stored.max(1);
+        if total > limits.expansion_floor && ratio > limits.max_expansion_ratio {
+            problems.push(Problem::file(
+                "",
+                format!(
+                    "the package expands to {total} bytes, {ratio} times its {stored} compressed \
+                     bytes, over the limit of {} (zip bomb?)",
+                    limits.max_expansion_ratio
                 ),
             ));
         }

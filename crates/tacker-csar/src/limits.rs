@@ -10,6 +10,12 @@ pub struct Limits {
     pub max_total_size: u64,
     /// Largest expansion ratio (uncompressed / compressed) of an entry over 1 MiB.
     pub max_compression_ratio: u64,
+    /// Largest expansion ratio of the whole package (all entries' uncompressed sizes over
+    /// their compressed sizes), once it expands beyond `expansion_floor`: many small
+    /// entries each under the per-entry check cannot add up to a bomb.
+    pub max_expansion_ratio: u64,
+    /// Below this many expanded bytes the whole package's ratio is not checked.
+    pub expansion_floor: u64,
     /// Largest text file (TOSCA.meta, manifest, definitions) read into memory.
     pub max_text_size: u64,
     /// Most definitions files a VNFD may import, transitively.
@@ -28,6 +34,8 @@ impl Default for Limits {
             max_entries: 10_000,
             max_total_size: 64 * 1024 * 1024 * 1024,
             max_compression_ratio: 1_000,
+            max_expansion_ratio: 100,
+            expansion_floor: 64 * 1024 * 1024,
             max_text_size: 16 * 1024 * 1024,
             max_definitions: 64,
             max_yaml_depth: 64,

@@ -4,7 +4,6 @@
 use std::ops::Range;
 
 use async_compression::tokio::bufread::DeflateDecoder;
-use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use tacker_domain::vnfd::EntryLocation;
 use tacker_storage::{ByteStream, PackageStore};
@@ -50,18 +49,4 @@ pub async fn open(
     }
     let body = ReaderStream::new(limited.take(range.end - range.start));
     Ok(body.map(|c| c.map_err(tacker_storage::Error::Io)).boxed())
-}
-
-/// A whole small entry (definitions, manifest) read into memory.
-pub async fn read_all(
-    store: &PackageStore,
-    key: &str,
-    loc: EntryLocation,
-) -> Result<Bytes, ApiError> {
-    let mut s = open(store, key, loc, 0..loc.size).await?;
-    let mut out = Vec::with_capacity(usize::try_from(loc.size).unwrap_or(0));
-    while let Some(chunk) = s.next().await {
-        out.extend_from_slice(&chunk.map_err(storage_error)?);
-    }
-    Ok(Bytes::from(out))
 }

@@ -14,6 +14,7 @@ mod routes;
 mod scope;
 pub mod tls;
 mod wire;
+mod zip_stream;
 
 use std::net::TcpListener;
 use std::sync::Arc;

@@ -1,6 +1,8 @@
-//! A conductor's local CSAR cache: `<dir>/<package id>/package.zip`, the extracted tree
-//! beside it in `contents/`, and `digest` (the BLAKE3 it was checked against). Entries are
-//! built in a temp directory and renamed into place, so a reader never sees half of one.
+//! A conductor's local CSAR cache: `<dir>/<package id>/package.zip` and `digest` (the
+//! BLAKE3 it was checked against), and, once an operation first needs the package's
+//! files, the extracted tree beside them in `contents/` (nothing is extracted for a
+//! package no operation uses). Entries and trees are built in a temp directory and
+//! renamed into place, so a reader never sees half of one.
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +18,8 @@ pub struct CsarCache {
 
 const TMP: &str = ".tmp-";
 const TRASH: &str = ".trash-";
+/// A tree being extracted, inside a package's directory.
+const CONTENTS_TMP: &str = ".contents-";
 
 impl CsarCache {
     /// Opens (creating) the cache at `dir` and removes leftovers of interrupted fills.
@@ -26,6 +30,16 @@ impl CsarCache {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with(TMP) || name.starts_with(TRASH) {
                 let _ = std::fs::remove_dir_all(e.path());
+            } else if e.path().is_dir() {
+                for inner in std::fs::read_dir(e.path())?.flatten() {
+                    if inner
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with(CONTENTS_TMP)
+                    {
+                        let _ = std::fs::remove_dir_all(inner.path());
+                    }
+                }
             }
         }
         Ok(Self { dir })
@@ -66,23 +80,19 @@ impl CsarCache {
         Ok(out)
     }
 
-    /// Streams `key` from `store` into the cache as package `id`, checks its BLAKE3 digest,
-    /// extracts it with `extract(zip, dest)` and moves it into place atomically.
-    pub async fn fill<F>(
+    /// Streams `key` from `store` into the cache as package `id`, checks its BLAKE3 digest
+    /// and moves it into place atomically (nothing is extracted: see [`Self::contents`]).
+    pub async fn fill(
         &self,
         id: &str,
         store: &PackageStore,
         key: &str,
         digest: &str,
-        extract: F,
-    ) -> Result<()>
-    where
-        F: FnOnce(&Path, &Path) -> std::result::Result<(), String> + Send + 'static,
-    {
+    ) -> Result<()> {
         let tmp = self
             .dir
             .join(format!("{TMP}{id}-{}", uuid::Uuid::new_v4().simple()));
-        let result = self.fill_into(&tmp, store, key, digest, extract).await;
+        let result = self.fill_into(&tmp, store, key, digest).await;
         match result {
             Ok(()) => {
                 let target = self.dir.join(id);
@@ -103,17 +113,13 @@ impl CsarCache {
         }
     }
 
-    async fn fill_into<F>(
+    async fn fill_into(
         &self,
         tmp: &Path,
         store: &PackageStore,
         key: &str,
         digest: &str,
-        extract: F,
-    ) -> Result<()>
-    where
-        F: FnOnce(&Path, &Path) -> std::result::Result<(), String> + Send + 'static,
-    {
+    ) -> Result<()> {
         tokio::fs::create_dir_all(tmp).await?;
         let zip = tmp.join("package.zip");
         // Reading (async) and hashing + writing (one blocking thread) run side by side.
@@ -161,17 +167,44 @@ impl CsarCache {
                 actual,
             });
         }
-        let contents = tmp.join("contents");
-        let (z, c) = (zip.clone(), contents.clone());
-        tokio::task::spawn_blocking(move || {
-            std::fs::create_dir_all(&c).map_err(|e| e.to_string())?;
-            extract(&z, &c)
-        })
-        .await
-        .map_err(|e| Error::Extract(e.to_string()))?
-        .map_err(Error::Extract)?;
         tokio::fs::write(tmp.join("digest"), digest).await?;
         Ok(())
+    }
+
+    /// The extracted tree of cached package `id`, extracting it with `extract(zip, dest)`
+    /// the first time it is asked for. Two callers extracting at once both succeed, one
+    /// tree wins.
+    pub async fn contents<F>(&self, id: &str, extract: F) -> Result<PathBuf>
+    where
+        F: FnOnce(&Path, &Path) -> std::result::Result<(), String> + Send + 'static,
+    {
+        let target = self.contents_dir(id);
+        if target.is_dir() {
+            return Ok(target);
+        }
+        let zip = self.csar_path(id);
+        let tmp = self
+            .dir
+            .join(id)
+            .join(format!("{CONTENTS_TMP}{}", uuid::Uuid::new_v4().simple()));
+        let t = tmp.clone();
+        let extracted = tokio::task::spawn_blocking(move || {
+            std::fs::create_dir_all(&t).map_err(|e| e.to_string())?;
+            extract(&zip, &t)
+        })
+        .await
+        .map_err(|e| Error::Extract(e.to_string()))?;
+        if let Err(e) = extracted {
+            let _ = tokio::fs::remove_dir_all(&tmp).await;
+            return Err(Error::Extract(e));
+        }
+        if let Err(e) = tokio::fs::rename(&tmp, &target).await {
+            let _ = tokio::fs::remove_dir_all(&tmp).await;
+            if !target.is_dir() {
+                return Err(e.into());
+            }
+        }
+        Ok(target)
     }
 
     /// Removes package `id` from the cache (nothing to do when absent).
@@ -206,25 +239,34 @@ mod tests {
         let ok =
             |_: &Path, dest: &Path| std::fs::write(dest.join("f"), "x").map_err(|e| e.to_string());
         cache
-            .fill("p1", &store, &key, &stored.blake3, ok)
+            .fill("p1", &store, &key, &stored.blake3)
             .await
             .unwrap();
         assert!(cache.holds("p1", &stored.blake3));
         assert_eq!(std::fs::read(cache.csar_path("p1")).unwrap(), b"zipdata");
-        assert!(cache.contents_dir("p1").join("f").is_file());
+        assert!(!cache.contents_dir("p1").exists(), "nothing extracted yet");
         assert_eq!(cache.list().unwrap(), ["p1"]);
 
-        let err = cache.fill("p2", &store, &key, "00", ok).await.unwrap_err();
+        let err = cache.fill("p2", &store, &key, "00").await.unwrap_err();
         assert!(matches!(err, Error::DigestMismatch { .. }));
-        let failing = |_: &Path, _: &Path| Err("bad zip".to_owned());
-        assert!(
-            cache
-                .fill("p3", &store, &key, &stored.blake3, failing)
-                .await
-                .is_err()
-        );
         assert_eq!(cache.list().unwrap(), ["p1"], "failed fills leave nothing");
         assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 1);
+
+        // Extracted when first asked for, once.
+        let failing = |_: &Path, _: &Path| Err("bad zip".to_owned());
+        assert!(cache.contents("p1", failing).await.is_err());
+        assert!(
+            !cache.contents_dir("p1").exists(),
+            "a failed extraction leaves nothing"
+        );
+        let tree = cache.contents("p1", ok).await.unwrap();
+        assert!(tree.join("f").is_file());
+        let again = cache.contents("p1", failing).await.unwrap();
+        assert_eq!(again, tree, "extracted once");
+        assert_eq!(
+            std::fs::read_dir(cache.dir().join("p1")).unwrap().count(),
+            3
+        );
 
         cache.remove("p1").await.unwrap();
         cache.remove("p1").await.unwrap();

@@ -49,6 +49,24 @@ impl Csar {
         w.finish().unwrap().into_inner()
     }
 
+    /// The zip with `entries` more files of `size` zero bytes each (`Files/zeros/<n>`),
+    /// written one at a time: a package small to send that expands `size * entries`.
+    pub fn zip_with_zeros(&self, entries: usize, size: usize) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let opts =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, content) in &self.files {
+            w.start_file(name.as_str(), opts).unwrap();
+            w.write_all(content).unwrap();
+        }
+        let zeros = vec![0u8; size];
+        for n in 0..entries {
+            w.start_file(format!("Files/zeros/{n}"), opts).unwrap();
+            w.write_all(&zeros).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
     /// Writes the zip to `path`.
     pub fn write_to(&self, path: &std::path::Path) {
         std::fs::write(path, self.zip()).unwrap();

@@ -11,6 +11,12 @@ const issuer = `http://127.0.0.1:${port}`;
 const roles = {
   'e2e-member': ['member'],
   'e2e-reader': ['reader'],
+  'e2e-two-tenants': ['member'],
+};
+// Client id -> extra claims (e2e-two-tenants: a tenant claim naming two tenants, which
+// names no one tenant and must be refused).
+const claims = {
+  'e2e-two-tenants': { tenant: ['t1', 't2'] },
 };
 const client = (id, scope) => ({
   client_id: id,
@@ -24,7 +30,10 @@ const client = (id, scope) => ({
 
 const provider = new Provider(issuer, {
   clients: Object.keys(roles).map((id) => client(id, 'reader member')),
-  extraTokenClaims: (ctx, token) => ({ roles: roles[token.clientId] ?? [] }),
+  extraTokenClaims: (ctx, token) => ({
+    roles: roles[token.clientId] ?? [],
+    ...(claims[token.clientId] ?? {}),
+  }),
   scopes: ['reader', 'member'],
   features: {
     devInteractions: { enabled: false },

@@ -1,5 +1,8 @@
-//! `PrefetchCsar`: start caching a package the coordinator just took (an optimisation:
-//! only `DownloadCsar` counts this conductor in).
+//! `PrefetchCsar`: start caching a package a coordinator just took. Coordinators no
+//! longer send it (a package reaches the other conductors only once it is valid, by
+//! `DownloadCsar`); it is still served during a rolling upgrade, for coordinators of the
+//! previous version, and copies the CSAR only (nothing is extracted before an operation
+//! needs it).
 
 use std::sync::Arc;
 

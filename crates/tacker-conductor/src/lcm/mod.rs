@@ -26,7 +26,7 @@ use tacker_domain::vnfd::PackageModel;
 use uuid::Uuid;
 
 use crate::Ctx;
-use crate::cache::ensure_cached;
+use crate::cache::ensure_contents;
 
 pub use tacker_domain::lcm::vim_type::{KUBERNETES, canonical as vim_type};
 
@@ -243,8 +243,11 @@ async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
     }
 }
 
-/// The model of package `pkg`, its contents cached here.
-async fn cached_model(ctx: &Arc<Ctx>, pkg: Uuid) -> Result<PackageModel, Failure> {
+/// The model of package `pkg` and its files, cached and extracted here.
+async fn cached_model(
+    ctx: &Arc<Ctx>,
+    pkg: Uuid,
+) -> Result<(PackageModel, std::path::PathBuf), Failure> {
     let model = ctx
         .db
         .run(move |c| packages::model(c, pkg))
@@ -257,13 +260,16 @@ async fn cached_model(ctx: &Arc<Ctx>, pkg: Uuid) -> Result<PackageModel, Failure
         .await
         .map_err(internal)?
         .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no content")))?;
-    ensure_cached(ctx, pkg, &digest).await.map_err(|e| {
-        Failure::internal(format!(
-            "conductor {} cannot cache the package: {e}",
-            ctx.id
-        ))
-    })?;
-    Ok(model)
+    let dir = ensure_contents(ctx, pkg, &digest)
+        .await
+        .map_err(|e| match e.kind {
+            tacker_domain::FailureKind::BadRequest => e,
+            _ => Failure::internal(format!(
+                "conductor {} cannot cache the package: {e}",
+                ctx.id
+            )),
+        })?;
+    Ok((model, dir))
 }
 
 /// Loads what a driver needs.
@@ -279,7 +285,7 @@ async fn context(
         .map_err(internal)?
         .ok_or_else(|| Failure::not_found(format!("VNF instance {iid} no longer exists")))?;
     let pkg = instance.vnf_pkg_id;
-    let model = cached_model(ctx, pkg).await?;
+    let (model, package_dir) = cached_model(ctx, pkg).await?;
     let flavour_id = match &op.request {
         OperationParams::Instantiate(r) => r.flavour_id.clone(),
         _ => instance
@@ -326,7 +332,7 @@ async fn context(
         instance: instance.clone(),
         vnfd: model.vnfd.clone(),
         flavour_id,
-        package_dir: ctx.cache.contents_dir(&pkg.to_string()),
+        package_dir,
         package_zip: ctx.cache.csar_path(&pkg.to_string()),
         vim,
         grant: Value::Null,
@@ -357,11 +363,11 @@ async fn target_package(
             ))
         })?
         .id;
-    let model = cached_model(ctx, pkg).await?;
+    let (model, package_dir) = cached_model(ctx, pkg).await?;
     Ok(TargetPackage {
         id: pkg,
         vnfd: model.vnfd,
-        package_dir: ctx.cache.contents_dir(&pkg.to_string()),
+        package_dir,
     })
 }
 

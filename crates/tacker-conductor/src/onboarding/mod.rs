@@ -9,7 +9,7 @@ use std::time::Duration;
 use tacker_db::{conductors, packages};
 use tacker_domain::package::OnboardingState;
 use tacker_domain::{Failure, FailureKind};
-use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone, PrefetchCsar};
+use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone};
 use tacker_storage::PackageStore;
 use tracing::{Instrument, info_span};
 use uuid::Uuid;
@@ -59,19 +59,8 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
         .instrument(info_span!("onboarding.read"))
         .await?;
 
-    // Conductors start caching now; only DownloadCsar (after validation) counts them in.
-    let prefetch = PrefetchCsar {
-        package_id: id.to_string(),
-        content_digest: digest.clone(),
-    };
-    if let Err(e) = ctx
-        .bus
-        .fanout(&prefetch, &[("package_id", &id.to_string())])
-        .instrument(info_span!("onboarding.prefetch"))
-        .await
-    {
-        tracing::debug!(package_id = %id, error = %e, "prefetch fanout failed; conductors fetch on DownloadCsar");
-    }
+    // Only this conductor holds the package until it is valid: the others are asked to
+    // (DownloadCsar) once it is.
     ensure_cached(ctx, id, &digest)
         .instrument(info_span!("onboarding.cache"))
         .await
@@ -84,12 +73,11 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
         })?;
     let path = ctx.cache.csar_path(&id.to_string());
     let started = std::time::Instant::now();
-    let validated = tokio::task::spawn_blocking(move || {
-        tacker_csar::validate_file(&path, &tacker_csar::Limits::default())
-    })
-    .instrument(info_span!("onboarding.validate"))
-    .await
-    .map_err(|e| internal(ctx, "validation task", e))?;
+    let limits = ctx.onboarding.limits.clone();
+    let validated = tokio::task::spawn_blocking(move || tacker_csar::validate_file(&path, &limits))
+        .instrument(info_span!("onboarding.validate"))
+        .await
+        .map_err(|e| internal(ctx, "validation task", e))?;
     let model = match validated {
         Ok(v) => v.model,
         Err(tacker_csar::Error::Invalid(problems)) => {

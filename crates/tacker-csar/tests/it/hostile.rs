@@ -102,6 +102,42 @@ fn zip_bombs_hit_the_limits() {
     );
 }
 
+/// Entries of 1 MiB each pass the per-entry ratio check; together they are a bomb.
+#[test]
+fn many_small_entries_add_up_to_a_bomb() {
+    let zeros = vec![0u8; 1024 * 1024];
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let deflate = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for i in 0..100 {
+        w.start_file(format!("Files/zeros-{i}.bin"), deflate)
+            .unwrap();
+        w.write_all(&zeros).unwrap();
+    }
+    let bomb = w.finish().unwrap().into_inner();
+    let limits = Limits {
+        expansion_floor: 32 * 1024 * 1024,
+        ..Limits::default()
+    };
+    assert_problem(
+        &problems_of(bomb.clone(), &limits),
+        &[
+            "expands to 104857600 bytes",
+            "over the limit of 100",
+            "zip bomb",
+        ],
+    );
+    // Under the floor the whole package's ratio is not checked.
+    let lenient = Limits {
+        expansion_floor: 200 * 1024 * 1024,
+        ..Limits::default()
+    };
+    let p = problems_of(bomb, &lenient);
+    assert!(
+        !p.iter().any(|x| x.to_string().contains("expands to")),
+        "{p:?}"
+    );
+}
+
 #[test]
 fn yaml_bombs_and_deep_nesting_are_refused() {
     let mut bomb = String::from(

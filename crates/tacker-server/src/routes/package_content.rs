@@ -422,11 +422,13 @@ pub async fn onboarded(
     Ok((id, stored))
 }
 
-/// Answers a stream of `size` bytes honouring `Range`.
+/// Answers a stream of `size` bytes honouring `Range`, as a download of file `name`
+/// (see [`super::package_files::downloaded`]).
 pub async fn ranged<F, Fut>(
     req: &HttpRequest,
     size: u64,
     content_type: &str,
+    name: &str,
     open: F,
 ) -> Result<HttpResponse, ApiError>
 where
@@ -449,6 +451,7 @@ where
     let body = open(r).await?;
     resp.insert_header((header::ACCEPT_RANGES, "bytes"));
     resp.content_type(content_type.to_owned());
+    super::package_files::downloaded(&mut resp, name);
     resp.no_chunking(len);
     Ok(resp.streaming(
         body.map(|c| c.map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string()))),
@@ -466,11 +469,17 @@ pub async fn download(
     let key = PackageStore::package_key(&id.to_string());
     let size = st.store.size(&key).await?;
     let store = st.store.clone();
-    ranged(&req, size, "application/zip", |r| async move {
-        store
-            .get_stream(&key, Some(r))
-            .await
-            .map_err(ApiError::from)
-    })
+    ranged(
+        &req,
+        size,
+        "application/zip",
+        "package.zip",
+        |r| async move {
+            store
+                .get_stream(&key, Some(r))
+                .await
+                .map_err(ApiError::from)
+        },
+    )
     .await
 }

@@ -160,7 +160,10 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
         assert_eq!(r.status(), 200, "{path}");
         answers.push_str(&r.text().await.unwrap());
     }
-    assert!(answers.contains("vim-user") && answers.contains("tokyo"), "{answers}");
+    assert!(
+        answers.contains("vim-user") && answers.contains("tokyo"),
+        "{answers}"
+    );
     let notifications = serde_json::to_string(&got).unwrap();
     for secret in planted {
         assert!(!answers.contains(secret), "{secret} answered");

@@ -76,7 +76,8 @@ impl Caller {
                 .json(Method::GET, &format!("/vnfpkgm/v1/vnf_packages/{id}"), None)
                 .await;
             let state = p["onboardingState"].as_str().unwrap_or_default();
-            if state == "ONBOARDED" || (state == "CREATED" && !p["onboardingFailureDetails"].is_null())
+            if state == "ONBOARDED"
+                || (state == "CREATED" && !p["onboardingFailureDetails"].is_null())
             {
                 return (id, p);
             }
@@ -214,7 +215,9 @@ async fn sim(namespaces: &[&str]) -> kube_sim::Handle {
     })
     .unwrap();
     let http = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_pem(sim.ca_pem.as_deref().unwrap().as_bytes()).unwrap())
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(sim.ca_pem.as_deref().unwrap().as_bytes()).unwrap(),
+        )
         .build()
         .unwrap();
     for ns in namespaces {
@@ -324,7 +327,10 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
         })
         .collect();
     tenants.sort();
-    let mut expected = vec![(vim_a.clone(), "ta".to_owned()), (vim_b.clone(), "tb".to_owned())];
+    let mut expected = vec![
+        (vim_a.clone(), "ta".to_owned()),
+        (vim_b.clone(), "tb".to_owned()),
+    ];
     expected.sort();
     assert_eq!(tenants, expected);
     // a's own view is unchanged by b.
@@ -347,8 +353,10 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
         .json(
             Method::POST,
             &format!("/vnflcm/v2/vnf_instances/{ib}/instantiate"),
-            Some(json!({"flavourId": "simple", "vimConnectionInfo": {"v": {"vimId": vim_a,
-                "vimType": "ETSINFV.KUBERNETES.V_1"}}, "additionalParams": cnf_params(Some("tb"))})),
+            Some(
+                json!({"flavourId": "simple", "vimConnectionInfo": {"v": {"vimId": vim_a,
+                "vimType": "ETSINFV.KUBERNETES.V_1"}}, "additionalParams": cnf_params(Some("tb"))}),
+            ),
         )
         .await;
     assert_eq!(s, 422, "{body}");
@@ -356,13 +364,20 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
 
     // Without vimConnectionInfo each lands on its own tenant's default VIM.
     let ia = create_instance(&a).await;
-    let params = |ns: &str| json!({"flavourId": "simple", "additionalParams": cnf_params(Some(ns))});
+    let params =
+        |ns: &str| json!({"flavourId": "simple", "additionalParams": cnf_params(Some(ns))});
     let op = a.run(&ia, "instantiate", params("ta")).await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let op = b.run(&ib, "instantiate", params("tb")).await;
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
-    assert!(!sim_a.sim.pods("ta", LABEL, &ia).is_empty(), "a's VNF on a's cluster");
-    assert!(!sim_b.sim.pods("tb", LABEL, &ib).is_empty(), "b's VNF on b's cluster");
+    assert!(
+        !sim_a.sim.pods("ta", LABEL, &ia).is_empty(),
+        "a's VNF on a's cluster"
+    );
+    assert!(
+        !sim_b.sim.pods("tb", LABEL, &ib).is_empty(),
+        "b's VNF on b's cluster"
+    );
     assert!(sim_b.sim.pods("ta", LABEL, &ia).is_empty());
     assert!(sim_a.sim.pods("tb", LABEL, &ib).is_empty());
     let (_, inst) = a
@@ -396,7 +411,10 @@ async fn packages_belong_to_their_tenant() {
         t.caller("admin").await,
     );
     // Each tenant subscribes to every package notification.
-    let (sub_a, sub_b) = (Subscriber::start(Expect::Nothing), Subscriber::start(Expect::Nothing));
+    let (sub_a, sub_b) = (
+        Subscriber::start(Expect::Nothing),
+        Subscriber::start(Expect::Nothing),
+    );
     for (c, s) in [(&a, &sub_a), (&b, &sub_b)] {
         let st = c
             .status(
@@ -442,7 +460,11 @@ async fn packages_belong_to_their_tenant() {
         .unwrap();
     assert_eq!(r.status(), 404);
     let (_, still) = a
-        .json(Method::GET, &format!("/vnfpkgm/v1/vnf_packages/{empty}"), None)
+        .json(
+            Method::GET,
+            &format!("/vnfpkgm/v1/vnf_packages/{empty}"),
+            None,
+        )
         .await;
     assert_eq!(still["onboardingState"], "CREATED");
 
@@ -481,10 +503,20 @@ async fn packages_belong_to_their_tenant() {
             .filter_map(|n| n["vnfPkgId"].as_str().map(str::to_owned))
             .collect()
     };
-    assert!(heard(&sub_a).iter().all(|p| *p == pkg_a || *p == empty), "{:?}", heard(&sub_a));
-    assert!(heard(&sub_b).iter().all(|p| *p == pkg_b), "{:?}", heard(&sub_b));
+    assert!(
+        heard(&sub_a).iter().all(|p| *p == pkg_a || *p == empty),
+        "{:?}",
+        heard(&sub_a)
+    );
+    assert!(
+        heard(&sub_b).iter().all(|p| *p == pkg_b),
+        "{:?}",
+        heard(&sub_b)
+    );
     // The administrator sees both.
-    let (_, all) = admin.json(Method::GET, "/vnfpkgm/v1/vnf_packages", None).await;
+    let (_, all) = admin
+        .json(Method::GET, "/vnfpkgm/v1/vnf_packages", None)
+        .await;
     let ids: Vec<&str> = all
         .as_array()
         .unwrap()
