@@ -6,8 +6,9 @@
 //! Anyone may call it, and each call checks a secret with Argon2id (19 MiB of memory and
 //! tens of milliseconds, unknown clients included, so they take as long): requests are
 //! limited per address and per client id before any check (429 with `Retry-After`), and
-//! at most `auth.token_concurrency` checks run at once, the next waiting briefly for a
-//! place before 503 with `Retry-After`. Memory stays bounded whatever arrives.
+//! at most `auth.token_concurrency` checks run at once, a few more requests waiting
+//! briefly for a place, the rest answered 503 with `Retry-After` at once. Memory stays
+//! bounded whatever arrives.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -49,12 +50,16 @@ impl BuiltinClient {
 
 /// How long a token request waits for a place among the secret checks in flight.
 const CHECK_WAIT: Duration = Duration::from_secs(2);
+/// Requests that may wait for a place, per place: beyond them a request is answered 503
+/// at once (a waiting request holds its connection's buffers).
+const WAITING_PER_CHECK: usize = 8;
 
 /// The bounds of the token endpoint: requests per address and per client id, secret
 /// checks at once.
 #[derive(Debug)]
 pub struct TokenLimits {
     checks: Arc<tokio::sync::Semaphore>,
+    waiting: Arc<tokio::sync::Semaphore>,
     pool: client_secret::CheckPool,
     by_address: crate::limits::Buckets,
     by_client: crate::limits::Buckets,
@@ -66,6 +71,9 @@ impl TokenLimits {
     pub fn new(concurrency: usize, rate: u32, burst: u32) -> Self {
         Self {
             checks: Arc::new(tokio::sync::Semaphore::new(concurrency.max(1))),
+            waiting: Arc::new(tokio::sync::Semaphore::new(
+                concurrency.max(1) * WAITING_PER_CHECK,
+            )),
             pool: client_secret::CheckPool::new(concurrency),
             by_address: crate::limits::Buckets::new(rate, burst),
             by_client: crate::limits::Buckets::new(rate, burst),
@@ -235,16 +243,29 @@ pub async fn issue(
     let hash = client
         .as_ref()
         .map_or(issuer.decoy_hash.clone(), |c| c.secret_hash.clone());
-    // One place among the checks in flight, or 503 after a brief wait.
-    let Ok(Ok(place)) =
-        tokio::time::timeout(CHECK_WAIT, issuer.limits.checks.clone().acquire_owned()).await
-    else {
-        return Ok(later(
+    // One place among the checks in flight, or 503: at once when too many wait already,
+    // else after a brief wait.
+    let busy = || {
+        later(
             503,
             "temporarily_unavailable",
             "as many client secrets as auth.token_concurrency are being checked; retry later",
             1,
-        ));
+        )
+    };
+    let place = match issuer.limits.checks.clone().try_acquire_owned() {
+        Ok(p) => p,
+        Err(_) => {
+            let Ok(_waiting) = issuer.limits.waiting.clone().try_acquire_owned() else {
+                return Ok(busy());
+            };
+            match tokio::time::timeout(CHECK_WAIT, issuer.limits.checks.clone().acquire_owned())
+                .await
+            {
+                Ok(Ok(p)) => p,
+                _ => return Ok(busy()),
+            }
+        }
     };
     let ok = issuer
         .limits

@@ -7,6 +7,7 @@ mod cli;
 mod cluster;
 mod cnf;
 mod csar_cmd;
+mod hardening;
 mod helm;
 mod lcm_procs;
 mod mgmt;
