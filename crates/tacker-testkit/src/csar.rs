@@ -304,6 +304,20 @@ pub fn sealed(mut csar: Csar) -> Csar {
     csar.with("TOSCA-Metadata/TOSCA.meta", meta)
 }
 
+/// `csar` (whose types file is the test package's) declaring `name` a secret parameter:
+/// a property with `metadata: {secret: true}` of a data type derived from
+/// `tosca.datatypes.nfv.VnfOperationAdditionalParameters`.
+pub fn declaring_secret(csar: Csar, name: &str) -> Csar {
+    csar.edit("Definitions/test_types.yaml", |t| {
+        format!(
+            "{t}data_types:\n  test.datatypes.InstantiateParams:\n    derived_from: \
+             tosca.datatypes.nfv.VnfOperationAdditionalParameters\n    properties:\n      \
+             {name}:\n        type: string\n        required: false\n        metadata:\n          \
+             secret: true\n      plain_one:\n        type: string\n        required: false\n"
+        )
+    })
+}
+
 /// A valid package with two flavours, hooks, policies, a SwImage and a Kubernetes manifest.
 pub fn valid() -> Csar {
     sealed(

@@ -3,6 +3,22 @@ use tacker_domain::vnfd::ArtifactKind;
 use crate::fixtures::{Check, Csar, sha256, valid};
 
 #[test]
+fn a_package_declares_its_secret_parameters() {
+    let declaring = tacker_testkit::csar::declaring_secret(valid(), "db_login");
+    let v = declaring.validate().unwrap();
+    assert_eq!(v.model.vnfd.secret_params, ["db_login"]);
+    assert!(
+        valid()
+            .validate()
+            .unwrap()
+            .model
+            .vnfd
+            .secret_params
+            .is_empty()
+    );
+}
+
+#[test]
 fn a_valid_package_yields_the_vnfd_model() {
     let v = valid().validate().unwrap();
     assert!(v.warnings.is_empty(), "{:?}", v.warnings);

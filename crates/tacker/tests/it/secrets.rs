@@ -41,7 +41,10 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
-    let pkg = c.upload(tacker_testkit::csar::valid().zip()).await;
+    // The package declares a parameter of its own secret.
+    let declaring =
+        tacker_testkit::csar::declaring_secret(tacker_testkit::csar::valid(), "db_login");
+    let pkg = c.upload(declaring.zip()).await;
     c.wait_state(&pkg, &["ONBOARDED"], Duration::from_secs(30))
         .await;
     // A registered VIM whose credentials and extra hold secrets of every kind the
@@ -105,7 +108,8 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
             0,
             &i,
             "heal",
-            json!({"additionalParams": {"registry_token": "rot-hrt-1"}}),
+            json!({"additionalParams": {"registry_token": "rot-hrt-1", "db_login": "rot-dl-1",
+                "plain_one": "shown-1"}}),
         )
         .await;
     assert_eq!(status, 202);
@@ -133,6 +137,7 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
         "rot-pak-1",
         "rot-cr-1",
         "rot-hrt-1",
+        "rot-dl-1",
         "rot-vbt-1",
         "rot-vpw-1",
         "rot-vkc-1",
