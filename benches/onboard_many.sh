@@ -161,7 +161,7 @@ echo "one small package at a time ($SINGLE): PUT -> ONBOARDED $(upload 100000 "$
 if [ "${BENCH_SPANS:-1}" = 1 ]; then
   echo "where it goes (spans of those $SINGLE, wall time = busy + idle; the coordinator's turn is 'bus UploadPackage'):"
   python3 "$(dirname "$0")/spans.py" "$work/server.log" "$work"/bench-c*.log \
-    --only "request PUT,upload.,bus UploadPackage,bus PrefetchCsar,bus DownloadCsar,onboarding.,prefetch.,download.,cache."
+    --only "request PUT,upload.,bus UploadPackage,bus DownloadCsar,onboarding.,download.,cache."
 fi
 walls=()
 for r in $(seq 1 "$RUNS"); do

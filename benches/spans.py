@@ -15,10 +15,10 @@ import sys
 # The onboarding's steps in the order they run; other spans follow.
 ORDER = [
     "request PUT", "upload.begin", "upload.store", "upload.record", "upload.cast",
-    "bus UploadPackage", "onboarding.read", "onboarding.prefetch", "onboarding.cache",
+    "bus UploadPackage", "onboarding.read", "onboarding.cache",
     "onboarding.validate", "onboarding.store_model", "onboarding.gather",
-    "onboarding.members", "onboarding.complete", "onboarding.ask", "bus PrefetchCsar",
-    "prefetch.cache", "bus DownloadCsar", "download.cache", "download.confirm", "cache.fill",
+    "onboarding.members", "onboarding.complete", "onboarding.ask",
+    "bus DownloadCsar", "download.cache", "download.confirm", "cache.fill", "cache.extract",
 ]
 UNITS = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "ms": 1.0, "s": 1000.0}
 

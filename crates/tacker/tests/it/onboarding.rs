@@ -521,7 +521,6 @@ async fn span_timings_log_every_step_of_an_onboarding_with_its_time() {
     let coordinator = coordinators[0];
     for step in [
         "onboarding.read",
-        "onboarding.prefetch",
         "onboarding.cache",
         "onboarding.validate",
         "onboarding.store_model",
