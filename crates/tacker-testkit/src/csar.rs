@@ -39,14 +39,7 @@ impl Csar {
     }
 
     pub fn zip(&self) -> Vec<u8> {
-        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
-        let opts =
-            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-        for (name, content) in &self.files {
-            w.start_file(name.as_str(), opts).unwrap();
-            w.write_all(content).unwrap();
-        }
-        w.finish().unwrap().into_inner()
+        self.zip_with_zeros(0, 0)
     }
 
     /// The zip with `entries` more files of `size` zero bytes each (`Files/zeros/<n>`),

@@ -379,6 +379,40 @@ async fn tackerctl_speaks_https_with_a_private_ca_and_mutual_tls() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// `tacker all-in-one` of `env` in mode `oauth2`, taking the tokens of `idp`.
+pub async fn all_in_one_with_idp(
+    env: &ClusterEnv,
+    idp: &tacker_testkit::oidc::Oidc,
+) -> (Proc, String) {
+    all_in_one(
+        env,
+        &format!(
+            "[auth]\nmode = \"oauth2\"\njwks_url = \"{}\"\nissuer = \"{}\"\n\
+             audience = \"tacker\"\nroles_claim = \"roles\"\n",
+            idp.jwks_url(),
+            idp.issuer
+        ),
+        &[],
+    )
+    .await
+}
+
+/// A token `idp` issues to its client `id` (secret `<id>-secret`).
+pub async fn idp_token(idp: &tacker_testkit::oidc::Oidc, id: &str) -> String {
+    let r = reqwest::Client::new()
+        .post(idp.token_url())
+        .basic_auth(id, Some(format!("{id}-secret")))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// An external authorization server (oidc-provider from npm) issues the tokens: tackerctl
 /// fetches them by client credentials from its token endpoint, the openstack CLI sends
 /// one as X-Auth-Token, the server checks them against its JWKS, issuer and audience.
@@ -390,17 +424,7 @@ async fn all_in_one_accepts_the_tokens_of_an_external_oidc_provider() {
         "memory://",
         &tacker_testkit::unique_prefix(),
     );
-    let (_aio, url) = all_in_one(
-        &env,
-        &format!(
-            "[auth]\nmode = \"oauth2\"\njwks_url = \"{}\"\nissuer = \"{}\"\n\
-             audience = \"tacker\"\nroles_claim = \"roles\"\n",
-            idp.jwks_url(),
-            idp.issuer
-        ),
-        &[],
-    )
-    .await;
+    let (_aio, url) = all_in_one_with_idp(&env, &idp).await;
     let http = reqwest::Client::new();
     let client = |id: &'static str| {
         let secret = format!("{id}-secret");
@@ -450,18 +474,7 @@ async fn all_in_one_accepts_the_tokens_of_an_external_oidc_provider() {
     assert!(out.contains("refused the client credentials"), "{out}");
 
     // The openstack CLI with the provider's token.
-    let r = http
-        .post(idp.token_url())
-        .basic_auth("e2e-member", Some("e2e-member-secret"))
-        .form(&[("grant_type", "client_credentials")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let t = r.json::<Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let t = idp_token(&idp, "e2e-member").await;
     let (ok, out, err) = openstack(&url, &t, &["vnf", "package", "list", "-f", "json"]);
     assert!(ok, "{err}");
     assert!(out.contains(&id), "{out}");

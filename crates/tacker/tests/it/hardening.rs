@@ -396,36 +396,10 @@ async fn a_tenant_claim_naming_two_tenants_is_refused() {
         "memory://",
         &tacker_testkit::unique_prefix(),
     );
-    let (_aio, url) = all_in_one(
-        &env,
-        &format!(
-            "[auth]\nmode = \"oauth2\"\njwks_url = \"{}\"\nissuer = \"{}\"\naudience = \"tacker\"\n",
-            idp.jwks_url(),
-            idp.issuer
-        ),
-        &[],
-    )
-    .await;
+    let (_aio, url) = crate::auth::all_in_one_with_idp(&env, &idp).await;
     let http = reqwest::Client::new();
-    let token = |id: &'static str| {
-        let (http, idp) = (http.clone(), idp.token_url());
-        async move {
-            let r = http
-                .post(idp)
-                .basic_auth(id, Some(format!("{id}-secret")))
-                .form(&[("grant_type", "client_credentials")])
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status(), 200);
-            r.json::<Value>().await.unwrap()["access_token"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        }
-    };
     let packages = format!("{url}/vnfpkgm/v1/vnf_packages");
-    let two = token("e2e-two-tenants").await;
+    let two = crate::auth::idp_token(&idp, "e2e-two-tenants").await;
     let r = http.get(&packages).bearer_auth(&two).send().await.unwrap();
     assert_eq!(r.status(), 401);
     let detail = r.json::<Value>().await.unwrap()["detail"]
@@ -433,7 +407,7 @@ async fn a_tenant_claim_naming_two_tenants_is_refused() {
         .unwrap()
         .to_owned();
     assert!(detail.contains("tenant"), "{detail}");
-    let one = token("e2e-member").await;
+    let one = crate::auth::idp_token(&idp, "e2e-member").await;
     let r = http.get(&packages).bearer_auth(&one).send().await.unwrap();
     assert_eq!(r.status(), 200);
 }
