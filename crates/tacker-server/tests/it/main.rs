@@ -3,6 +3,7 @@
 
 mod auth;
 mod content;
+mod golden;
 mod health;
 mod lcm;
 mod limits;
