@@ -179,6 +179,7 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
         return Ok(());
     }
     lost_operations(ctx).await?;
+    release_lost_deliveries(ctx).await?;
     let in_flight = ctx.db.run(packages::in_flight).await?;
     let deleted = ctx
         .db
@@ -197,6 +198,33 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     for id in deleted {
         onboarding::purge(ctx, id).await;
         ctx.db.run(move |c| packages::mark_purged(c, id)).await?;
+    }
+    Ok(())
+}
+
+/// Releases the notification deliveries claimed by conductors that stopped heartbeating:
+/// they are due again now, not when their lease (30 s) runs out, so the notifications
+/// queued behind them for the same subscriber are not held up by a dead conductor.
+async fn release_lost_deliveries(ctx: &Ctx) -> crate::Result<()> {
+    let now = chrono::Utc::now();
+    let lost: Vec<String> = ctx
+        .db
+        .run(conductors::list)
+        .await?
+        .into_iter()
+        .filter(|m| !m.is_live(now, ctx.dead_after))
+        .map(|m| m.id)
+        .collect();
+    if lost.is_empty() {
+        return Ok(());
+    }
+    let who = lost.clone();
+    let released = ctx
+        .db
+        .run(move |c| tacker_db::outbox::release_claims_of(c, &who))
+        .await?;
+    if released > 0 {
+        tracing::warn!(conductors = ?lost, released, "released the notification deliveries of lost conductors");
     }
     Ok(())
 }

@@ -196,10 +196,15 @@ pub fn claim(
 /// Releases the delivery claims `who` holds (its earlier incarnation died mid-delivery:
 /// the notifications are due again now, not when the lease runs out); how many.
 pub fn release_claims(c: &mut DbConnection, who: &str) -> Result<usize> {
+    release_claims_of(c, &[who.to_owned()])
+}
+
+/// Releases the delivery claims any of `who` holds (conductors lost); how many.
+pub fn release_claims_of(c: &mut DbConnection, who: &[String]) -> Result<usize> {
     Ok(diesel::update(
         dsl::notification_outbox
             .filter(dsl::delivered_at.is_null())
-            .filter(dsl::claimed_by.eq(who))
+            .filter(dsl::claimed_by.eq_any(who))
             .filter(dsl::claimed_until.is_not_null()),
     )
     .set(dsl::claimed_until.eq(None::<NaiveDateTime>))

@@ -18,6 +18,8 @@ pub enum Expect {
 struct SubState {
     got: Mutex<Vec<Value>>,
     down: AtomicBool,
+    hang: AtomicBool,
+    hung: AtomicUsize,
     expect: Expect,
     refused: AtomicUsize,
 }
@@ -47,6 +49,8 @@ impl Subscriber {
         let state = Arc::new(SubState {
             got: Mutex::default(),
             down: AtomicBool::new(false),
+            hang: AtomicBool::new(false),
+            hung: AtomicUsize::new(0),
             expect,
             refused: AtomicUsize::new(0),
         });
@@ -70,6 +74,13 @@ impl Subscriber {
                             return HttpResponse::Unauthorized().finish();
                         }
                         if s.down.load(Ordering::SeqCst) {
+                            return HttpResponse::ServiceUnavailable().finish();
+                        }
+                        if s.hang.load(Ordering::SeqCst) {
+                            s.hung.fetch_add(1, Ordering::SeqCst);
+                            while s.hang.load(Ordering::SeqCst) {
+                                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                            }
                             return HttpResponse::ServiceUnavailable().finish();
                         }
                         s.got.lock().unwrap().push(body.into_inner());
@@ -106,13 +117,26 @@ impl Subscriber {
         self.state.down.store(down, Ordering::SeqCst);
     }
 
+    /// While set, a notification's POST gets no answer (then 503 once unset): its
+    /// delivery stays in flight.
+    pub fn set_hang(&self, hang: bool) {
+        self.state.hang.store(hang, Ordering::SeqCst);
+    }
+
+    /// How many POSTs were held by [`Self::set_hang`].
+    pub fn hung(&self) -> usize {
+        self.state.hung.load(Ordering::SeqCst)
+    }
+
     pub fn received(&self) -> Vec<Value> {
         self.state.got.lock().unwrap().clone()
     }
 
-    /// Waits until `pred` holds for what was received.
+    /// Waits until `pred` holds for what was received: up to [`NOTIFIED_WITHIN`] (it
+    /// returns as soon as it holds; the bound is for a loaded machine, and says what
+    /// never came).
     pub async fn wait(&self, what: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+        let deadline = tokio::time::Instant::now() + NOTIFIED_WITHIN;
         loop {
             let got = self.received();
             if pred(&got) {
@@ -120,12 +144,18 @@ impl Subscriber {
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "never received {what}: {got:#?}"
+                "never received {what} within {NOTIFIED_WITHIN:?}: {got:#?}"
             );
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     }
 }
+
+/// How long a test waits for a notification: the test clusters' slowest path to one is
+/// a lost conductor noticed (`dead_after`, 2 s) and swept (its notification leases
+/// released: a few seconds), then delivery retried with backoff (at most 500 ms apart);
+/// six times that leaves room for a machine busy with other tests.
+pub const NOTIFIED_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The (notificationStatus, operationState) sequence received for occurrence `op`.
 pub fn states_of(got: &[Value], op: &str) -> Vec<String> {

@@ -118,6 +118,52 @@ impl Cluster {
     }
 }
 
+/// A conductor killed while it delivers a notification (the subscriber holds the POST
+/// unanswered): another conductor delivers it once the lost conductor is noticed, in a
+/// few seconds, not when the 30 s delivery lease runs out (as before this change).
+#[tokio::test]
+async fn a_notification_in_delivery_when_its_conductor_dies_is_delivered_by_another() {
+    let mut c = lcm_cluster(1, &["nd-1", "nd-2"]).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    c.subscribe(&sub).await;
+    sub.set_hang(true);
+    let i = c.instance().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while sub.hung() == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "no delivery began");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let db_url = c
+        .env
+        .vars
+        .iter()
+        .find(|(k, _)| k == "TACKER__DATABASE__URL")
+        .unwrap()
+        .1
+        .clone();
+    let holder = crate::support::psql(
+        &db_url,
+        "SELECT claimed_by FROM notification_outbox WHERE delivered_at IS NULL \
+         AND claimed_until > now() AT TIME ZONE 'UTC'",
+    );
+    assert!(c.nodes.contains_key(&holder), "claimed by {holder:?}");
+    c.kill(&holder);
+    let killed = std::time::Instant::now();
+    sub.set_hang(false);
+    sub.wait("the creation notification, from the other conductor", |g| {
+        g.iter().any(|n| {
+            n["notificationType"] == "VnfIdentifierCreationNotification"
+                && n["vnfInstanceId"] == i.as_str()
+        })
+    })
+    .await;
+    assert!(
+        killed.elapsed() < Duration::from_secs(15),
+        "delivered {:?} after the kill: the lease was waited out",
+        killed.elapsed()
+    );
+}
+
 /// The conductors' JSON log lines of the operation's runs (the RunLcmOp spans) name the
 /// operation and its instance; there is at least one.
 fn runs_are_traced(c: &Cluster, op: &str, instance: &str) {
