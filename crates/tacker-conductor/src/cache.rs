@@ -20,21 +20,18 @@ pub const EXTRACT_MAX: u64 = 32 * 1024 * 1024;
 
 /// Extracts a cached CSAR with the same checks as validation (no zip-slip, no symlinks,
 /// the expansion limits); files over [`EXTRACT_MAX`] stay in the zip.
-pub fn extract(zip: &Path, dest: &Path, limits: &tacker_csar::Limits) -> Result<(), String> {
-    // (`CsarCache::contents` takes this as a plain function: its errors are text there.)
-    let file = std::fs::File::open(zip).map_err(|e| e.to_string())?;
-    let mut archive =
-        tacker_csar::Archive::open(std::io::BufReader::new(file), limits).map_err(|problems| {
-            problems
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
+pub fn extract(
+    zip: &Path,
+    dest: &Path,
+    limits: &tacker_csar::Limits,
+) -> Result<(), tacker_csar::Error> {
+    let file = std::fs::File::open(zip)?;
+    let mut archive = tacker_csar::Archive::open(std::io::BufReader::new(file), limits)
+        .map_err(tacker_csar::Error::Invalid)?;
     archive
         .extract_up_to(dest, EXTRACT_MAX)
         .map(|_| ())
-        .map_err(|p| p.to_string())
+        .map_err(|p| tacker_csar::Error::Invalid(vec![p]))
 }
 
 /// A cache fill in flight, awaited by everyone who needs the package.

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod cache;
+mod cache_sync;
 mod ctx;
 mod dispatch;
 mod error;
@@ -13,7 +14,7 @@ mod notifier;
 mod onboarding;
 mod periodic;
 mod recovery;
-mod sync;
+mod startup;
 mod vnf_sync;
 
 use std::sync::Arc;
@@ -99,7 +100,7 @@ impl Conductor {
                         tracing::error!(error = %e, "member queue consumer failed");
                     }
                 });
-                if startup(&c, &s).await
+                if startup::run(&c, &s).await
                     && let Err(e) = c.bus.serve(Source::Shared, handler, prefetch, s).await
                 {
                     tracing::error!(error = %e, "shared queue consumer failed");
@@ -171,40 +172,4 @@ impl Conductor {
         }
         tracing::info!(conductor_id = %ctx.id, "stopped");
     }
-}
-
-/// Start-up work (cache sync), then READY, then a catch-up sync for packages that
-/// onboarded meanwhile. False when stopped before READY.
-async fn startup(ctx: &Arc<Ctx>, stop: &CancellationToken) -> bool {
-    let mut delay = Duration::from_millis(200);
-    loop {
-        match sync::run(ctx).await {
-            Ok(()) => break,
-            Err(e) => {
-                ctx.metrics.sync_failed();
-                tracing::warn!(error = %e, retry_in = ?delay, "cache sync failed; staying SYNCING");
-            }
-        }
-        tokio::select! {
-            _ = stop.cancelled() => return false,
-            _ = tokio::time::sleep(delay) => {}
-        }
-        delay = (delay * 2).min(Duration::from_secs(10));
-    }
-    loop {
-        match membership::set_state(ctx, ConductorState::Ready).await {
-            Ok(()) => break,
-            Err(e) => tracing::warn!(error = %e, "cannot record READY; retrying"),
-        }
-        tokio::select! {
-            _ = stop.cancelled() => return false,
-            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-        }
-    }
-    ctx.set_ready(true);
-    tracing::info!(conductor_id = %ctx.id, "READY");
-    if let Err(e) = sync::run(ctx).await {
-        tracing::warn!(error = %e, "catch-up cache sync failed; packages are fetched on demand");
-    }
-    true
 }

@@ -174,9 +174,10 @@ impl CsarCache {
     /// The extracted tree of cached package `id`, extracting it with `extract(zip, dest)`
     /// the first time it is asked for. Two callers extracting at once both succeed, one
     /// tree wins.
-    pub async fn contents<F>(&self, id: &str, extract: F) -> Result<PathBuf>
+    pub async fn contents<F, E>(&self, id: &str, extract: F) -> Result<PathBuf>
     where
-        F: FnOnce(&Path, &Path) -> std::result::Result<(), String> + Send + 'static,
+        F: FnOnce(&Path, &Path) -> std::result::Result<(), E> + Send + 'static,
+        E: std::fmt::Display + Send + 'static,
     {
         let target = self.contents_dir(id);
         if target.is_dir() {
@@ -190,7 +191,7 @@ impl CsarCache {
         let t = tmp.clone();
         let extracted = tokio::task::spawn_blocking(move || {
             std::fs::create_dir_all(&t).map_err(|e| e.to_string())?;
-            extract(&zip, &t)
+            extract(&zip, &t).map_err(|e| e.to_string())
         })
         .await
         .map_err(|e| Error::Extract(e.to_string()))?;
