@@ -170,14 +170,14 @@ api! {
         patch [member] lcm::instances::modify => "Modify VNF instance information (v1)",
         delete [member] lcm::instances::delete => "Delete a VNF instance (v1)",
     }
-    [] "/vnflcm/v1/vnf_instances/{id}/instantiate", SOL003_V1, { post [member] lcm::tasks::instantiate => "Instantiate (v1)" }
-    [] "/vnflcm/v1/vnf_instances/{id}/terminate", SOL003_V1, { post [member] lcm::tasks::terminate => "Terminate (v1)" }
-    [] "/vnflcm/v1/vnf_instances/{id}/scale", SOL003_V1, { post [member] lcm::tasks::scale => "Scale (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/instantiate", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::Instantiate> => "Instantiate (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/terminate", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::Terminate> => "Terminate (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/scale", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::Scale> => "Scale (v1)" }
     [] "/vnflcm/v1/vnf_instances/{id}/heal", SOL003_V1, {
-        post [member] lcm::tasks::heal => "Heal (v1: vnfcInstanceId names vnfcResourceInfo ids, as Tacker's v1)",
+        post [member] lcm::tasks::handle::<lcm::tasks::Heal> => "Heal (v1: vnfcInstanceId names vnfcResourceInfo ids, as Tacker's v1)",
     }
     [] "/vnflcm/v1/vnf_instances/{id}/change_ext_conn", SOL003_V1, {
-        post [member] lcm::tasks::change_ext_conn => "Change external connectivity (v1)",
+        post [member] lcm::tasks::handle::<lcm::tasks::ChangeExtConn> => "Change external connectivity (v1)",
     }
     [] "/vnflcm/v1/vnf_lcm_op_occs", SOL003_V1, { get [reader] lcm::op_occs::list => "List operation occurrences (v1)" }
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}", SOL003_V1, { get [reader] lcm::op_occs::show => "Read an operation occurrence (v1)" }
@@ -202,15 +202,15 @@ api! {
         patch [member] lcm::instances::modify => "Modify VNF instance information (MODIFY_INFO)",
         delete [member] lcm::instances::delete => "Delete a VNF instance",
     }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/instantiate", SOL003, { post [member] lcm::tasks::instantiate => "Instantiate" }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/terminate", SOL003, { post [member] lcm::tasks::terminate => "Terminate" }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/scale", SOL003, { post [member] lcm::tasks::scale => "Scale" }
-    [lcm] "/vnflcm/v2/vnf_instances/{id}/heal", SOL003, { post [member] lcm::tasks::heal => "Heal (SOL002 VNFCs or SOL003 whole VNF)" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/instantiate", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Instantiate> => "Instantiate" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/terminate", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Terminate> => "Terminate" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/scale", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Scale> => "Scale" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/heal", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Heal> => "Heal (SOL002 VNFCs or SOL003 whole VNF)" }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/change_ext_conn", SOL003, {
-        post [member] lcm::tasks::change_ext_conn => "Change external connectivity",
+        post [member] lcm::tasks::handle::<lcm::tasks::ChangeExtConn> => "Change external connectivity",
     }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/change_vnfpkg", SOL003, {
-        post [member] lcm::tasks::change_vnfpkg => "Change the current VNF package (CNF RollingUpdate)",
+        post [member] lcm::tasks::handle::<lcm::tasks::ChangeVnfpkg> => "Change the current VNF package (CNF RollingUpdate)",
     }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/sync", OURS, {
         post [admin] lcm::tasks::sync => "Reconcile the stored VNFCs with the VIM now",

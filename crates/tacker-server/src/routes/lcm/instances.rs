@@ -126,6 +126,28 @@ pub async fn list(
     .await
 }
 
+/// The instance of the path's `{id}`, if the caller sees it (404 otherwise: see [`load`]).
+#[derive(Debug)]
+pub struct InstancePath(pub VnfInstance);
+
+impl actix_web::FromRequest for InstancePath {
+    type Error = ApiError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let st = req.app_data::<web::Data<ServerState>>().cloned();
+        let who = actix_web::HttpMessage::extensions(req)
+            .get::<Principal>()
+            .cloned();
+        let raw = req.match_info().get("id").unwrap_or_default().to_owned();
+        Box::pin(async move {
+            let st = st.ok_or_else(|| ApiError::Internal("no server state".into()))?;
+            let who = who.ok_or_else(|| ApiError::Unauthorized("no valid token".into()))?;
+            load(&st, &raw, &who).await.map(InstancePath)
+        })
+    }
+}
+
 /// The instance at `raw`, if the caller sees it (another tenant's, vendor's or area's is
 /// 404, as absent).
 pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfInstance, ApiError> {
@@ -142,12 +164,10 @@ pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfIns
 pub async fn show(
     req: HttpRequest,
     api: Api,
-    who: Principal,
     _: AcceptsJson,
-    path: web::Path<String>,
+    InstancePath(i): InstancePath,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let i = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(api.instance_json(&i, &api.base(&req, &st))))
 }
 
@@ -156,11 +176,10 @@ pub async fn modify(
     req: HttpRequest,
     api: Api,
     who: Principal,
-    path: web::Path<String>,
     PatchBody(raw): PatchBody<Value>,
+    InstancePath(instance): InstancePath,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let instance = load(&st, &path, &who).await?;
     let mut m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
     m.check(&instance)?;
     package_change(&st, &who, &instance, &mut m).await?;
@@ -265,11 +284,10 @@ async fn package_change(
 
 pub async fn delete(
     _: AcceptsJson,
-    who: Principal,
-    path: web::Path<String>,
+    InstancePath(i): InstancePath,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = load(&st, &path, &who).await?.id;
+    let id = i.id;
     match st.db.run(move |c| instances::delete(c, id)).await? {
         instances::DeleteOutcome::Deleted => {
             tracing::info!(vnf_instance_id = %id, "VNF instance deleted");

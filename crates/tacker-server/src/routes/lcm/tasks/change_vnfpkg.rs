@@ -1,0 +1,88 @@
+//! `change_vnfpkg`: moves an instantiated VNF to another package (CNFs: Tacker's
+//! RollingUpdate). Checked before anything changes: the package is ONBOARDED and
+//! ENABLED, its VNFD has the instance's flavour and every VDU running now, the new
+//! manifests are in it, and the namespace stays.
+
+use serde_json::Value;
+use tacker_db::packages;
+use tacker_domain::lcm::request::ChangeVnfpkgRequest;
+
+use super::{Checking, flavour_of};
+use crate::ApiError;
+use crate::routes::lcm::check_vims;
+
+/// The checks of a package change.
+pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiError> {
+    let i = c.instance;
+    if r.vnfd_id == i.vnfd_id {
+        return Err(ApiError::Unprocessable(format!(
+            "VNF instance {} is on vnfdId {} already",
+            i.id, r.vnfd_id
+        )));
+    }
+    let target =
+        crate::routes::lcm::usable_package(c.st, c.who, &r.vnfd_id, i.tenant.as_deref()).await?;
+    let pkg = target.id;
+    let new =
+        c.st.db
+            .run(move |c| packages::model(c, pkg))
+            .await?
+            .ok_or_else(|| ApiError::Unprocessable(format!("VNF package {pkg} has no VNFD")))?;
+    let fid = flavour_of(i);
+    let f = new.vnfd.flavour(&fid).ok_or_else(|| {
+        ApiError::Unprocessable(format!(
+            "vnfdId {} has no flavour {fid:?}, which the instance runs",
+            r.vnfd_id
+        ))
+    })?;
+    if let Some(info) = &i.instantiated_vnf_info {
+        for vdu in info.vnfc_resource_info.iter().map(|v| &v.vdu_id) {
+            if !f.vdus.iter().any(|v| v.id == *vdu) {
+                return Err(ApiError::Unprocessable(format!(
+                    "VDU {vdu} runs now but is not in flavour {fid:?} of vnfdId {}: the \
+                         workloads would not map onto the new package",
+                    r.vnfd_id
+                )));
+            }
+        }
+    }
+    for file in r.kubernetes_def_files().unwrap_or_default() {
+        if !new.has_artifact(&file) {
+            return Err(ApiError::Unprocessable(format!(
+                "additionalParams.lcm-kubernetes-def-files: {file:?} is not an artifact of \
+                     the package of vnfdId {}",
+                r.vnfd_id
+            )));
+        }
+    }
+    if let Some(chart) = r
+        .additional_params
+        .get("helm_chart_path")
+        .and_then(Value::as_str)
+        && !new.has_chart(chart)
+    {
+        return Err(ApiError::Unprocessable(format!(
+            "additionalParams.helm_chart_path: {chart:?} is not a chart archive or \
+                     directory of the package of vnfdId {}",
+            r.vnfd_id
+        )));
+    }
+    let running_ns = i
+        .instantiated_vnf_info
+        .as_ref()
+        .and_then(|x| x.other.get("metadata"))
+        .and_then(|m| m.get("namespace"))
+        .and_then(Value::as_str);
+    if let (Some(now), Some(asked)) = (
+        running_ns,
+        r.additional_params.get("namespace").and_then(Value::as_str),
+    ) && now != asked
+    {
+        return Err(ApiError::Unprocessable(format!(
+            "additionalParams.namespace must stay {now} (asked: {asked})"
+        )));
+    }
+    let tenant = i.tenant.as_deref();
+    check_vims(c.st, c.who, tenant, r.vim_connection_info.as_ref()).await?;
+    Ok(())
+}

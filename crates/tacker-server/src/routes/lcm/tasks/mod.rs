@@ -1,0 +1,236 @@
+//! Task resources (instantiate, terminate, scale, heal, change_ext_conn, change_vnfpkg):
+//! one handler, [`handle`], serves each of them on v1 and v2 (a [`Task`] names its
+//! operation): the instance in the state the operation needs, the (v2-shaped) body read
+//! into the typed request, the task's checks ([`check`]), the hooks' checks, then an
+//! occurrence STARTING. `sync` reconciles an instance with its VIM now.
+
+mod change_vnfpkg;
+mod instantiate;
+mod scale;
+mod sync;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::Value;
+use tacker_db::packages;
+use tacker_domain::lcm::{InstantiationState, LcmOperation, OperationParams, VnfInstance};
+use tacker_domain::vnfd::PackageModel;
+
+pub use sync::sync;
+
+use super::instances::InstancePath;
+use super::{Api, check_vims, start};
+use crate::auth::Principal;
+use crate::extract::JsonBody;
+use crate::{ApiError, ServerState};
+
+/// What a task's checks work with.
+pub struct Checking<'a> {
+    /// The server.
+    pub st: &'a ServerState,
+    /// The caller.
+    pub who: &'a Principal,
+    /// The instance, as the request found it.
+    pub instance: &'a VnfInstance,
+}
+
+impl Checking<'_> {
+    /// The model of the instance's package.
+    pub async fn model(&self) -> Result<PackageModel, ApiError> {
+        model(self.st, self.instance).await
+    }
+}
+
+/// One task resource (`POST /vnf_instances/{id}/<task>`): the operation it starts.
+pub trait Task {
+    /// The operation.
+    const OPERATION: LcmOperation;
+}
+
+macro_rules! tasks {
+    ($($name:ident),+) => {$(
+        #[doc = concat!("The `", stringify!($name), "` task.")]
+        pub struct $name;
+        impl Task for $name {
+            const OPERATION: LcmOperation = LcmOperation::$name;
+        }
+    )+};
+}
+
+tasks!(
+    Instantiate,
+    Terminate,
+    Scale,
+    Heal,
+    ChangeExtConn,
+    ChangeVnfpkg
+);
+
+/// The task's name in paths and messages.
+fn name(op: LcmOperation) -> &'static str {
+    match op {
+        LcmOperation::Instantiate => "instantiate",
+        LcmOperation::Terminate => "terminate",
+        LcmOperation::Scale => "scale",
+        LcmOperation::Heal => "heal",
+        LcmOperation::ChangeExtConn => "change_ext_conn",
+        LcmOperation::ChangeVnfpkg => "change_vnfpkg",
+        _ => "this task",
+    }
+}
+
+/// The state the operation needs the instance in.
+fn needs(op: LcmOperation) -> InstantiationState {
+    match op {
+        LcmOperation::Instantiate => InstantiationState::NotInstantiated,
+        _ => InstantiationState::Instantiated,
+    }
+}
+
+/// `POST .../vnf_instances/{id}/<task>` on v1 and v2: the instance in the state the task
+/// needs, the body parsed and checked, the hooks checked, then an occurrence STARTING
+/// (202).
+pub async fn handle<T: Task>(
+    req: HttpRequest,
+    api: Api,
+    who: Principal,
+    JsonBody(body): JsonBody<Value>,
+    InstancePath(i): InstancePath,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    need_state(&i, needs(T::OPERATION), name(T::OPERATION))?;
+    let request = OperationParams::parse(T::OPERATION, &api.v2_body(body.clone(), &i)?)?;
+    let c = Checking {
+        st: &st,
+        who: &who,
+        instance: &i,
+    };
+    let loaded = check(&c, &request).await?;
+    run(&req, api, &st, &i, loaded, request, body).await
+}
+
+/// A task's checks before anything starts (422, 403...); the package model when they
+/// read it (the hooks' check reuses it).
+async fn check(
+    c: &Checking<'_>,
+    request: &OperationParams,
+) -> Result<Option<PackageModel>, ApiError> {
+    let tenant = c.instance.tenant.as_deref();
+    match request {
+        OperationParams::Instantiate(r) => instantiate::check(c, r).await.map(Some),
+        OperationParams::Scale(r) => scale::check(c, r).await.map(Some),
+        OperationParams::Heal(r) => {
+            r.check(c.instance)?;
+            Ok(None)
+        }
+        OperationParams::ChangeExtConn(r) => {
+            check_vims(c.st, c.who, tenant, r.vim_connection_info.as_ref()).await?;
+            Ok(None)
+        }
+        OperationParams::ChangeVnfpkg(r) => change_vnfpkg::check(c, r).await.map(|()| None),
+        OperationParams::Terminate(_) | OperationParams::ModifyInfo(_) => Ok(None),
+    }
+}
+
+fn need_state(i: &VnfInstance, s: InstantiationState, what: &str) -> Result<(), ApiError> {
+    if i.instantiation_state == s {
+        Ok(())
+    } else {
+        Err(ApiError::Conflict(format!(
+            "VNF instance {} is {}; {what} needs it {s}",
+            i.id, i.instantiation_state
+        )))
+    }
+}
+
+async fn model(st: &ServerState, i: &VnfInstance) -> Result<PackageModel, ApiError> {
+    let pkg = i.vnf_pkg_id;
+    st.db
+        .run(move |c| packages::model(c, pkg))
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "the package {pkg} of this instance has no VNFD any more"
+            ))
+        })
+}
+
+/// The stored `additionalParams` of the instance's instantiate request (opened).
+async fn instantiate_params(
+    st: &ServerState,
+    i: &VnfInstance,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let id = i.id;
+    let Some(sealed) = st
+        .db
+        .run(move |c| tacker_db::instances::instantiate_params(c, id))
+        .await?
+    else {
+        return Ok(serde_json::Map::new());
+    };
+    let plain = st.keys.open(&sealed)?;
+    serde_json::from_str(&plain).map_err(|e| {
+        ApiError::Internal(format!(
+            "the stored parameters of instance {id} are not JSON: {e}"
+        ))
+    })
+}
+
+/// Refuses a request whose hooks have no management driver, or whose drivers'
+/// parameters are missing or wrong (422, naming the parameter).
+async fn check_hooks(
+    st: &ServerState,
+    i: &VnfInstance,
+    m: &PackageModel,
+    flavour_id: &str,
+    request: &OperationParams,
+) -> Result<(), ApiError> {
+    let Some(f) = m.vnfd.flavour(flavour_id) else {
+        return Ok(());
+    };
+    let stored;
+    let params = match request {
+        OperationParams::Instantiate(r) => &r.additional_params,
+        _ if st.settings.mgmt.needs_stored_params(f, request)? => {
+            stored = instantiate_params(st, i).await?;
+            &stored
+        }
+        _ => {
+            stored = serde_json::Map::new();
+            &stored
+        }
+    };
+    st.settings.mgmt.check_request(m, f, request, params)?;
+    Ok(())
+}
+
+/// The flavour the instance runs.
+fn flavour_of(i: &VnfInstance) -> String {
+    i.instantiated_vnf_info
+        .as_ref()
+        .map(|x| x.flavour_id.clone())
+        .unwrap_or_default()
+}
+
+/// Starts `params` (received as `body`) on the instance, once its hooks are checked
+/// (`loaded`: the package model, when the checks read it already).
+async fn run(
+    req: &HttpRequest,
+    api: Api,
+    st: &ServerState,
+    instance: &VnfInstance,
+    loaded: Option<PackageModel>,
+    params: OperationParams,
+    body: Value,
+) -> Result<HttpResponse, ApiError> {
+    let m = match loaded {
+        Some(m) => m,
+        None => model(st, instance).await?,
+    };
+    let fid = match &params {
+        OperationParams::Instantiate(r) => r.flavour_id.clone(),
+        _ => flavour_of(instance),
+    };
+    check_hooks(st, instance, &m, &fid, &params).await?;
+    let declared = &m.vnfd.secret_params;
+    start(st, &api.base(req, st), instance.id, params, body, declared).await
+}
