@@ -1,5 +1,6 @@
 //! Extractors for what every JSON handler repeats: content negotiation, the request's
-//! Content-Type, the body limit and a precise 400 for a body that does not parse.
+//! Content-Type, the body limit and a precise 400 for a body that does not parse, and
+//! the resource a path names, loaded as the caller may see it ([`ByPath`]).
 //! (The `Version` header of `/vnflcm` is the `lcm::version` middleware's.)
 
 use std::future::Future;
@@ -9,6 +10,7 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use serde::de::DeserializeOwned;
 
+use crate::auth::Principal;
 use crate::http::{json_body, negotiate, require_content_type};
 use crate::{ApiError, ServerState};
 
@@ -75,5 +77,34 @@ impl<T: DeserializeOwned + 'static> FromRequest for PatchBody<T> {
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let reading = read::<T>(req, payload, &[MERGE_PATCH, JSON]);
         Box::pin(async move { reading.await.map(PatchBody) })
+    }
+}
+
+/// A resource the caller may see, named by the path's `{id}`.
+pub trait Scoped: Sized + 'static {
+    /// The resource `raw` names, if `who` sees it (404 otherwise, as absent).
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError>;
+}
+
+/// The resource of the path's `{id}` as [`Scoped::load`] reads it: 404 for an id that
+/// names nothing the caller sees, before the handler runs.
+#[derive(Debug)]
+pub struct ByPath<T>(pub T);
+
+impl<T: Scoped> FromRequest for ByPath<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let st = req.app_data::<web::Data<ServerState>>().cloned();
+        let who = actix_web::HttpMessage::extensions(req)
+            .get::<Principal>()
+            .cloned();
+        let raw = req.match_info().get("id").unwrap_or_default().to_owned();
+        Box::pin(async move {
+            let st = st.ok_or_else(|| ApiError::Internal("no server state".into()))?;
+            let who = who.ok_or_else(|| ApiError::Unauthorized("no valid token".into()))?;
+            T::load(&st, &raw, &who).await.map(ByPath)
+        })
     }
 }

@@ -13,7 +13,7 @@ use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, JsonBody, PatchBody};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
 use crate::http::{base_url, created, parse_id};
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
@@ -120,14 +120,18 @@ pub async fn load_to_change(
     Ok(stored)
 }
 
+impl Scoped for packages::Stored {
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
+        load(st, raw, who).await
+    }
+}
+
 pub async fn show(
     req: HttpRequest,
     _: AcceptsJson,
-    who: Principal,
-    path: web::Path<String>,
+    ByPath(stored): ByPath<packages::Stored>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let stored = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(stored.package.to_info(&api_base(&req, &st))))
 }
 

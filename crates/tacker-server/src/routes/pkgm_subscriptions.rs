@@ -9,9 +9,9 @@ use tacker_domain::pkgm::{PkgmFilter, PkgmSubscription};
 use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
-use super::lcm::subscriptions::{Authentication, auth, check_callback};
+use super::lcm::subscriptions::{Authentication, checked_auth};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, JsonBody};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
 use crate::http::{base_url, created};
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
@@ -51,13 +51,7 @@ pub async fn create(
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let authentication = auth(b.authentication)?;
-    check_callback(&st, &b.callback_uri, authentication.as_ref()).await?;
-    // Stored sealed; the notifier opens it.
-    let mut authentication = authentication;
-    if let Some(a) = authentication.as_mut() {
-        a.map_secret(&mut |s| crate::http::seal(&st, s))?;
-    }
+    let authentication = checked_auth(&st, &b.callback_uri, b.authentication).await?;
     let s = PkgmSubscription {
         id: Uuid::new_v4(),
         callback_uri: b.callback_uri,
@@ -111,32 +105,32 @@ pub async fn list(
     )
 }
 
-/// Subscription `raw`, when `who` sees it (it hears of nothing `who` could not read).
-async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<PkgmSubscription, ApiError> {
-    let s = crate::http::load(st, raw, "subscription", subs::get).await?;
-    if !who.sees(s.tenant.as_deref()) || !who.confinement().covers(&s.confinement) {
-        return Err(ApiError::NotFound(format!("subscription {raw} not found")));
+/// Subscription `raw`, when `who` sees it (its tenant's, hearing of nothing `who` could
+/// not read).
+impl Scoped for PkgmSubscription {
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
+        let s = crate::http::load(st, raw, "subscription", subs::get).await?;
+        if !who.sees(s.tenant.as_deref()) || !who.confinement().covers(&s.confinement) {
+            return Err(ApiError::NotFound(format!("subscription {raw} not found")));
+        }
+        Ok(s)
     }
-    Ok(s)
 }
 
 pub async fn show(
     req: HttpRequest,
-    who: Principal,
     _: AcceptsJson,
-    path: web::Path<String>,
+    ByPath(s): ByPath<PkgmSubscription>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let s = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(s.to_json(&api_base(&req, &st))))
 }
 
 pub async fn delete(
-    who: Principal,
-    path: web::Path<String>,
+    ByPath(s): ByPath<PkgmSubscription>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = load(&st, &path, &who).await?.id;
+    let id = s.id;
     if st.db.run(move |c| subs::delete(c, id)).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {

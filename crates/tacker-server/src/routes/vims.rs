@@ -11,7 +11,7 @@ use tacker_domain::vim::{Vim, parse_new};
 use uuid::Uuid;
 
 use crate::auth::{Principal, Role};
-use crate::extract::{AcceptsJson, JsonBody};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
 use crate::http::base_url;
 use crate::scope::sees_vim;
 use crate::{ApiError, ServerState};
@@ -31,15 +31,18 @@ fn id_of(raw: &str) -> Result<Uuid, ApiError> {
         .map_err(|_| ApiError::NotFound(format!("VIM {raw} could not be found")))
 }
 
-/// The VIM at `raw`, if the caller sees its area (else 404, as absent).
-async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Vim, ApiError> {
-    let id = id_of(raw)?;
-    let keys = st.keys.clone();
-    st.db
-        .run(move |c| vims::get(c, id, &keys))
-        .await?
-        .filter(|v| sees_vim(who, v))
-        .ok_or_else(|| ApiError::NotFound(format!("VIM {id} could not be found")))
+/// The VIM at `raw`, if the caller sees it (its tenant's, in its areas; else 404, as
+/// absent).
+impl Scoped for Vim {
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
+        let id = id_of(raw)?;
+        let keys = st.keys.clone();
+        st.db
+            .run(move |c| vims::get(c, id, &keys))
+            .await?
+            .filter(|v| sees_vim(who, v))
+            .ok_or_else(|| ApiError::NotFound(format!("VIM {id} could not be found")))
+    }
 }
 
 /// A caller confined to areas registers VIMs in its areas only.
@@ -120,24 +123,17 @@ pub async fn create(
         .json(json!({"vim": vim.to_json()})))
 }
 
-pub async fn show(
-    who: Principal,
-    _: AcceptsJson,
-    path: web::Path<String>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let vim = load(&st, &path, &who).await?;
+pub async fn show(_: AcceptsJson, ByPath(vim): ByPath<Vim>) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(json!({"vim": vim.to_json()})))
 }
 
 pub async fn update(
     who: Principal,
     _: AcceptsJson,
-    path: web::Path<String>,
     JsonBody(b): JsonBody<Value>,
+    ByPath(mut vim): ByPath<Vim>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut vim = load(&st, &path, &who).await?;
     vim.update(&b)?;
     check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
@@ -150,12 +146,11 @@ pub async fn update(
 }
 
 pub async fn delete(
-    who: Principal,
     _: AcceptsJson,
-    path: web::Path<String>,
+    ByPath(vim): ByPath<Vim>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = load(&st, &path, &who).await?.id;
+    let id = vim.id;
     let text = id.to_string();
     if st.db.run(move |c| instances::using_vim(c, &text)).await? {
         return Err(ApiError::Conflict(format!(

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::{Api, check_vims, start};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, JsonBody, PatchBody};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
 use crate::http::created;
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
@@ -126,25 +126,9 @@ pub async fn list(
     .await
 }
 
-/// The instance of the path's `{id}`, if the caller sees it (404 otherwise: see [`load`]).
-#[derive(Debug)]
-pub struct InstancePath(pub VnfInstance);
-
-impl actix_web::FromRequest for InstancePath {
-    type Error = ApiError;
-    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, ApiError>>>>;
-
-    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        let st = req.app_data::<web::Data<ServerState>>().cloned();
-        let who = actix_web::HttpMessage::extensions(req)
-            .get::<Principal>()
-            .cloned();
-        let raw = req.match_info().get("id").unwrap_or_default().to_owned();
-        Box::pin(async move {
-            let st = st.ok_or_else(|| ApiError::Internal("no server state".into()))?;
-            let who = who.ok_or_else(|| ApiError::Unauthorized("no valid token".into()))?;
-            load(&st, &raw, &who).await.map(InstancePath)
-        })
+impl Scoped for VnfInstance {
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
+        load(st, raw, who).await
     }
 }
 
@@ -165,7 +149,7 @@ pub async fn show(
     req: HttpRequest,
     api: Api,
     _: AcceptsJson,
-    InstancePath(i): InstancePath,
+    ByPath(i): ByPath<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(api.instance_json(&i, &api.base(&req, &st))))
@@ -177,7 +161,7 @@ pub async fn modify(
     api: Api,
     who: Principal,
     PatchBody(raw): PatchBody<Value>,
-    InstancePath(instance): InstancePath,
+    ByPath(instance): ByPath<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let mut m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
@@ -284,7 +268,7 @@ async fn package_change(
 
 pub async fn delete(
     _: AcceptsJson,
-    InstancePath(i): InstancePath,
+    ByPath(i): ByPath<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = i.id;

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::{Api, cast};
 use crate::auth::Principal;
-use crate::extract::AcceptsJson;
+use crate::extract::{AcceptsJson, ByPath, Scoped};
 use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
@@ -83,36 +83,36 @@ pub async fn list(
 
 /// The occurrence at `raw`, if the caller sees it (another tenant's, or one on an
 /// instance of a vendor or area the caller does not see, is 404).
-async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<OpOcc, ApiError> {
-    let op = crate::http::load(st, raw, "VNF LCM operation occurrence", ops::get).await?;
-    let mut seen = who.sees(op.tenant.as_deref());
-    if seen && who.confined_beyond_tenant() {
-        let id = op.vnf_instance_id;
-        let areas = vim_areas(st, who).await?;
-        seen = st
-            .db
-            .run(move |c| tacker_db::instances::get(c, id))
-            .await?
-            .is_some_and(|i| sees_instance(who, &i, &areas));
+impl Scoped for OpOcc {
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
+        let op = crate::http::load(st, raw, "VNF LCM operation occurrence", ops::get).await?;
+        let mut seen = who.sees(op.tenant.as_deref());
+        if seen && who.confined_beyond_tenant() {
+            let id = op.vnf_instance_id;
+            let areas = vim_areas(st, who).await?;
+            seen = st
+                .db
+                .run(move |c| tacker_db::instances::get(c, id))
+                .await?
+                .is_some_and(|i| sees_instance(who, &i, &areas));
+        }
+        if !seen {
+            return Err(ApiError::NotFound(format!(
+                "VNF LCM operation occurrence {} not found",
+                op.id
+            )));
+        }
+        Ok(op)
     }
-    if !seen {
-        return Err(ApiError::NotFound(format!(
-            "VNF LCM operation occurrence {} not found",
-            op.id
-        )));
-    }
-    Ok(op)
 }
 
 pub async fn show(
     req: HttpRequest,
     api: Api,
     _: AcceptsJson,
-    who: Principal,
-    path: web::Path<String>,
+    ByPath(op): ByPath<OpOcc>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let op = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }
 
@@ -130,7 +130,7 @@ async fn load_failed_temp(
     who: &Principal,
     what: &str,
 ) -> Result<OpOcc, ApiError> {
-    let op = load(st, raw, who).await?;
+    let op = OpOcc::load(st, raw, who).await?;
     if op.state != OperationState::FailedTemp {
         return Err(not_failed_temp(&op, what));
     }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::Api;
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, JsonBody};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
 use crate::http::created;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
@@ -118,6 +118,21 @@ pub async fn check_callback(
         })
 }
 
+/// A new subscription's authentication (LCM, packages): read, the callback tested with
+/// it (a GET must answer 204), then sealed (the notifier opens it).
+pub async fn checked_auth(
+    st: &ServerState,
+    callback_uri: &str,
+    authentication: Option<Authentication>,
+) -> Result<Option<SubscriptionAuth>, ApiError> {
+    let mut authentication = auth(authentication)?;
+    check_callback(st, callback_uri, authentication.as_ref()).await?;
+    if let Some(a) = authentication.as_mut() {
+        a.map_secret(&mut |s| crate::http::seal(st, s))?;
+    }
+    Ok(authentication)
+}
+
 pub async fn create(
     req: HttpRequest,
     api: Api,
@@ -131,13 +146,7 @@ pub async fn create(
             "verbosity must be FULL or SHORT".into(),
         ));
     }
-    let authentication = auth(b.authentication)?;
-    check_callback(&st, &b.callback_uri, authentication.as_ref()).await?;
-    // Stored sealed; the notifier opens it.
-    let mut authentication = authentication;
-    if let Some(a) = authentication.as_mut() {
-        a.map_secret(&mut |s| crate::http::seal(&st, s))?;
-    }
+    let authentication = checked_auth(&st, &b.callback_uri, b.authentication).await?;
     let s = Subscription {
         id: Uuid::new_v4(),
         callback_uri: b.callback_uri,
@@ -207,36 +216,35 @@ fn sees(who: &Principal, s: &Subscription) -> bool {
     who.sees(s.tenant.as_deref()) && who.confinement().covers(&s.confinement)
 }
 
-async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Subscription, ApiError> {
-    let s = crate::http::load(st, raw, "subscription", subscriptions::get).await?;
-    if !sees(who, &s) {
-        return Err(ApiError::NotFound(format!(
-            "subscription {} not found",
-            s.id
-        )));
+impl Scoped for Subscription {
+    async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
+        let s = crate::http::load(st, raw, "subscription", subscriptions::get).await?;
+        if !sees(who, &s) {
+            return Err(ApiError::NotFound(format!(
+                "subscription {} not found",
+                s.id
+            )));
+        }
+        Ok(s)
     }
-    Ok(s)
 }
 
 pub async fn show(
     req: HttpRequest,
     api: Api,
-    who: Principal,
     _: AcceptsJson,
-    path: web::Path<String>,
+    ByPath(s): ByPath<Subscription>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let s = load(&st, &path, &who).await?;
     Ok(HttpResponse::Ok().json(s.to_json(&api.base(&req, &st))))
 }
 
 pub async fn delete(
     _: AcceptsJson,
-    who: Principal,
-    path: web::Path<String>,
+    ByPath(s): ByPath<Subscription>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = load(&st, &path, &who).await?.id;
+    let id = s.id;
     if st.db.run(move |c| subscriptions::delete(c, id)).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {

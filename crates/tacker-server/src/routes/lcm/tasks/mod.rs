@@ -17,10 +17,9 @@ use tacker_domain::vnfd::PackageModel;
 
 pub use sync::sync;
 
-use super::instances::InstancePath;
 use super::{Api, check_vims, start};
 use crate::auth::Principal;
-use crate::extract::JsonBody;
+use crate::extract::{ByPath, JsonBody};
 use crate::{ApiError, ServerState};
 
 /// What a task's checks work with.
@@ -94,7 +93,7 @@ pub async fn handle<T: Task>(
     api: Api,
     who: Principal,
     JsonBody(body): JsonBody<Value>,
-    InstancePath(i): InstancePath,
+    ByPath(i): ByPath<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     need_state(&i, needs(T::OPERATION), name(T::OPERATION))?;

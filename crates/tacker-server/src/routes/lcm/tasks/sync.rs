@@ -4,15 +4,15 @@ use std::time::Duration;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
-use tacker_domain::lcm::InstantiationState;
+use tacker_domain::lcm::{InstantiationState, VnfInstance};
 use tacker_rpc::Target;
 use tacker_rpc::proto::{SyncInstance, SyncInstanceDone};
 
 use super::need_state;
 use crate::auth::Principal;
-use crate::extract::AcceptsJson;
+use crate::extract::{AcceptsJson, ByPath};
 use crate::routes::lcm::Api;
-use crate::routes::lcm::instances::{InstancePath, load};
+use crate::routes::lcm::instances::load;
 use crate::{ApiError, ServerState};
 
 /// `POST .../sync` (our extension): reconcile the stored VNFC lists with the VIM now.
@@ -21,7 +21,7 @@ pub async fn sync(
     api: Api,
     _: AcceptsJson,
     who: Principal,
-    InstancePath(i): InstancePath,
+    ByPath(i): ByPath<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     need_state(&i, InstantiationState::Instantiated, "sync")?;
