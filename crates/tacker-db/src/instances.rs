@@ -72,7 +72,8 @@ impl Row {
                 .map(serde_json::from_str::<InstantiatedVnfInfo>)
                 .transpose()
                 .map_err(|e| corrupt("instantiated_vnf_info", e))?,
-            vim_connection_info: map("vim_connection_info", &self.vim_connection_info)?,
+            vim_connection_info: serde_json::from_str(&self.vim_connection_info)
+                .map_err(|e| corrupt("vim_connection_info", e))?,
             metadata: map("metadata", &self.metadata)?,
             extensions: map("extensions", &self.extensions)?,
             vnf_configurable_properties: map(

@@ -120,18 +120,23 @@ pub fn create(
     instantiate_params: Option<&str>,
 ) -> Result<CreateOutcome> {
     c.transaction(|c| {
-        let tenant = instances::get(c, op.vnf_instance_id)?.and_then(|i| i.tenant);
+        // A package change reads its target first; otherwise the first statement writes
+        // (SQLite then takes its write lock at once, waiting for it, instead of failing
+        // to upgrade a read).
         let target = crate::usage::target_of(&op.request).map(str::to_owned);
-        if let Some(v) = &target
-            && instances::usable_package(c, v, tenant.as_deref())?
+        if let Some(v) = &target {
+            let tenant = instances::get(c, op.vnf_instance_id)?.and_then(|i| i.tenant);
+            if instances::usable_package(c, v, tenant.as_deref())?
                 .one()
                 .is_none()
-        {
-            return Ok(CreateOutcome::NoTargetPackage);
+            {
+                return Ok(CreateOutcome::NoTargetPackage);
+            }
         }
         if !instances::lock(c, op.vnf_instance_id, op.id)? {
             return Ok(CreateOutcome::Busy);
         }
+        let tenant = instances::get(c, op.vnf_instance_id)?.and_then(|i| i.tenant);
         if let Some(p) = instantiate_params {
             instances::set_instantiate_params(c, op.vnf_instance_id, Some(p))?;
         }

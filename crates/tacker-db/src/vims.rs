@@ -49,7 +49,7 @@ impl Row {
             extra: {
                 // Its secrets sealed in place: the area stays readable for scoping.
                 let mut extra = v.extra.clone();
-                tacker_domain::lcm::secrets::seal_extra(&mut extra, &mut |s| keys.seal(s))?;
+                tacker_domain::vim::seal_extra(&mut extra, &mut |s| keys.seal(s))?;
                 json_text(&extra)
             },
             is_default: v.is_default,
@@ -71,7 +71,7 @@ impl Row {
             is_default: self.is_default,
             extra: {
                 let mut extra = Value::Object(map("extra", &self.extra)?);
-                tacker_domain::lcm::secrets::open_all(&mut extra, &mut |s| keys.open(s))?;
+                tacker_domain::secret::open_value(&mut extra, &mut |s| keys.open(s))?;
                 match extra {
                     Value::Object(m) => m,
                     _ => Map::new(),

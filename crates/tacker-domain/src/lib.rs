@@ -10,6 +10,7 @@ pub mod pkgm;
 pub mod problem;
 pub mod products;
 pub mod scope;
+pub mod secret;
 pub mod sol013;
 mod states;
 pub mod uri_guard;

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use crate::lcm::{InstantiationState, VnfInstance};
+use crate::vim::connection::VimConnections;
 
 /// Whether a caller confined to `mine` providers (empty: not confined) sees one of
 /// `vendor` (none yet, as a package not onboarded: seen by all; compared without case).
@@ -90,19 +90,17 @@ impl VimAreas {
 
     /// The areas of `vci`'s entries: an inline entry's `extra.area`, a registered VIM's
     /// own.
-    pub fn of_connections<'a>(&'a self, vci: &'a Map<String, Value>) -> Vec<&'a str> {
+    pub fn of_connections<'a>(&'a self, vci: &'a VimConnections) -> Vec<&'a str> {
         vci.values()
             .filter_map(|e| {
-                e.pointer("/extra/area")
-                    .and_then(Value::as_str)
-                    .or_else(|| {
-                        e.get("vimId")
-                            .and_then(Value::as_str)
-                            .and_then(|id| self.by_id.get(id))
-                            .map(String::as_str)
-                    })
-                    .filter(|a| !a.is_empty())
+                e.area().or_else(|| {
+                    e.vim_id
+                        .as_deref()
+                        .and_then(|id| self.by_id.get(id))
+                        .map(String::as_str)
+                })
             })
+            .filter(|a| !a.is_empty())
             .collect()
     }
 

@@ -6,20 +6,15 @@ use kube::config::AuthInfo;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use secrecy::SecretString;
-use serde_json::Value;
-use tacker_domain::lcm::driver::VimConnection;
+use tacker_domain::lcm::driver::{Auth, VimConnection};
 
 use crate::error::{Error, Result};
 use crate::guard::GuardedResolver;
 use crate::settings::K8sSettings;
 
-fn text<'a>(m: &'a serde_json::Map<String, Value>, k: &str) -> Option<&'a str> {
-    m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
-}
-
 /// The client configuration for `vim`.
 pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
-    let endpoint = text(&vim.interface_info, "endpoint").ok_or_else(|| {
+    let endpoint = vim.interface(&["endpoint"]).ok_or_else(|| {
         Error::Vim(format!(
             "vimConnectionInfo.{}.interfaceInfo.endpoint is required",
             vim.id
@@ -53,7 +48,7 @@ pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
     cfg.read_timeout = Some(s.request_timeout);
     cfg.write_timeout = Some(s.request_timeout);
     cfg.reset_reader_on_write = true;
-    if let Some(pem) = text(&vim.interface_info, "ssl_ca_cert") {
+    if let Some(pem) = vim.interface(&["ssl_ca_cert"]) {
         let certs: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(pem.as_bytes())
             .map(|c| c.map(|c| c.to_vec()))
             .collect::<Result<_, _>>()
@@ -70,12 +65,18 @@ pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
         cfg.root_cert = Some(certs);
     }
     let mut auth = AuthInfo::default();
-    if let Some(t) = text(&vim.access_info, "bearer_token") {
-        auth.token = Some(SecretString::from(t.to_owned()));
-    } else if let Some(u) = text(&vim.access_info, "username") {
-        auth.username = Some(u.to_owned());
-        auth.password =
-            text(&vim.access_info, "password").map(|p| SecretString::from(p.to_owned()));
+    match vim.auth() {
+        Auth::Token(t) => {
+            auth.token = t.expose_str().map(|t| SecretString::from(t.to_owned()));
+        }
+        Auth::Password { user, password } => {
+            auth.username = Some(user.to_owned());
+            auth.password = password
+                .and_then(|p| p.expose_str())
+                .filter(|p| !p.is_empty())
+                .map(|p| SecretString::from(p.to_owned()));
+        }
+        Auth::None => {}
     }
     cfg.auth_info = auth;
     Ok(cfg)

@@ -15,7 +15,7 @@ use crate::settings::K8sSettings;
 /// Clients kept per VIM connection (endpoint, CA and credentials).
 #[derive(Default)]
 pub(crate) struct Connections {
-    clusters: Mutex<HashMap<String, Arc<Cluster>>>,
+    clusters: Mutex<HashMap<tacker_domain::vim::connection::ConnectionKey, Arc<Cluster>>>,
 }
 
 impl Connections {
@@ -30,7 +30,7 @@ impl Connections {
             .vim
             .as_ref()
             .ok_or_else(|| Error::Vim("the operation names no VIM".into()))?;
-        let key = serde_json::json!([vim.interface_info, vim.access_info]).to_string();
+        let key = vim.key();
         let mut clusters = self
             .clusters
             .lock()

@@ -48,23 +48,17 @@ impl std::fmt::Debug for Credentials {
     }
 }
 
-fn text(m: &serde_json::Map<String, Value>, keys: &[&str]) -> Option<String> {
-    keys.iter()
-        .find_map(|k| m.get(*k).and_then(Value::as_str))
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
 impl Credentials {
     /// Reads `interfaceInfo.endpoint` and `accessInfo` (username, password, project,
     /// userDomain, projectDomain, region).
     pub fn from_vim(v: &VimConnection) -> Result<Self> {
-        let need = |m: &serde_json::Map<String, Value>, keys: &[&str], what: &str| {
-            text(m, keys).ok_or_else(|| Error::Vim(format!("{what} is required")))
+        let need = |found: Option<&str>, what: &str| {
+            found
+                .map(str::to_owned)
+                .ok_or_else(|| Error::Vim(format!("{what} is required")))
         };
         let endpoint = need(
-            &v.interface_info,
-            &["endpoint", "auth_url"],
+            v.interface(&["endpoint", "auth_url"]),
             "interfaceInfo.endpoint",
         )?;
         let url = url::Url::parse(&endpoint)
@@ -80,18 +74,18 @@ impl Credentials {
         } else {
             format!("{trimmed}/v3")
         };
-        let a = &v.access_info;
+        let text = |keys: &[&str]| v.access(keys).map(str::to_owned);
         Ok(Self {
             auth_url,
-            user: need(a, &["username"], "accessInfo.username")?,
-            password: need(a, &["password"], "accessInfo.password")?,
-            project: need(a, &["project", "project_name"], "accessInfo.project")?,
-            user_domain: text(a, &["userDomain", "user_domain_name"])
+            user: need(v.access(&["username"]), "accessInfo.username")?,
+            password: need(v.access_secret("password"), "accessInfo.password")?,
+            project: need(v.access(&["project", "project_name"]), "accessInfo.project")?,
+            user_domain: text(&["userDomain", "user_domain_name"])
                 .unwrap_or_else(|| "Default".into()),
-            project_domain: text(a, &["projectDomain", "project_domain_name"])
+            project_domain: text(&["projectDomain", "project_domain_name"])
                 .unwrap_or_else(|| "Default".into()),
-            region: text(a, &["region"]),
-            ca_pem: text(&v.interface_info, &["ssl_ca_cert", "cacert"]),
+            region: text(&["region"]),
+            ca_pem: v.interface(&["ssl_ca_cert", "cacert"]).map(str::to_owned),
         })
     }
 }

@@ -88,7 +88,7 @@ impl Plugin {
                 .as_ref()
                 .map(|v| {
                     json!({"id": v.id, "vimId": v.vim_id, "vimType": v.vim_type,
-                           "interfaceInfo": v.interface_info})
+                           "interfaceInfo": v.info.interface_info.as_ref().map(|i| i.shown())})
                     .to_string()
                 })
                 .unwrap_or_default(),

@@ -2,16 +2,27 @@
 
 use serde_json::{Map, Value, json};
 use tacker_domain::lcm::driver::{OpContext, Outcome, TargetPackage};
-use tacker_domain::lcm::{
-    InstantiationState, OperationParams, VnfInstance, redact_vim_connection_info,
-};
+use tacker_domain::lcm::{InstantiationState, OperationParams, VnfInstance};
 use tacker_domain::package::merge_patch;
+use tacker_domain::vim::{VimConnections, connection};
 
 use super::vim;
 
 fn merged(target: &mut Map<String, Value>, patch: Option<&Map<String, Value>>) {
     if let Some(p) = patch {
         merge_patch(target, p);
+    }
+}
+
+/// Merges each of `entries` into the entry of its id (a merge patch), or adds it.
+fn merge_entries(vci: &mut VimConnections, entries: &VimConnections) {
+    for (k, e) in entries {
+        match vci.get_mut(k) {
+            Some(old) => old.merge(e),
+            None => {
+                vci.insert(k.clone(), e.clone());
+            }
+        }
     }
 }
 
@@ -68,7 +79,7 @@ fn applied(
                 None => {
                     if let Some(v) = &octx.vim {
                         after.vim_connection_info =
-                            Map::from_iter([(v.id.clone(), vim::to_json(v))]);
+                            VimConnections::from([(v.id.clone(), vim::entry(v))]);
                     }
                 }
             }
@@ -85,7 +96,7 @@ fn applied(
                 move_to(&mut after, t);
             }
             if let Some(v) = &r.vim_connection_info {
-                merge_patch(&mut after.vim_connection_info, v);
+                merge_entries(&mut after.vim_connection_info, v);
             }
             merged(&mut after.extensions, r.extensions.as_ref());
             merged(
@@ -136,28 +147,29 @@ fn applied(
                     &m.vnf_configurable_properties,
                     &mut after.vnf_configurable_properties,
                 ),
-                (
-                    "vimConnectionInfo",
-                    &m.vim_connection_info,
-                    &mut after.vim_connection_info,
-                ),
             ] {
                 if let Some(v) = patch {
                     merged(target, Some(v));
-                    let shown = if key == "vimConnectionInfo" {
-                        redact_vim_connection_info(v)
-                    } else {
-                        v.clone()
-                    };
-                    changed.insert(key.into(), Value::Object(shown));
+                    changed.insert(key.into(), Value::Object(v.clone()));
                 }
+            }
+            if let Some(patch) = &m.vim_connection_info {
+                connection::merge(&mut after.vim_connection_info, patch);
+                let shown: Map<String, Value> = patch
+                    .iter()
+                    .map(|(k, e)| {
+                        let v = e.as_ref().map_or(Value::Null, |e| Value::Object(e.shown()));
+                        (k.clone(), v)
+                    })
+                    .collect();
+                changed.insert("vimConnectionInfo".into(), Value::Object(shown));
             }
             (after, Some(Value::Object(changed)))
         }
         other => {
             after.instantiated_vnf_info = outcome.instantiated_vnf_info.clone();
-            if let Some(v) = other.vim_connection_info() {
-                merge_patch(&mut after.vim_connection_info, v);
+            if let Some(v) = other.vim_connections() {
+                merge_entries(&mut after.vim_connection_info, v);
             }
             (after, None)
         }

@@ -131,7 +131,7 @@ fn builtin(octx: &OpContext, req: &Value) -> Value {
         "updateResources": granted("updateResources"),
     });
     if let Some(v) = &octx.vim {
-        g["vimConnectionInfo"] = json!({ v.id.clone(): vim::to_json(v) });
+        g["vimConnectionInfo"] = json!({ v.id.clone(): vim::entry(v) });
     }
     g["vimAssets"] = vim_assets(octx);
     g

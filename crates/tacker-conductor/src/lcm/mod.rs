@@ -65,7 +65,7 @@ pub struct LcmSettings {
     /// Longest a grant may take.
     pub grant_timeout: Duration,
     /// The VIM used when nothing else names one (a vimConnectionInfo entry).
-    pub default_vim: Option<Value>,
+    pub default_vim: Option<tacker_domain::vim::VimConnectionInfo>,
     /// Outbound HTTP timeout.
     pub http_timeout: Duration,
     /// Internal networks outbound requests may reach (`outbound.allowed_networks`).
@@ -106,14 +106,15 @@ impl LcmSettings {
             }
         }
         let l = &cfg.lcm;
-        let default_vim =
-            if l.default_vim.is_empty() {
-                None
-            } else {
-                Some(serde_json::from_str(&l.default_vim).map_err(|e| {
-                    crate::Error::Config(format!("lcm.default_vim is not JSON: {e}"))
-                })?)
-            };
+        let default_vim = if l.default_vim.is_empty() {
+            None
+        } else {
+            Some(serde_json::from_str(&l.default_vim).map_err(|e| {
+                crate::Error::Config(format!(
+                    "lcm.default_vim is not a vimConnectionInfo entry: {e}"
+                ))
+            })?)
+        };
         Ok(Self {
             public_url: cfg.public_base_url(),
             nfvo_grant_url: Some(l.nfvo_grant_url.clone()).filter(|u| !u.is_empty()),
@@ -474,6 +475,13 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
     octx.instance = after.clone();
     octx.resource_changes = outcome.resource_changes.clone();
     hooks::run(ctx, &octx, "end").await?;
+    // Every credential the instance keeps is stored sealed (a VIM from lcm.default_vim
+    // included).
+    let mut after = after;
+    for e in after.vim_connection_info.values_mut() {
+        e.seal(&mut |s| ctx.keys.seal(s))
+            .map_err(|e| Failure::internal(format!("sealing the VIM credentials: {e}")))?;
+    }
     let t = Transition {
         from: vec![OperationState::Processing],
         to: Some(OperationState::Completed),

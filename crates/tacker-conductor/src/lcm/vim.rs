@@ -3,27 +3,17 @@
 //! naming a registered VIM (`vimId` without `accessInfo`) is resolved from the registry
 //! at each operation, so credentials live in one sealed place.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tacker_db::vims;
 use tacker_domain::Failure;
-use tacker_domain::lcm::driver::VimConnection;
 use tacker_domain::lcm::{OpOcc, OperationParams, VnfInstance};
+use tacker_domain::vim::{VimConnection, VimConnectionInfo, VimConnections};
 use uuid::Uuid;
 
 use crate::Ctx;
 
-fn first(map: Option<&Map<String, Value>>) -> Option<(String, Value)> {
+fn first(map: Option<&VimConnections>) -> Option<(String, VimConnectionInfo)> {
     map?.iter().next().map(|(k, v)| (k.clone(), v.clone()))
-}
-
-/// Whether an entry only names a registered VIM.
-fn reference(entry: &Value) -> Option<&str> {
-    let id = entry.get("vimId").and_then(Value::as_str)?;
-    let has_access = entry
-        .get("accessInfo")
-        .and_then(Value::as_object)
-        .is_some_and(|m| !m.is_empty());
-    (!has_access).then_some(id)
 }
 
 /// The connection of entry `key` of a `vimConnectionInfo` of an instance of `tenant`: a
@@ -32,15 +22,16 @@ fn reference(entry: &Value) -> Option<&str> {
 pub async fn resolve(
     ctx: &Ctx,
     key: &str,
-    entry: &Value,
+    entry: &VimConnectionInfo,
     tenant: Option<&str>,
 ) -> Result<VimConnection, Failure> {
-    if let Some(vim_id) = reference(entry) {
-        let id: Uuid = vim_id.parse().map_err(|_| {
+    if let Some(vim_id) = entry.reference() {
+        let unknown = || {
             Failure::unprocessable(format!(
-                "vimConnectionInfo.{key}.vimId {vim_id:?} is not a registered VIM"
+                "vimConnectionInfo.{key}.vimId {vim_id} is not a registered VIM"
             ))
-        })?;
+        };
+        let id: Uuid = vim_id.parse().map_err(|_| unknown())?;
         let keys = ctx.keys.clone();
         let vim = ctx
             .db
@@ -48,17 +39,14 @@ pub async fn resolve(
             .await
             .map_err(|e| Failure::internal(format!("reading VIM {id}: {e}")))?
             .filter(|v| v.tenant_id.is_empty() || Some(v.tenant_id.as_str()) == tenant)
-            .ok_or_else(|| {
-                Failure::unprocessable(format!(
-                    "vimConnectionInfo.{key}.vimId {vim_id} is not a registered VIM"
-                ))
-            })?;
+            .ok_or_else(unknown)?;
         return Ok(vim.connection(key));
     }
     let mut entry = entry.clone();
-    tacker_domain::lcm::secrets::open_all(&mut entry, &mut |s| ctx.keys.open(s))
+    entry
+        .open(&mut |s| ctx.keys.open(s))
         .map_err(|e| Failure::internal(format!("opening vimConnectionInfo.{key}: {e}")))?;
-    VimConnection::from_json(key, &entry)
+    VimConnection::new(key, entry)
         .ok_or_else(|| Failure::unprocessable(format!("vimConnectionInfo.{key} names no vimType")))
 }
 
@@ -70,7 +58,7 @@ pub async fn select(
 ) -> Result<Option<VimConnection>, Failure> {
     let from_request = match op.request {
         OperationParams::Instantiate(_) | OperationParams::ChangeExtConn(_) => {
-            first(op.request.vim_connection_info())
+            first(op.request.vim_connections())
         }
         _ => None,
     };
@@ -90,8 +78,8 @@ pub async fn select(
     Ok(ctx
         .lcm
         .default_vim
-        .as_ref()
-        .and_then(|v| VimConnection::from_json("default", v)))
+        .clone()
+        .and_then(|v| VimConnection::new("default", v)))
 }
 
 /// The VIM a grant for an instance of `tenant` supplies.
@@ -100,22 +88,28 @@ pub async fn from_grant(
     grant: &Value,
     tenant: Option<&str>,
 ) -> Result<Option<VimConnection>, Failure> {
-    match first(grant.get("vimConnectionInfo").and_then(Value::as_object)) {
+    let vci: Option<VimConnections> =
+        match grant.get("vimConnectionInfo") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(serde_json::from_value(v.clone()).map_err(|e| {
+                Failure::unprocessable(format!("the grant's vimConnectionInfo: {e}"))
+            })?),
+        };
+    match first(vci.as_ref()) {
         Some((k, v)) => resolve(ctx, &k, &v, tenant).await.map(Some),
         None => Ok(None),
     }
 }
 
 /// A VIM as a `vimConnectionInfo` entry: a registered VIM by reference only; another
-/// with its credentials (stored, never answered).
-pub fn to_json(v: &VimConnection) -> Value {
+/// with its credentials (stored sealed, never answered).
+pub fn entry(v: &VimConnection) -> VimConnectionInfo {
     match &v.vim_id {
-        Some(id) => json!({"vimId": id, "vimType": v.vim_type}),
-        None => json!({
-            "vimType": v.vim_type,
-            "interfaceInfo": v.interface_info,
-            "accessInfo": v.access_info,
-            "extra": v.extra,
-        }),
+        Some(id) => VimConnectionInfo {
+            vim_id: Some(id.clone()),
+            vim_type: Some(v.vim_type.clone()),
+            ..VimConnectionInfo::default()
+        },
+        None => v.info.clone(),
     }
 }

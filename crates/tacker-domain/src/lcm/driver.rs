@@ -12,53 +12,7 @@ use super::op::OpOcc;
 use crate::vnfd::Vnfd;
 use crate::{Failure, ProblemDetails};
 
-/// One VIM connection, credentials included (only drivers see them).
-#[derive(Clone, PartialEq)]
-pub struct VimConnection {
-    /// Its key in `vimConnectionInfo`.
-    pub id: String,
-    /// `vimType`, e.g. `ETSINFV.KUBERNETES.V_1`.
-    pub vim_type: String,
-    /// `interfaceInfo` (endpoint, CA certificate, ...).
-    pub interface_info: Map<String, Value>,
-    /// `accessInfo` (credentials).
-    pub access_info: Map<String, Value>,
-    /// `extra`.
-    pub extra: Map<String, Value>,
-    /// The registered VIM it was resolved from (`vimId`), if any: the instance then
-    /// records only the reference, never the credentials.
-    pub vim_id: Option<String>,
-}
-
-impl std::fmt::Debug for VimConnection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VimConnection")
-            .field("id", &self.id)
-            .field("vim_type", &self.vim_type)
-            .field("interface_info", &self.interface_info)
-            .finish_non_exhaustive()
-    }
-}
-
-impl VimConnection {
-    /// Reads one entry of `vimConnectionInfo`.
-    pub fn from_json(id: &str, v: &Value) -> Option<Self> {
-        let obj = |k: &str| {
-            v.get(k)
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default()
-        };
-        Some(Self {
-            id: id.to_owned(),
-            vim_type: v.get("vimType")?.as_str()?.to_owned(),
-            interface_info: obj("interfaceInfo"),
-            access_info: obj("accessInfo"),
-            extra: obj("extra"),
-            vim_id: None,
-        })
-    }
-}
+pub use crate::vim::connection::{Auth, VimConnection};
 
 /// Everything a driver knows about the operation it runs.
 #[derive(Debug, Clone)]

@@ -209,7 +209,7 @@ pub struct VnfInstance {
     /// Set when instantiated.
     pub instantiated_vnf_info: Option<InstantiatedVnfInfo>,
     /// VIM connections, with credentials (never answered as is).
-    pub vim_connection_info: Map<String, Value>,
+    pub vim_connection_info: crate::vim::connection::VimConnections,
     /// `metadata`.
     pub metadata: Map<String, Value>,
     /// `extensions`.
@@ -365,7 +365,7 @@ mod tests {
             "interfaceInfo": {"endpoint": "https://k", "client_key": "ck-1"},
             "accessInfo": {"bearer_token": "t0k", "username": "u", "password": "p", "myPassword": "x",
                 "apiKey": "ak-1", "accessToken": "at-1", "client_key": "ck-2"}}});
-        let out = redact_vim_connection_info(vci.as_object().unwrap());
+        let out = redact_vim_connection_info(&serde_json::from_value(vci).unwrap());
         let text = serde_json::to_string(&out).unwrap();
         for secret in ["t0k", "\"p\"", "myPassword", "ak-1", "at-1", "ck-1", "ck-2"] {
             assert!(!text.contains(secret), "{secret} in {text}");

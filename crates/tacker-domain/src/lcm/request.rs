@@ -13,6 +13,11 @@ use crate::vnfd::{Flavour, PackageModel};
 
 type Object = Map<String, Value>;
 
+use crate::vim::connection::{VimConnectionInfo, VimConnections};
+
+/// A merge patch of `vimConnectionInfo`, by id.
+pub type VimConnectionsPatch = std::collections::BTreeMap<String, Option<VimConnectionInfo>>;
+
 fn bad(m: impl Into<String>) -> Failure {
     Failure::bad_request(m)
 }
@@ -94,7 +99,7 @@ pub struct InstantiateRequest {
     pub ext_managed_virtual_links: Vec<Value>,
     /// VIM connections by id (credentials included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vim_connection_info: Option<Object>,
+    pub vim_connection_info: Option<VimConnections>,
     /// Localization language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub localization_language: Option<String>,
@@ -167,10 +172,11 @@ impl InstantiateRequest {
     /// Helm VIMs: `helm_chart_path` names a chart archive or directory of the package,
     /// `helm_value_names` names VDUs of the flavour.
     fn check_helm(&self, model: &PackageModel, f: &Flavour) -> Result<(), Failure> {
-        let helm =
-            self.vim_connection_info.iter().flatten().any(|(_, v)| {
-                v.get("vimType").and_then(Value::as_str) == Some(super::vim_type::HELM)
-            });
+        let helm = self
+            .vim_connection_info
+            .iter()
+            .flatten()
+            .any(|(_, v)| v.vim_type.as_deref() == Some(super::vim_type::HELM));
         let p = &self.additional_params;
         let chart = match p.get("helm_chart_path") {
             None | Some(Value::Null) if helm => {
@@ -536,7 +542,7 @@ pub struct ChangeExtConnRequest {
     pub ext_virtual_links: Vec<Value>,
     /// VIM connections to add or change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vim_connection_info: Option<Object>,
+    pub vim_connection_info: Option<VimConnections>,
     /// `additionalParams`.
     #[serde(
         default,
@@ -573,7 +579,7 @@ pub struct ChangeVnfpkgRequest {
     pub ext_managed_virtual_links: Vec<Value>,
     /// VIM connections to add or change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vim_connection_info: Option<Object>,
+    pub vim_connection_info: Option<VimConnections>,
     /// `additionalParams`: `upgrade_type` (`RollingUpdate`), `lcm-kubernetes-def-files`
     /// of the new package, `namespace` (unchanged), `vdu_params`.
     #[serde(
@@ -682,9 +688,9 @@ pub struct ModifyRequest {
     /// Merged into `extensions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Object>,
-    /// Merged into `vimConnectionInfo`.
+    /// Merged into `vimConnectionInfo` (a merge patch per entry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vim_connection_info: Option<Object>,
+    pub vim_connection_info: Option<VimConnectionsPatch>,
     /// Changes to `vnfcInfo[].vnfcConfigurableProperties`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vnfc_info_modifications: Option<Vec<Value>>,
@@ -693,11 +699,10 @@ pub struct ModifyRequest {
 impl ModifyRequest {
     /// Reads and checks a request body.
     pub fn parse(body: &Value) -> Result<Self, Failure> {
-        let r: Self = typed(body)?;
-        if let Some(v) = &r.vim_connection_info {
+        if let Some(v) = body.get("vimConnectionInfo").and_then(Value::as_object) {
             check_vim_connection_info(v)?;
         }
-        Ok(r)
+        typed(body)
     }
 
     /// The vnfdId the instance moves to, if the request changes it.
@@ -790,12 +795,11 @@ impl OperationParams {
     }
 
     /// The VIM connections the request itself brings (instantiate, change_ext_conn,
-    /// modify).
-    pub fn vim_connection_info(&self) -> Option<&Object> {
+    /// change_vnfpkg; a modification's are a patch).
+    pub fn vim_connections(&self) -> Option<&VimConnections> {
         match self {
             Self::Instantiate(r) => r.vim_connection_info.as_ref(),
             Self::ChangeExtConn(r) => r.vim_connection_info.as_ref(),
-            Self::ModifyInfo(r) => r.vim_connection_info.as_ref(),
             Self::ChangeVnfpkg(r) => r.vim_connection_info.as_ref(),
             _ => None,
         }

@@ -1,9 +1,9 @@
 //! Which values are secrets, decided by where they live rather than only by their names:
 //!
-//! - VIM credentials: every value of `accessInfo` (and of a registered VIM's `auth_cred`)
-//!   but the identity fields of [`ACCESS_SHOWN`], every value of `extra` but those of
-//!   [`EXTRA_SHOWN`], and the `interfaceInfo` values whose names look secret. They are
-//!   sealed at rest and answered masked (`accessInfo` keeps only its identity fields).
+//! - VIM credentials (see [`crate::vim::connection`]): every value of `accessInfo` (and of
+//!   a registered VIM's `auth_cred`) but the identity fields, every value of `extra` but
+//!   its area and the like, and the `interfaceInfo` values whose names look secret. They
+//!   are sealed at rest and answered masked.
 //! - `additionalParams`: the value (of any type, whole) of every key holding one of
 //!   [`SECRET_WORDS`], or a name the package declares secret (a property of its
 //!   additional-parameters data type with `metadata: {secret: true}`), or one a built-in
@@ -17,14 +17,9 @@ use serde_json::{Map, Value};
 use super::op::OpOcc;
 use super::request::OperationParams;
 
-/// What a secret is answered as.
-pub const MASK: &str = "***";
-
-/// The prefix of a sealed value (see `tacker_db::secrets::Keyring`).
-pub const SEALED_PREFIX: &str = "enc:v1:";
-
-/// What the plain text of a sealed non-string value starts with (its JSON follows).
-const JSON_MARK: &str = "\u{1}json:";
+use crate::secret::seal_value;
+pub use crate::secret::{MASK, SEALED_PREFIX};
+use crate::vim::connection::{VimConnectionInfo, shown as shown_connections};
 
 /// Words that make a key of `additionalParams` (or of any request body as answered) a
 /// secret, compared without case: `ssh_password`, `registry_token`, `api_token`,
@@ -41,40 +36,6 @@ pub const SECRET_WORDS: [&str; 9] = [
     "cert",
 ];
 
-/// The identity fields of VIM credentials (`accessInfo`, a registered VIM's
-/// `auth_cred`), the only ones answered: every other value is a secret.
-pub const ACCESS_SHOWN: [&str; 18] = [
-    "username",
-    "userId",
-    "user_id",
-    "userDomain",
-    "user_domain_name",
-    "user_domain_id",
-    "region",
-    "project",
-    "projectId",
-    "project_id",
-    "project_name",
-    "projectDomain",
-    "project_domain_name",
-    "project_domain_id",
-    "tenant",
-    "auth_url",
-    "cert_verify",
-    "ssl_ca_cert",
-];
-
-/// The keys of a VIM's `extra` answered and stored in clear (its area, its namespace,
-/// whether it runs Helm, the instance that registered it): every other value is a secret
-/// (Tacker's `extra.helm_info` carries `masternode_password`).
-pub const EXTRA_SHOWN: [&str; 5] = [
-    "area",
-    "namespace",
-    "use_helm",
-    "region",
-    "registered_by_vnf_instance",
-];
-
 /// The parameters the built-in management drivers declare secret (by key, at any depth
 /// of `additionalParams`).
 pub const DRIVER_SECRET_PARAMS: [&str; 3] = ["ssh_password", "password", "registry_password"];
@@ -89,11 +50,6 @@ pub fn is_secret_key(key: &str) -> bool {
 /// declaration, or by the package's (`declared`).
 fn is_secret_param(key: &str, declared: &[String]) -> bool {
     is_secret_key(key) || DRIVER_SECRET_PARAMS.contains(&key) || declared.iter().any(|d| d == key)
-}
-
-/// Whether an `interfaceInfo` key looks like a secret.
-pub(crate) fn secret_like(key: &str) -> bool {
-    is_secret_key(key) && key != "ssl_ca_cert"
 }
 
 /// The password of a URL's userinfo (`http://user:password@host`) masked; `None`
@@ -151,50 +107,6 @@ pub fn has_secrets(v: &Value) -> bool {
     }
 }
 
-/// `v` sealed with `seal` as one string (a non-string value as its JSON, marked so
-/// [`open_all`] gives it back as it was); a value sealed already stays as it is.
-fn seal_value<E>(v: &mut Value, seal: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
-    match v {
-        Value::Null => {}
-        Value::String(s) if s.starts_with(SEALED_PREFIX) => {}
-        Value::String(s) => *s = seal(s)?,
-        other => {
-            let text = format!("{JSON_MARK}{other}");
-            *other = Value::String(seal(&text)?);
-        }
-    }
-    Ok(())
-}
-
-/// Opens, with `open`, every sealed string at any depth of `v` (a sealed non-string
-/// value becomes the value it was).
-pub fn open_all<E>(
-    v: &mut Value,
-    open: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    match v {
-        Value::String(s) if s.starts_with(SEALED_PREFIX) => {
-            let plain = open(s)?;
-            *v = match plain.strip_prefix(JSON_MARK) {
-                Some(json) => serde_json::from_str(json).unwrap_or(Value::String(plain)),
-                None => Value::String(plain),
-            };
-        }
-        Value::Array(items) => {
-            for x in items {
-                open_all(x, open)?;
-            }
-        }
-        Value::Object(m) => {
-            for x in m.values_mut() {
-                open_all(x, open)?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
 /// Seals, with `seal`, the secrets of `additionalParams`: the whole value of every key
 /// that names one (see [`is_secret_param`]), at any depth.
 pub fn seal_params<E>(
@@ -222,113 +134,27 @@ pub fn seal_params<E>(
     Ok(())
 }
 
-/// Seals, with `seal`, every credential of one `vimConnectionInfo` entry: each
-/// `accessInfo` value but the identity fields, each `extra` value but those answered,
-/// and the secret-like `interfaceInfo` values.
-pub fn seal_vim_entry<E>(
-    entry: &mut Value,
-    seal: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
-        for (k, v) in access.iter_mut() {
-            if !ACCESS_SHOWN.contains(&k.as_str()) {
-                seal_value(v, seal)?;
-            }
-        }
-    }
-    if let Some(extra) = entry.get_mut("extra").and_then(Value::as_object_mut) {
-        seal_extra(extra, seal)?;
-    }
-    if let Some(iface) = entry
-        .get_mut("interfaceInfo")
-        .and_then(Value::as_object_mut)
-    {
-        for (k, v) in iface.iter_mut() {
-            if secret_like(k) {
-                seal_value(v, seal)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Seals every value of a VIM's `extra` but those of [`EXTRA_SHOWN`].
-pub fn seal_extra<E>(
-    extra: &mut Map<String, Value>,
-    seal: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    for (k, v) in extra.iter_mut() {
-        if !EXTRA_SHOWN.contains(&k.as_str()) {
-            seal_value(v, seal)?;
-        }
-    }
-    Ok(())
-}
-
-/// Seals, with `seal`, every credential of a `vimConnectionInfo` map.
-pub fn seal_vim_connections<E>(
-    vci: &mut Map<String, Value>,
-    seal: &mut dyn FnMut(&str) -> Result<String, E>,
-) -> Result<(), E> {
-    for entry in vci.values_mut() {
-        seal_vim_entry(entry, seal)?;
-    }
-    Ok(())
-}
-
-/// A VIM's `extra` as answered: the values of [`EXTRA_SHOWN`], every other one masked.
-pub fn shown_extra(extra: &Map<String, Value>) -> Map<String, Value> {
-    extra
-        .iter()
-        .map(|(k, v)| {
-            if EXTRA_SHOWN.contains(&k.as_str()) {
-                (k.clone(), v.clone())
-            } else {
-                (k.clone(), Value::String(MASK.into()))
-            }
-        })
-        .collect()
-}
-
-/// A registered VIM's `auth_cred` as answered: the identity fields, every other value
-/// masked.
-pub fn shown_credentials(cred: &Map<String, Value>) -> Map<String, Value> {
-    cred.iter()
-        .map(|(k, v)| {
-            if ACCESS_SHOWN.contains(&k.as_str()) {
-                (k.clone(), v.clone())
-            } else {
-                (k.clone(), Value::String(MASK.into()))
-            }
-        })
-        .collect()
-}
-
-/// One `vimConnectionInfo` entry as answered: `accessInfo` reduced to its identity
-/// fields, secret-like `interfaceInfo` keys removed, `extra` values masked but those
-/// answered.
-pub fn redact_vim_connection(entry: &mut Value) {
-    if let Some(access) = entry.get_mut("accessInfo").and_then(Value::as_object_mut) {
-        access.retain(|k, _| ACCESS_SHOWN.contains(&k.as_str()));
-    }
-    if let Some(iface) = entry
-        .get_mut("interfaceInfo")
-        .and_then(Value::as_object_mut)
-    {
-        iface.retain(|k, _| !secret_like(k));
-    }
-    if let Some(extra) = entry.get_mut("extra").and_then(Value::as_object_mut) {
-        *extra = shown_extra(extra);
+/// `vimConnectionInfo` as a request body gives it (a map by id, or v1's list), as
+/// answered: each entry through [`VimConnectionInfo::shown`] (one that does not read is
+/// left out).
+fn shown_vci(vci: &mut Value) {
+    let shown = |e: &Value| {
+        VimConnectionInfo::from_value(e.clone(), "vimConnectionInfo")
+            .map(|v| Value::Object(v.shown()))
+            .unwrap_or(Value::Null)
+    };
+    match vci {
+        Value::Object(m) => m.values_mut().for_each(|e| *e = shown(e)),
+        Value::Array(list) => list.iter_mut().for_each(|e| *e = shown(e)),
+        _ => {}
     }
 }
 
 /// `vimConnectionInfo` as answered: credentials removed.
-pub fn redact_vim_connection_info(vci: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = vci.clone();
-    for v in out.values_mut() {
-        redact_vim_connection(v);
-    }
-    out
+pub fn redact_vim_connection_info(
+    vci: &crate::vim::connection::VimConnections,
+) -> Map<String, Value> {
+    shown_connections(vci)
 }
 
 impl OperationParams {
@@ -345,14 +171,31 @@ impl OperationParams {
         }
     }
 
-    /// The request's `vimConnectionInfo`, mutable (to seal its credentials).
-    pub fn vim_connection_info_mut(&mut self) -> Option<&mut Map<String, Value>> {
+    /// The request's VIM connections, mutable (to seal their credentials).
+    fn vim_connections_mut(&mut self) -> Box<dyn Iterator<Item = &mut VimConnectionInfo> + '_> {
         match self {
-            Self::Instantiate(r) => r.vim_connection_info.as_mut(),
-            Self::ChangeExtConn(r) => r.vim_connection_info.as_mut(),
-            Self::ModifyInfo(r) => r.vim_connection_info.as_mut(),
-            Self::ChangeVnfpkg(r) => r.vim_connection_info.as_mut(),
-            _ => None,
+            Self::Instantiate(r) => Box::new(
+                r.vim_connection_info
+                    .iter_mut()
+                    .flat_map(|m| m.values_mut()),
+            ),
+            Self::ChangeExtConn(r) => Box::new(
+                r.vim_connection_info
+                    .iter_mut()
+                    .flat_map(|m| m.values_mut()),
+            ),
+            Self::ChangeVnfpkg(r) => Box::new(
+                r.vim_connection_info
+                    .iter_mut()
+                    .flat_map(|m| m.values_mut()),
+            ),
+            Self::ModifyInfo(r) => Box::new(
+                r.vim_connection_info
+                    .iter_mut()
+                    .flat_map(|m| m.values_mut())
+                    .flatten(),
+            ),
+            _ => Box::new(std::iter::empty()),
         }
     }
 
@@ -367,8 +210,8 @@ impl OperationParams {
         if let Some(p) = self.additional_params_mut() {
             seal_params(p, declared, seal)?;
         }
-        if let Some(vci) = self.vim_connection_info_mut() {
-            seal_vim_connections(vci, seal)?;
+        for e in self.vim_connections_mut() {
+            e.seal(seal)?;
         }
         Ok(())
     }
@@ -382,7 +225,7 @@ impl OperationParams {
     ) -> Result<(), E> {
         if let Some(p) = self.additional_params_mut() {
             for v in p.values_mut() {
-                open_all(v, open)?;
+                crate::secret::open_value(v, open)?;
             }
         }
         Ok(())
@@ -408,11 +251,7 @@ impl crate::lcm::SubscriptionAuth {
 pub fn shown_params_declared(body: &Value, declared: &[String]) -> Value {
     let mut out = body.clone();
     if let Some(vci) = out.get_mut("vimConnectionInfo") {
-        match vci {
-            Value::Object(m) => m.values_mut().for_each(redact_vim_connection),
-            Value::Array(list) => list.iter_mut().for_each(redact_vim_connection),
-            _ => {}
-        }
+        shown_vci(vci);
     }
     mask_declared(&mut out, declared);
     out
@@ -515,33 +354,6 @@ mod tests {
     }
 
     #[test]
-    fn vim_credentials_are_sealed_by_where_they_live() {
-        let mut vci = json!({"v": {"vimType": "kubernetes",
-            "interfaceInfo": {"endpoint": "https://k", "ssl_ca_cert": "CA", "client_key": "ck-1"},
-            "accessInfo": {"username": "u", "passwd": "pw-1", "kubeconfig": {"users": ["kc-1"]}},
-            "extra": {"area": "tokyo", "helm_info": {"masternode_password": "mn-1"}}}});
-        seal_vim_connections(vci.as_object_mut().unwrap(), &mut fake_seal).unwrap();
-        let text = vci.to_string();
-        for secret in ["pw-1", "kc-1", "mn-1", "ck-1"] {
-            assert!(!text.contains(secret), "{secret} in {text}");
-        }
-        assert_eq!(vci["v"]["extra"]["area"], "tokyo");
-        assert_eq!(vci["v"]["accessInfo"]["username"], "u");
-        let shown = redact_vim_connection_info(vci.as_object().unwrap());
-        assert_eq!(shown["v"]["extra"]["helm_info"], MASK);
-        assert!(shown["v"]["accessInfo"].get("passwd").is_none());
-        open_all(&mut vci, &mut fake_open).unwrap();
-        assert_eq!(
-            vci["v"]["accessInfo"]["kubeconfig"],
-            json!({"users": ["kc-1"]})
-        );
-        assert_eq!(
-            vci["v"]["extra"]["helm_info"]["masternode_password"],
-            "mn-1"
-        );
-    }
-
-    #[test]
     fn passwords_in_urls_are_masked() {
         assert_eq!(
             mask_url_password("http://user1:password1@host1:3128").as_deref(),
@@ -563,7 +375,7 @@ mod tests {
                 "apiKey": "ak-planted"},
             "extra": {"helm_info": {"masternode_password": "mn-planted"}}}});
         let mut instance = crate::lcm::subscription::tests::instance();
-        instance.vim_connection_info = vci.as_object().unwrap().clone();
+        instance.vim_connection_info = serde_json::from_value(vci.clone()).unwrap();
         let body = json!({"flavourId": "simple", "vimConnectionInfo": vci,
             "additionalParams": {"ssh_password": "ssh-planted", "registry_token": "rt-planted"}});
         let request = OperationParams::parse(LcmOperation::Instantiate, &body).unwrap();

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{Value, json};
-use tacker_domain::lcm::driver::VimConnection;
+use tacker_domain::lcm::driver::{Auth, VimConnection};
 
 use crate::error::{Error, Result};
 
@@ -36,10 +36,6 @@ impl std::fmt::Debug for Session {
             .field("binary", &self.binary)
             .finish_non_exhaustive()
     }
-}
-
-fn text<'a>(m: &'a serde_json::Map<String, Value>, k: &str) -> Option<&'a str> {
-    m.get(k).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
 /// Writes `content` to a new file readable by the owner only.
@@ -65,22 +61,25 @@ fn kubeconfig(
     if let Some(name) = tls_server_name {
         cluster["tls-server-name"] = json!(name);
     }
-    if let Some(pem) = text(&vim.interface_info, "ssl_ca_cert") {
+    if let Some(pem) = vim.interface(&["ssl_ca_cert"]) {
         cluster["certificate-authority-data"] =
             json!(base64::engine::general_purpose::STANDARD.encode(pem));
     }
     let mut secrets = Vec::new();
-    let user = if let Some(t) = text(&vim.access_info, "bearer_token") {
-        secrets.push(t.to_owned());
-        json!({"token": t})
-    } else if let Some(u) = text(&vim.access_info, "username") {
-        let p = text(&vim.access_info, "password").unwrap_or_default();
-        if !p.is_empty() {
-            secrets.push(p.to_owned());
+    let user = match vim.auth() {
+        Auth::Token(t) => {
+            let t = t.expose_str().unwrap_or_default();
+            secrets.push(t.to_owned());
+            json!({"token": t})
         }
-        json!({"username": u, "password": p})
-    } else {
-        json!({})
+        Auth::Password { user, password } => {
+            let p = password.and_then(|p| p.expose_str()).unwrap_or_default();
+            if !p.is_empty() {
+                secrets.push(p.to_owned());
+            }
+            json!({"username": user, "password": p})
+        }
+        Auth::None => json!({}),
     };
     let cfg = json!({
         "apiVersion": "v1",
@@ -103,7 +102,7 @@ impl Session {
         timeout: Duration,
         allowed: &[ipnet::IpNet],
     ) -> Result<Self> {
-        let endpoint = text(&vim.interface_info, "endpoint").ok_or_else(|| {
+        let endpoint = vim.interface(&["endpoint"]).ok_or_else(|| {
             Error::Vim(format!(
                 "vimConnectionInfo.{}.interfaceInfo.endpoint is required",
                 vim.id
@@ -224,20 +223,13 @@ fn classify(verb: &str, said: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
 
     fn vim(access: Value) -> VimConnection {
-        VimConnection {
-            id: "v".into(),
-            vim_type: "ETSINFV.HELM.V_3".into(),
-            interface_info: Map::from_iter([
-                ("endpoint".to_owned(), json!("https://127.0.0.1:6443")),
-                ("ssl_ca_cert".to_owned(), json!("PEM")),
-            ]),
-            access_info: access.as_object().cloned().unwrap_or_default(),
-            extra: Map::new(),
-            vim_id: None,
-        }
+        let info = serde_json::from_value(json!({"vimType": "ETSINFV.HELM.V_3",
+            "interfaceInfo": {"endpoint": "https://127.0.0.1:6443", "ssl_ca_cert": "PEM"},
+            "accessInfo": access}))
+        .unwrap();
+        VimConnection::new("v", info).unwrap()
     }
 
     #[tokio::test]

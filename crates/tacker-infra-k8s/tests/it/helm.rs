@@ -74,9 +74,15 @@ async fn service(t: &Target, name: &str) -> Option<Service> {
 fn helm_vim(t: &Target) -> tacker_domain::lcm::driver::VimConnection {
     let mut v = t.vim.clone();
     v.vim_type = "ETSINFV.HELM.V_3".into();
-    if let Some(serde_json::Value::String(e)) = v.interface_info.get_mut("endpoint") {
-        *e = e.replace("127.0.0.1", "localhost");
-    }
+    let endpoint = v
+        .interface(&["endpoint"])
+        .unwrap()
+        .replace("127.0.0.1", "localhost");
+    v.info.set(
+        tacker_domain::vim::connection::Place::Interface,
+        "endpoint",
+        serde_json::Value::String(endpoint),
+    );
     v
 }
 

@@ -8,9 +8,10 @@ use base64::Engine;
 use k8s_openapi::api::core::v1::{Namespace, PersistentVolumeClaim, Pod};
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use secrecy::ExposeSecret;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::{InfraDriver, TargetPackage, VimConnection};
+use tacker_domain::vim::connection::Place;
 use tacker_infra_k8s::{INSTANCE_LABEL, K8sSettings, KubernetesDriver};
 
 use crate::fixture::{Fixture, changes, params};
@@ -24,19 +25,16 @@ pub(crate) struct Target {
 }
 
 pub(crate) fn vim(endpoint: &str, ca: Option<&str>, token: &str) -> VimConnection {
-    let mut interface = Map::new();
-    interface.insert("endpoint".into(), json!(endpoint));
+    let mut interface = json!({"endpoint": endpoint});
     if let Some(ca) = ca {
-        interface.insert("ssl_ca_cert".into(), json!(ca));
+        interface["ssl_ca_cert"] = json!(ca);
     }
-    VimConnection {
-        id: "vim1".into(),
-        vim_type: "ETSINFV.KUBERNETES.V_1".into(),
-        interface_info: interface,
-        access_info: Map::from_iter([("bearer_token".to_owned(), json!(token))]),
-        extra: Map::new(),
-        vim_id: None,
-    }
+    VimConnection::from_json(
+        "vim1",
+        &json!({"vimType": "ETSINFV.KUBERNETES.V_1", "interfaceInfo": interface,
+            "accessInfo": {"bearer_token": token}}),
+    )
+    .unwrap()
 }
 
 async fn create_namespace(client: &kube::Client, ns: &str) {
@@ -481,8 +479,8 @@ async fn bad_requests_and_api_errors_fail_with_the_reason() {
     );
     // A wrong token.
     let mut bad = t.vim.clone();
-    bad.access_info
-        .insert("bearer_token".into(), Value::String("wrong".into()));
+    bad.info
+        .set(Place::Access, "bearer_token", Value::String("wrong".into()));
     let f2 = Fixture::new(bad);
     let e = d
         .instantiate(&f2.ctx(LcmOperation::Instantiate, params(&t.namespace)))
@@ -570,8 +568,9 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
 
     // Plain http beyond loopback: refused before any connection (TEST-NET address).
     let mut plain = t.vim.clone();
-    plain.interface_info.insert(
-        "endpoint".into(),
+    plain.info.set(
+        Place::Interface,
+        "endpoint",
         Value::String("http://192.0.2.10:6443".into()),
     );
     let f = Fixture::new(plain);
@@ -587,8 +586,11 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
     let port = reqwest::Url::parse(&h.url).unwrap().port().unwrap();
     for endpoint in [h.url.clone(), format!("https://localhost:{port}")] {
         let mut vim = t.vim.clone();
-        vim.interface_info
-            .insert("endpoint".into(), Value::String(endpoint.clone()));
+        vim.info.set(
+            Place::Interface,
+            "endpoint",
+            Value::String(endpoint.clone()),
+        );
         let f = Fixture::new(vim);
         let e = guarded
             .instantiate(&ctx(&f, &t.namespace))

@@ -62,7 +62,7 @@ impl Fixture {
             vnfd_version: model.vnfd.descriptor_version.clone(),
             instantiation_state: InstantiationState::NotInstantiated,
             instantiated_vnf_info: None,
-            vim_connection_info: Map::new(),
+            vim_connection_info: Default::default(),
             metadata: Map::new(),
             extensions: Map::new(),
             vnf_configurable_properties: Map::new(),

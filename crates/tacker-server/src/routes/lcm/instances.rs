@@ -55,7 +55,7 @@ pub async fn create(
         vnfd_version: package.vnfd_version,
         instantiation_state: InstantiationState::NotInstantiated,
         instantiated_vnf_info: None,
-        vim_connection_info: Map::new(),
+        vim_connection_info: Default::default(),
         metadata: b.metadata.unwrap_or_default(),
         extensions: Map::new(),
         vnf_configurable_properties: Map::new(),
@@ -171,7 +171,10 @@ pub async fn modify(
         &st,
         &who,
         instance.tenant.as_deref(),
-        m.vim_connection_info.as_ref(),
+        m.vim_connection_info
+            .iter()
+            .flatten()
+            .filter_map(|(k, v)| v.as_ref().map(|v| (k, v))),
     )
     .await?;
     start(

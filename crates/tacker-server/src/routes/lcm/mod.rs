@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tacker_db::op_occs as ops;
 use tacker_domain::lcm::vim_type;
 use tacker_domain::lcm::{ApiVersion, OpOcc, OperationParams, OperationState, VnfInstance};
+use tacker_domain::vim::VimConnectionInfo;
 use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
 
@@ -195,47 +196,41 @@ pub async fn usable_package(
 /// Refuses (422) `vimConnectionInfo` entries of a VIM type nothing drives (the simulated
 /// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered, not seen
 /// by the caller, or another tenant's than the instance's (`tenant`).
-pub async fn check_vims(
+pub async fn check_vims<'a>(
     st: &ServerState,
     who: &Principal,
     tenant: Option<&str>,
-    vci: Option<&serde_json::Map<String, Value>>,
+    vci: impl IntoIterator<Item = (&'a String, &'a VimConnectionInfo)>,
 ) -> Result<(), ApiError> {
-    for (k, e) in vci.into_iter().flatten() {
-        if let Some(area) = e.pointer("/extra/area").and_then(Value::as_str)
+    for (k, e) in vci {
+        if let Some(area) = e.area()
             && !who.sees_areas([area])
         {
             return Err(ApiError::Forbidden(format!(
                 "vimConnectionInfo.{k}.extra.area {area} is not one of the caller's areas"
             )));
         }
-        if let Some(endpoint) = e.pointer("/interfaceInfo/endpoint").and_then(Value::as_str) {
+        if let Some(endpoint) = e.endpoint() {
             let what = format!("vimConnectionInfo.{k}.interfaceInfo.endpoint");
             crate::http::check_vim_endpoint(st, endpoint, &what).await?;
         }
-        if let Some(t) = e.get("vimType").and_then(Value::as_str)
+        if let Some(t) = e.vim_type.as_deref()
             && let Some(why) = vim_type::unsupported(t, st.settings.simulated_vim)
         {
             return Err(ApiError::Unprocessable(format!(
                 "vimConnectionInfo.{k}.vimType: {why}"
             )));
         }
-        if e.get("vimType").and_then(Value::as_str) == Some(vim_type::HELM) && !st.settings.helm {
+        if e.vim_type.as_deref() == Some(vim_type::HELM) && !st.settings.helm {
             return Err(ApiError::Unprocessable(format!(
                 "vimConnectionInfo.{k}.vimType: {} needs the helm binary, which this VNFM \
                  does not have (install Helm 3 in PATH or set helm.binary)",
                 vim_type::HELM
             )));
         }
-        let Some(vim_id) = e.get("vimId").and_then(Value::as_str) else {
+        let Some(vim_id) = e.reference() else {
             continue;
         };
-        if e.get("accessInfo")
-            .and_then(Value::as_object)
-            .is_some_and(|a| !a.is_empty())
-        {
-            continue;
-        }
         let unknown = || {
             ApiError::Unprocessable(format!(
                 "vimConnectionInfo.{k}.vimId {vim_id} is not a registered VIM"

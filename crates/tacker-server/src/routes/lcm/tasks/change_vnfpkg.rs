@@ -83,6 +83,6 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
         )));
     }
     let tenant = i.tenant.as_deref();
-    check_vims(c.st, c.who, tenant, r.vim_connection_info.as_ref()).await?;
+    check_vims(c.st, c.who, tenant, r.vim_connection_info.iter().flatten()).await?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::routes::lcm::check_vims;
 pub async fn check(c: &Checking<'_>, r: &InstantiateRequest) -> Result<PackageModel, ApiError> {
     check_namespace(c.who, r)?;
     let tenant = c.instance.tenant.as_deref();
-    check_vims(c.st, c.who, tenant, r.vim_connection_info.as_ref()).await?;
+    check_vims(c.st, c.who, tenant, r.vim_connection_info.iter().flatten()).await?;
     let m = c.model().await?;
     r.check(&m)?;
     Ok(m)

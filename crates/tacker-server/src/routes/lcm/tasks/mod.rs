@@ -122,7 +122,7 @@ async fn check(
             Ok(None)
         }
         OperationParams::ChangeExtConn(r) => {
-            check_vims(c.st, c.who, tenant, r.vim_connection_info.as_ref()).await?;
+            check_vims(c.st, c.who, tenant, r.vim_connection_info.iter().flatten()).await?;
             Ok(None)
         }
         OperationParams::ChangeVnfpkg(r) => change_vnfpkg::check(c, r).await.map(|()| None),

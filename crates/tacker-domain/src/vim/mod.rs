@@ -7,7 +7,11 @@ use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use crate::failure::Failure;
-use crate::lcm::driver::VimConnection;
+
+pub mod connection;
+
+use connection::{Part, Place};
+pub use connection::{VimConnection, VimConnectionInfo, VimConnections};
 
 crate::text_enum! {
     /// The kinds of VIM Tacker's API registers.
@@ -56,6 +60,33 @@ pub struct Vim {
     pub created_at: DateTime<Utc>,
     /// Last updated.
     pub updated_at: Option<DateTime<Utc>>,
+}
+
+/// `m` as answered: its values that are secrets where they live (`place`) as `***`.
+fn masked(place: Place, m: &Map<String, Value>) -> Map<String, Value> {
+    m.iter()
+        .map(|(k, v)| {
+            if place.is_secret(k) {
+                (k.clone(), json!(crate::secret::MASK))
+            } else {
+                (k.clone(), v.clone())
+            }
+        })
+        .collect()
+}
+
+/// Seals, with `seal`, the secrets of a registered VIM's `extra` in place (its area and
+/// the like stay readable, for scoping).
+pub fn seal_extra<E>(
+    extra: &mut Map<String, Value>,
+    seal: &mut dyn FnMut(&str) -> Result<String, E>,
+) -> Result<(), E> {
+    for (k, v) in extra.iter_mut() {
+        if Place::Extra.is_secret(k) {
+            crate::secret::seal_value(v, seal)?;
+        }
+    }
+    Ok(())
 }
 
 fn text(m: &Map<String, Value>, k: &str) -> Option<String> {
@@ -228,7 +259,7 @@ impl Vim {
     /// The body answered: of `auth_cred` only the identity fields (every other value
     /// `***`), of `extra` only what is no secret (see [`crate::lcm::secrets`]).
     pub fn to_json(&self) -> Value {
-        let masked = crate::lcm::secrets::shown_credentials(&self.auth_cred);
+        let credentials = masked(Place::Access, &self.auth_cred);
         let regions = match self.vim_type {
             VimType::OpenStack => {
                 vec![text(&self.extra, "region").unwrap_or_else(|| "RegionOne".into())]
@@ -242,12 +273,12 @@ impl Vim {
             "type": self.vim_type,
             "tenant_id": self.tenant_id,
             "auth_url": self.auth_url,
-            "auth_cred": masked,
+            "auth_cred": credentials,
             "vim_project": self.vim_project,
             "status": "ACTIVE",
             "is_default": self.is_default,
             "placement_attr": {"regions": regions},
-            "extra": crate::lcm::secrets::shown_extra(&self.extra),
+            "extra": masked(Place::Extra, &self.extra),
             "created_at": self.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
             "updated_at": self.updated_at.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
         })
@@ -313,16 +344,22 @@ impl Vim {
                 }
             }
         }
+        let vim_type = if self.uses_helm() {
+            crate::lcm::vim_type::HELM.to_owned()
+        } else {
+            self.vim_type.sol_type().to_owned()
+        };
         VimConnection {
             id: id.to_owned(),
-            vim_type: if self.uses_helm() {
-                crate::lcm::vim_type::HELM.to_owned()
-            } else {
-                self.vim_type.sol_type().to_owned()
+            vim_type: vim_type.clone(),
+            info: VimConnectionInfo {
+                vim_id: None,
+                vim_type: Some(vim_type),
+                interface_info: Some(Part::read(Place::Interface, interface)),
+                access_info: Some(Part::read(Place::Access, access)),
+                extra: Some(Part::read(Place::Extra, extra)),
+                other: Map::new(),
             },
-            interface_info: interface,
-            access_info: access,
-            extra,
             vim_id: Some(self.id.to_string()),
         }
     }
@@ -346,8 +383,8 @@ mod tests {
         );
         let c = v.connection("vim1");
         assert_eq!(c.vim_type, "ETSINFV.OPENSTACK_KEYSTONE.V_3");
-        assert_eq!(c.access_info["password"], "p4ss");
-        assert_eq!(c.access_info["project"], "nfv");
+        assert_eq!(c.access_secret("password"), Some("p4ss"));
+        assert_eq!(c.access(&["project"]), Some("nfv"));
         let mut no_pw = body.clone();
         no_pw["vim"]["auth_cred"] = json!({"username": "u"});
         assert!(parse_new(&no_pw, "t").is_err());
@@ -358,7 +395,7 @@ mod tests {
             "auth_cred": {"bearer_token": "tok"}, "vim_project": {"name": "default"}}});
         let k = parse_new(&k, "t").unwrap();
         assert!(!k.to_json().to_string().contains("tok\""));
-        assert_eq!(k.connection("x").access_info["bearer_token"], "tok");
+        assert_eq!(k.connection("x").access_secret("bearer_token"), Some("tok"));
         assert_eq!(k.connection("x").vim_type, "ETSINFV.KUBERNETES.V_1");
         let mut helm = k.clone();
         helm.extra.insert("use_helm".into(), json!(true));
