@@ -499,12 +499,8 @@ pub fn using_vim(c: &mut DbConnection, vim_id: &str) -> Result<bool> {
         .select(dsl::vim_connection_info)
         .load(c)?;
     Ok(rows.iter().any(|t| {
-        map("vim_connection_info", t)
-            .map(|m| {
-                m.values()
-                    .any(|v| v.get("vimId").and_then(Value::as_str) == Some(vim_id))
-            })
-            .unwrap_or(false)
+        serde_json::from_str::<tacker_domain::vim::VimConnections>(t)
+            .is_ok_and(|m| m.values().any(|v| v.vim_id.as_deref() == Some(vim_id)))
     }))
 }
 
