@@ -40,6 +40,8 @@ pub struct Settings {
     pub lcm: LcmSettings,
     /// Keys opening secrets at rest (registered VIMs' credentials).
     pub keys: Arc<Keyring>,
+    /// Fault management and the closed loop (`[fm]`).
+    pub fm: tacker_config::FmConfig,
 }
 
 impl Settings {
@@ -65,6 +67,7 @@ impl Settings {
             onboarding: OnboardingSettings::try_from(&cfg.onboarding)?,
             lcm,
             keys,
+            fm: cfg.fm.clone(),
         })
     }
 }
@@ -133,6 +136,8 @@ pub struct Ctx {
     pub onboarding: OnboardingSettings,
     /// Lifecycle management settings and drivers.
     pub lcm: LcmSettings,
+    /// Fault management and the closed loop.
+    pub fm: tacker_config::FmConfig,
     /// Keys opening secrets at rest.
     pub keys: Arc<Keyring>,
     /// Outbound HTTP towards subscribers and the NFVO.
@@ -163,6 +168,7 @@ impl Ctx {
             cache: CsarCache::open(&settings.cache_dir)?,
             dead_after: settings.dead_after,
             onboarding: settings.onboarding.clone(),
+            fm: settings.fm.clone(),
             notify: tacker_notify::Client::new(
                 settings.lcm.http_timeout,
                 tacker_notify::Guard::new(settings.lcm.outbound.clone()),

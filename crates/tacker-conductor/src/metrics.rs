@@ -25,6 +25,8 @@ pub struct Metrics {
     cached: IntGauge,
     undelivered: IntGauge,
     occurrences: IntGaugeVec,
+    automatic: IntCounterVec,
+    open_alarms: IntGauge,
 }
 
 const DURATION_BUCKETS: [f64; 12] = [
@@ -110,6 +112,19 @@ impl Metrics {
             ),
             &["state"],
         )?;
+        let automatic = IntCounterVec::new(
+            Opts::new(
+                "automatic_operations_total",
+                "Operations this conductor started on its own (auto-heal), by operation",
+            ),
+            &["operation"],
+        )?;
+        let open_alarms = IntGauge::new(
+            "alarms_open",
+            "Alarms raised and not cleared (the whole cluster's)",
+        )?;
+        registry.register(Box::new(automatic.clone()))?;
+        registry.register(Box::new(open_alarms.clone()))?;
         for m in [&onboarding_seconds, &lcm_seconds, &hook_seconds] {
             registry.register(Box::new(m.clone()))?;
         }
@@ -142,6 +157,8 @@ impl Metrics {
             cached,
             undelivered,
             occurrences,
+            automatic,
+            open_alarms,
         })
     }
 
@@ -208,6 +225,16 @@ impl Metrics {
     pub fn set_cluster(&self, live: usize, cached: usize) {
         self.live.set(i64::try_from(live).unwrap_or(i64::MAX));
         self.cached.set(i64::try_from(cached).unwrap_or(i64::MAX));
+    }
+
+    /// Counts an operation started automatically.
+    pub fn automatic_started(&self, operation: &str) {
+        self.automatic.with_label_values(&[operation]).inc();
+    }
+
+    /// Records the open alarms.
+    pub fn set_open_alarms(&self, n: i64) {
+        self.open_alarms.set(n);
     }
 
     /// Records the notification backlog.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::{outbox, pkgm_subscriptions, subscriptions};
+use tacker_db::{fm_subscriptions, outbox, pkgm_subscriptions, subscriptions};
 use tacker_domain::lcm::SubscriptionAuth;
 use tokio_util::sync::CancellationToken;
 
@@ -47,7 +47,7 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                 {
                     return tracing::error!(subscription_id = %sid, error = %e, "cannot open the subscription's credentials");
                 }
-                let body = render(&p, &sub);
+                let body = render(&ctx, &p, &sub);
                 match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &body).await {
                     Ok(()) => {
                         ctx.metrics.notification(true);
@@ -75,11 +75,12 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
 struct Subscriber {
     callback_uri: String,
     authentication: Option<SubscriptionAuth>,
-    /// `<public url>/vnflcm/<version>` or `<public url>/vnfpkgm/v1`.
+    /// `<public url>/vnflcm/<version>`, `<public url>/vnfpkgm/v1` or
+    /// `<public url>/vnffm/v1`.
     base: String,
 }
 
-/// The LCM or package subscription `id`.
+/// The LCM, package or FM subscription `id`.
 async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
     if let Ok(Some(s)) = ctx.db.run(move |c| subscriptions::get(c, id)).await {
         return Some(Subscriber {
@@ -88,24 +89,36 @@ async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
             base: s.api_version.base(&ctx.lcm.public_url),
         });
     }
+    let root = ctx.lcm.public_url.trim_end_matches('/');
+    if let Ok(Some(s)) = ctx.db.run(move |c| pkgm_subscriptions::get(c, id)).await {
+        return Some(Subscriber {
+            callback_uri: s.callback_uri,
+            authentication: s.authentication,
+            base: format!("{root}/vnfpkgm/v1"),
+        });
+    }
     let s = ctx
         .db
-        .run(move |c| pkgm_subscriptions::get(c, id))
+        .run(move |c| fm_subscriptions::get(c, id))
         .await
         .ok()
         .flatten()?;
     Some(Subscriber {
         callback_uri: s.callback_uri,
         authentication: s.authentication,
-        base: format!("{}/vnfpkgm/v1", ctx.lcm.public_url.trim_end_matches('/')),
+        base: format!("{root}/vnffm/v1"),
     })
 }
 
 /// The body delivered: rendered from the stored facts, links under the configured API
 /// base (of the subscription's API and version; rows of older versions were stored
 /// rendered).
-fn render(p: &outbox::Pending, sub: &Subscriber) -> serde_json::Value {
+fn render(ctx: &Ctx, p: &outbox::Pending, sub: &Subscriber) -> serde_json::Value {
     match &p.payload {
+        outbox::Stored::Fm(n) => {
+            let lcm = tacker_domain::lcm::ApiVersion::V2.base(&ctx.lcm.public_url);
+            n.render(&sub.base, &lcm, p.subscription_id)
+        }
         outbox::Stored::Facts(n) => n.render(&sub.base, p.subscription_id),
         outbox::Stored::Package(n) => n.render(&sub.base, p.subscription_id),
         outbox::Stored::Rendered(body) => body.clone(),

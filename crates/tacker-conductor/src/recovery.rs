@@ -35,6 +35,7 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
         gauges(&ctx).await;
         prune_notifications(&ctx).await;
         prune_operations(&ctx).await;
+        prune_alarms(&ctx).await;
     })
     .await;
 }
@@ -56,6 +57,26 @@ async fn gauges(ctx: &Ctx) {
     }
     if let Ok(counts) = ctx.db.run(ops::counts).await {
         ctx.metrics.set_occurrences(&counts);
+    }
+    if let Ok(n) = ctx.db.run(tacker_db::alarms::open_count).await {
+        ctx.metrics.set_open_alarms(n);
+    }
+}
+
+/// Deletes alarms cleared longer than `fm.alarm_retention` ago (a batch per sweep).
+async fn prune_alarms(ctx: &Ctx) {
+    let keep = ctx.fm.alarm_retention;
+    if keep.is_zero() {
+        return;
+    }
+    match ctx
+        .db
+        .run(move |c| tacker_db::alarms::prune_cleared(c, keep, 1000))
+        .await
+    {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(pruned = n, "cleared alarms past their retention removed"),
+        Err(e) => tracing::warn!(error = %e, "could not prune cleared alarms"),
     }
 }
 

@@ -40,6 +40,8 @@ pub struct Config {
     pub onboarding: OnboardingConfig,
     /// Lifecycle management.
     pub lcm: LcmConfig,
+    /// Fault management and the closed loop (alerts, auto-heal).
+    pub fm: FmConfig,
     /// The Kubernetes infra driver.
     pub kubernetes: KubernetesConfig,
     /// The Helm infra driver.
@@ -342,6 +344,27 @@ pub struct LcmConfig {
     /// How often instantiated VNFs' stored VNFCs are reconciled with their VIM (0: never).
     #[serde(with = "duration")]
     pub sync_interval: Duration,
+}
+
+/// `[fm]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FmConfig {
+    /// How long auto-heal alerts of one instance are gathered into one heal.
+    #[serde(with = "duration")]
+    pub auto_heal_window: Duration,
+    /// Least time between the end of an automatic operation on an instance and the start
+    /// of the next one.
+    #[serde(with = "duration")]
+    pub cooldown: Duration,
+    /// How often conductors look for automatic work that is due.
+    #[serde(with = "duration")]
+    pub loop_interval: Duration,
+    /// How long cleared alarms are kept (zero: forever).
+    #[serde(with = "duration")]
+    pub alarm_retention: Duration,
+    /// Alerts one webhook call may carry.
+    pub max_alerts_per_call: usize,
 }
 
 /// `[kubernetes]`
@@ -657,6 +680,10 @@ impl Config {
             ),
         );
         check(
+            !self.fm.loop_interval.is_zero() && self.fm.max_alerts_per_call >= 1,
+            "fm.loop_interval must be above 0s and fm.max_alerts_per_call at least 1".into(),
+        );
+        check(
             self.all_in_one.conductors >= 1,
             "all_in_one.conductors must be at least 1".into(),
         );
@@ -794,10 +821,10 @@ impl Config {
                     .iter()
                     .any(|p| r.strip_prefix(p).is_some_and(|n| !n.is_empty()));
                 check(
-                    attribute || matches!(r.as_str(), "reader" | "member" | "admin"),
+                    attribute || matches!(r.as_str(), "reader" | "member" | "admin" | "alert"),
                     format!(
-                        "auth.clients {:?}: role {r:?} is not reader, member, admin or one of \
-                         TENANT_<name>, VENDOR_<provider>, AREA_<area>",
+                        "auth.clients {:?}: role {r:?} is not reader, member, admin, alert or one \
+                         of TENANT_<name>, VENDOR_<provider>, AREA_<area>",
                         c.id
                     ),
                 );

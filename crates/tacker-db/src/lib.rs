@@ -1,8 +1,11 @@
 #![doc = include_str!("../README.md")]
 
+pub mod alarms;
+pub mod auto_heals;
 pub mod conductors;
 mod connection;
 mod error;
+pub mod fm_subscriptions;
 pub mod host_keys;
 pub mod instances;
 mod json_path;

@@ -88,6 +88,7 @@ impl Row {
             grant_id: self.grant_id,
             conductor_id: self.conductor_id,
             tenant: self.tenant,
+            is_automatic_invocation: self.is_automatic_invocation,
         })
     }
 }
@@ -148,7 +149,7 @@ pub fn create(
             operation_state: OperationState::Starting.as_str().into(),
             state_entered_time: t,
             start_time: t,
-            is_automatic_invocation: false,
+            is_automatic_invocation: op.is_automatic_invocation,
             is_cancel_pending: false,
             operation_params: json_text(&op.operation_params),
             error: None,

@@ -87,6 +87,8 @@ pub enum Stored {
     Facts(Box<Notification>),
     /// Package notification facts, rendered at delivery.
     Package(Box<tacker_domain::pkgm::PkgFacts>),
+    /// FM notification facts, rendered at delivery.
+    Fm(Box<tacker_domain::fm::notification::FmFacts>),
     /// A body rendered when it was queued (rows of older versions).
     Rendered(Value),
 }
@@ -97,9 +99,12 @@ impl Stored {
         if let Ok(n) = serde_json::from_value::<Notification>(v.clone()) {
             return Ok(Stored::Facts(Box::new(n)));
         }
+        if let Ok(p) = serde_json::from_value::<tacker_domain::pkgm::PkgFacts>(v.clone()) {
+            return Ok(Stored::Package(Box::new(p)));
+        }
         Ok(
-            match serde_json::from_value::<tacker_domain::pkgm::PkgFacts>(v.clone()) {
-                Ok(p) => Stored::Package(Box::new(p)),
+            match serde_json::from_value::<tacker_domain::fm::notification::FmFacts>(v.clone()) {
+                Ok(f) => Stored::Fm(Box::new(f)),
                 Err(_) => Stored::Rendered(v),
             },
         )

@@ -174,3 +174,37 @@ diesel::table! {
         tenant -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    alarms (id) {
+        id -> Text,
+        vnf_instance_id -> Text,
+        fingerprint -> Text,
+        tenant -> Nullable<Text>,
+        body -> Text,
+        cleared_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    fm_subscriptions (id) {
+        id -> Text,
+        callback_uri -> Text,
+        filter -> Text,
+        authentication -> Nullable<Text>,
+        scope -> Nullable<Text>,
+        tenant -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    auto_heals (vnf_instance_id, vnfc_id) {
+        vnf_instance_id -> Text,
+        vnfc_id -> Text,
+        received_at -> Timestamp,
+        due_at -> Timestamp,
+        op_occ_id -> Nullable<Text>,
+    }
+}

@@ -3,6 +3,7 @@
 pub mod conductor;
 mod error;
 pub mod failure;
+pub mod fm;
 pub mod lcm;
 pub mod mgmt;
 pub mod package;

@@ -72,6 +72,10 @@ pub struct Settings {
     /// Internal networks the VNFM may reach (`outbound.allowed_networks`): VIM endpoints
     /// elsewhere in loopback, link-local or reserved ranges are refused.
     pub outbound: Vec<ipnet::IpNet>,
+    /// How long auto-heal alerts of one instance are gathered (`fm.auto_heal_window`).
+    pub auto_heal_window: Duration,
+    /// Alerts one webhook call may carry (`fm.max_alerts_per_call`).
+    pub max_alerts_per_call: usize,
 }
 
 /// Everything a request handler can reach.

@@ -22,6 +22,7 @@ pub struct Metrics {
     bus: tacker_rpc::BusMetrics,
     requests: IntCounterVec,
     latency: HistogramVec,
+    alerts: IntCounterVec,
     sources: std::sync::Mutex<Vec<MetricSource>>,
 }
 
@@ -52,6 +53,15 @@ impl Metrics {
             ]),
             &["method", "route"],
         )?;
+        let alerts = IntCounterVec::new(
+            Opts::new(
+                "alerts_total",
+                "Monitoring alerts received, by what they are for (vnffm, auto_heal) and \
+                 what came of them (raised, open, cleared, heal_requested, skipped)",
+            ),
+            &["function", "outcome"],
+        )?;
+        registry.register(Box::new(alerts.clone()))?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(latency.clone()))?;
         let bus = tacker_rpc::BusMetrics::register(&registry)?;
@@ -60,6 +70,7 @@ impl Metrics {
             bus,
             requests,
             latency,
+            alerts,
             sources: Default::default(),
         })
     }
@@ -95,6 +106,11 @@ impl Metrics {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(source);
+    }
+
+    /// Counts an alert of `function` and what came of it.
+    pub fn alert(&self, function: &str, outcome: &str) {
+        self.alerts.with_label_values(&[function, outcome]).inc();
     }
 
     fn observe(&self, method: &str, route: &str, status: u16, secs: f64) {

@@ -108,7 +108,8 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
 }
 
 /// A configured client: its highest role, its tenant, its `TENANT_`/`VENDOR_`/`AREA_`
-/// roles.
+/// roles and the `alert` role (carried like them: in every token, checked against the
+/// configuration when a token is presented).
 fn builtin_client(c: &tacker_config::AuthClient) -> BuiltinClient {
     BuiltinClient {
         secret_hash: c.secret_hash.clone(),
@@ -118,9 +119,10 @@ fn builtin_client(c: &tacker_config::AuthClient) -> BuiltinClient {
             .roles
             .iter()
             .filter(|r| {
-                tacker_config::ATTRIBUTE_ROLES
-                    .iter()
-                    .any(|p| r.starts_with(p))
+                r.as_str() == tacker_server::auth::ALERT_ROLE
+                    || tacker_config::ATTRIBUTE_ROLES
+                        .iter()
+                        .any(|p| r.starts_with(p))
             })
             .cloned()
             .collect(),

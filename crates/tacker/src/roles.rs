@@ -129,6 +129,8 @@ fn server_state(
             keep_alive: cfg.server.keep_alive,
             tls: server_tls(cfg)?,
             outbound: cfg.outbound_networks(),
+            auto_heal_window: cfg.fm.auto_heal_window,
+            max_alerts_per_call: cfg.fm.max_alerts_per_call,
         },
         limits: Arc::new(tacker_server::limits::Limits::new(
             cfg.server.max_concurrent_uploads,

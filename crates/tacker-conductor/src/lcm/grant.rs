@@ -78,7 +78,7 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
         "vnfdId": octx.instance.vnfd_id,
         "flavourId": octx.flavour_id,
         "operation": op.operation,
-        "isAutomaticInvocation": false,
+        "isAutomaticInvocation": op.is_automatic_invocation,
         "_links": {
             "vnfLcmOpOcc": {"href": format!("{base}/vnf_lcm_op_occs/{}", op.id)},
             "vnfInstance": {"href": format!("{base}/vnf_instances/{}", op.vnf_instance_id)},

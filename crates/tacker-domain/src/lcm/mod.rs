@@ -9,7 +9,7 @@ mod op;
 pub mod plan;
 pub mod request;
 pub mod secrets;
-mod subscription;
+pub(crate) mod subscription;
 pub mod vim_type;
 
 pub use instance::{

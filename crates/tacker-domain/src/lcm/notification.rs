@@ -66,6 +66,9 @@ pub struct OpFacts {
     /// `changedInfo`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed_info: Option<Value>,
+    /// Started by the VNFM itself (`isAutomaticInvocation`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub automatic: bool,
 }
 
 /// A notification as the outbox keeps it: facts, no URLs. The notifier renders the
@@ -101,6 +104,7 @@ impl Notification {
                 error: op.error.clone(),
                 resource_changes: op.resource_changes.clone(),
                 changed_info: op.changed_info.clone(),
+                automatic: op.is_automatic_invocation,
             }),
         }
     }
@@ -157,7 +161,7 @@ impl Notification {
             "operationState": op.state,
             "vnfInstanceId": self.vnf_instance_id,
             "operation": op.operation,
-            "isAutomaticInvocation": false,
+            "isAutomaticInvocation": op.automatic,
             "verbosity": "FULL",
             "vnfLcmOpOccId": op.id,
             "_links": l,

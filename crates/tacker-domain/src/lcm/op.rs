@@ -128,6 +128,8 @@ pub struct OpOcc {
     pub conductor_id: Option<String>,
     /// The tenant of its instance (recorded when it starts).
     pub tenant: Option<String>,
+    /// Started by the VNFM itself (auto-heal, auto-scale), not by a request.
+    pub is_automatic_invocation: bool,
 }
 
 impl std::fmt::Debug for OpOcc {
@@ -151,6 +153,7 @@ impl std::fmt::Debug for OpOcc {
             .field("grant_id", &self.grant_id)
             .field("conductor_id", &self.conductor_id)
             .field("tenant", &self.tenant)
+            .field("is_automatic_invocation", &self.is_automatic_invocation)
             .finish()
     }
 }
@@ -182,6 +185,7 @@ impl OpOcc {
             grant_id: None,
             conductor_id: None,
             tenant: None,
+            is_automatic_invocation: false,
         }
     }
 
@@ -201,7 +205,10 @@ impl OpOcc {
             o.insert("grantId".into(), json!(g));
         }
         o.insert("operation".into(), json!(self.operation));
-        o.insert("isAutomaticInvocation".into(), json!(false));
+        o.insert(
+            "isAutomaticInvocation".into(),
+            json!(self.is_automatic_invocation),
+        );
         // Rows stored before secrets were masked at storage are masked here too.
         o.insert(
             "operationParams".into(),

@@ -46,7 +46,7 @@ pub struct InstanceFilter {
 }
 
 impl InstanceFilter {
-    fn matches(&self, i: &VnfInstance) -> bool {
+    pub(crate) fn matches(&self, i: &VnfInstance) -> bool {
         let id = i.id.to_string();
         (self.vnfd_ids.is_empty() || self.vnfd_ids.contains(&i.vnfd_id))
             && (self.vnf_instance_ids.is_empty() || self.vnf_instance_ids.contains(&id))

@@ -19,7 +19,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 
 pub use client_secret::hash as hash_secret;
-pub use principal::{Principal, Role};
+pub use principal::{ALERT_ROLE, Principal, Role};
 pub use signing_key::SigningKey;
 pub use token_endpoint::{BuiltinClient, Issuer, TokenLimits, issue, jwks};
 pub use verifier::{Claims, Verifier};
@@ -47,6 +47,8 @@ pub enum Access {
     Admin,
     /// `admin`, or anyone when `auth.public_metrics`.
     Metrics,
+    /// The `alert` role (a monitoring system's client), or `admin`.
+    Alert,
 }
 
 impl Access {
@@ -56,7 +58,7 @@ impl Access {
             Access::Public => None,
             Access::Reader => Some(Role::Reader),
             Access::Member => Some(Role::Member),
-            Access::Admin | Access::Metrics => Some(Role::Admin),
+            Access::Admin | Access::Metrics | Access::Alert => Some(Role::Admin),
         }
     }
 }
@@ -230,16 +232,26 @@ fn audit<B>(res: &ServiceResponse<B>) {
     );
 }
 
-fn check(req: &ServiceRequest, need: Role) -> Result<(), ApiError> {
+/// What a gate lets through.
+#[derive(Debug, Clone, Copy)]
+enum Need {
+    /// A role (or one above it).
+    Role(Role),
+    /// The `alert` role, or `admin`.
+    Alert,
+}
+
+fn check(req: &ServiceRequest, need: Need) -> Result<(), ApiError> {
     let ext = req.extensions();
     if let Some(p) = ext.get::<Principal>() {
-        return if p.may(need) {
+        let (may, name) = match need {
+            Need::Role(r) => (p.may(r), r.name()),
+            Need::Alert => (p.may_alert(), "alert (or admin)"),
+        };
+        return if may {
             Ok(())
         } else {
-            Err(ApiError::Forbidden(format!(
-                "this needs the {} role",
-                need.name()
-            )))
+            Err(ApiError::Forbidden(format!("this needs the {name} role")))
         };
     }
     match ext.get::<Refused>() {
@@ -254,7 +266,7 @@ fn check(req: &ServiceRequest, need: Role) -> Result<(), ApiError> {
 async fn gate<B: MessageBody>(
     req: ServiceRequest,
     next: Next<B>,
-    need: Option<Role>,
+    need: Option<Need>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
     if let Some(need) = need
         && let Err(e) = check(&req, need)
@@ -271,7 +283,7 @@ pub async fn reader<B: MessageBody + 'static>(
     req: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    gate(req, next, Some(Role::Reader)).await
+    gate(req, next, Some(Need::Role(Role::Reader))).await
 }
 
 /// Needs `member`.
@@ -279,7 +291,7 @@ pub async fn member<B: MessageBody + 'static>(
     req: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    gate(req, next, Some(Role::Member)).await
+    gate(req, next, Some(Need::Role(Role::Member))).await
 }
 
 /// Needs `admin`.
@@ -287,7 +299,7 @@ pub async fn admin<B: MessageBody + 'static>(
     req: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    gate(req, next, Some(Role::Admin)).await
+    gate(req, next, Some(Need::Role(Role::Admin))).await
 }
 
 /// Needs `admin` unless `auth.public_metrics`.
@@ -298,7 +310,15 @@ pub async fn metrics<B: MessageBody + 'static>(
     let public = req
         .app_data::<web::Data<ServerState>>()
         .is_some_and(|s| s.auth.public_metrics);
-    gate(req, next, (!public).then_some(Role::Admin)).await
+    gate(req, next, (!public).then_some(Need::Role(Role::Admin))).await
+}
+
+/// Needs `alert` or `admin`.
+pub async fn alert<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    gate(req, next, Some(Need::Alert)).await
 }
 
 #[cfg(test)]

@@ -37,6 +37,10 @@ impl Role {
     }
 }
 
+/// The role of monitoring systems posting alerts (Alertmanager): it may post to the
+/// alert webhooks and nothing else (outside the nesting of the other roles).
+pub const ALERT_ROLE: &str = "alert";
+
 /// The tenant name standing for every tenant (`TENANT_all`, as Tacker's enhanced
 /// policy).
 pub const ALL: &str = "all";
@@ -59,6 +63,9 @@ pub struct Principal {
     pub areas: Vec<String>,
     /// The client certificate (`x5t#S256`) the token is bound to (RFC 8705 `cnf`).
     pub bound_to: Option<String>,
+    /// Holds the `alert` role: may post monitoring alerts (Alertmanager's webhooks),
+    /// whatever its other roles.
+    pub alerter: bool,
 }
 
 impl Principal {
@@ -71,12 +78,18 @@ impl Principal {
             vendors: Vec::new(),
             areas: Vec::new(),
             bound_to: None,
+            alerter: true,
         }
     }
 
     /// The highest of the roles named (unknown names are ignored).
     pub fn highest<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Role> {
         names.into_iter().filter_map(Role::parse).max()
+    }
+
+    /// Whether the caller may post monitoring alerts: the `alert` role, or `admin`.
+    pub fn may_alert(&self) -> bool {
+        self.alerter || self.may(Role::Admin)
     }
 
     /// Whether the caller holds `need` (or a role above it).
@@ -173,6 +186,7 @@ mod tests {
             vendors: Vec::new(),
             areas: Vec::new(),
             bound_to: None,
+            alerter: false,
         };
         assert!(p.may(Role::Reader));
         assert!(p.may(Role::Member));
@@ -193,6 +207,7 @@ mod tests {
             vendors: Vec::new(),
             areas: Vec::new(),
             bound_to: None,
+            alerter: false,
         };
         assert!(member(Some("t1")).sees(Some("t1")));
         assert!(!member(Some("t1")).sees(Some("t2")));
@@ -217,6 +232,7 @@ mod tests {
             vendors: vendors.iter().map(|v| (*v).to_owned()).collect(),
             areas: areas.iter().map(|v| (*v).to_owned()).collect(),
             bound_to: None,
+            alerter: false,
         };
         let acme = member(&["Acme"], &["tokyo"]);
         assert!(acme.sees_vendor(Some("acme")));

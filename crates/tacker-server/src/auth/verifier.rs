@@ -164,7 +164,8 @@ impl Verifier {
             .zip(client.role)
             .map(|(granted, now)| granted.min(now));
         let now = principal(&client.claims(), "roles", "tenant")?;
-        (p.tenant, p.vendors, p.areas) = (now.tenant, now.vendors, now.areas);
+        (p.tenant, p.vendors, p.areas, p.alerter) =
+            (now.tenant, now.vendors, now.areas, now.alerter);
         Ok(p)
     }
 
@@ -317,6 +318,7 @@ fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Result<Pr
             .collect()
     };
     Ok(Principal {
+        alerter: roles.iter().any(|r| r == super::principal::ALERT_ROLE),
         vendors: named("VENDOR_"),
         areas: named("AREA_"),
         subject: claims

@@ -1,6 +1,8 @@
 //! Route table.
 
+mod alerts;
 mod conductors;
+mod fm;
 mod health;
 mod lcm;
 pub mod openapi;
@@ -9,6 +11,7 @@ mod package_files;
 mod packages;
 mod pkgm_subscriptions;
 mod scan;
+mod version;
 mod vims;
 
 use actix_web::{HttpResponse, web};
@@ -60,8 +63,9 @@ pub fn paged(
 }
 
 /// Declares every route once: registered with actix, and described in `/openapi.json`.
-/// Each method names what it needs (`public`, `reader`, `member`, `admin`, `metrics`;
-/// see [`crate::auth::Access`]). `[lcm]` routes require and answer the `Version` header.
+/// Each method names what it needs (`public`, `reader`, `member`, `admin`, `metrics`,
+/// `alert`; see [`crate::auth::Access`]). `[lcm]` and `[fm]` routes require and answer
+/// their API's `Version` header.
 macro_rules! api {
     ($( [$($flag:ident)?] $path:literal, $std:expr, { $( $method:ident [$access:ident] $handler:path => $summary:literal ),+ $(,)? } )+) => {
         /// Every route of the API.
@@ -69,7 +73,7 @@ macro_rules! api {
             $( openapi::Route {
                 path: $path,
                 standard: $std,
-                lcm: api!(@lcm $($flag)?),
+                version: api!(@version $($flag)?),
                 ops: &[ $( (stringify!($method), api!(@access $access), $summary) ),+ ],
             } ),+
         ];
@@ -80,15 +84,18 @@ macro_rules! api {
             cfg.default_service(web::to(not_found));
         }
     };
-    (@lcm lcm) => { true };
-    (@lcm) => { false };
+    (@version lcm) => { Some(lcm::API_VERSION) };
+    (@version fm) => { Some(fm::API_VERSION) };
+    (@version) => { None };
     (@wrap [lcm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(lcm::version)) };
+    (@wrap [fm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(fm::version)) };
     (@wrap [] $e:expr) => { $e };
     (@access public) => { Access::Public };
     (@access reader) => { Access::Reader };
     (@access member) => { Access::Member };
     (@access admin) => { Access::Admin };
     (@access metrics) => { Access::Metrics };
+    (@access alert) => { Access::Alert };
     (@route $method:ident public $handler:path) => { web::$method().to($handler) };
     (@route $method:ident $access:ident $handler:path) => {
         web::$method().to($handler).wrap(actix_web::middleware::from_fn(auth::$access))
@@ -100,6 +107,7 @@ const SOL003: Option<&str> = Some("SOL003 v3.3.1");
 /// v2.6.1 bodies Tacker's v1 API takes; where they differ, Tacker's v1 behaviour wins).
 const SOL003_V1: Option<&str> = Some("SOL003 v2.4.1");
 const SOL005: Option<&str> = Some("SOL005 v2.4.1");
+const SOL003_FM: Option<&str> = Some("SOL003 v3.3.1 VNF fault management");
 const OURS: Option<&str> = None;
 /// Tacker's own APIs (no ETSI definition).
 const TACKER: Option<&str> = None;
@@ -114,6 +122,26 @@ api! {
     [] "/oauth2/jwks", OURS, { get [public] auth::jwks => "The keys the built-in token endpoint signs with" }
     [] "/openapi.json", OURS, { get [reader] openapi::document => "This OpenAPI document" }
     [] "/admin/v1/conductors", OURS, { get [admin] conductors::list => "Conductors, their states and whether they are live" }
+    [] "/alert", TACKER, {
+        post [alert] alerts::fm => "Alertmanager webhook: vnffm alerts raise (firing) and clear (resolved) alarms",
+    }
+    [] "/alert/auto_healing", TACKER, {
+        post [alert] alerts::auto_heal => "Alertmanager webhook: auto_heal alerts raise alarms and heal the VNFCs they name (isAutohealEnabled)",
+    }
+    [fm] "/vnffm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] fm::api_versions => "API versions of VNF fault management" }
+    [fm] "/vnffm/v1/alarms", SOL003_FM, { get [reader] fm::alarms::list => "List alarms" }
+    [fm] "/vnffm/v1/alarms/{id}", SOL003_FM, {
+        get [reader] fm::alarms::show => "Read an alarm",
+        patch [member] fm::alarms::modify => "Acknowledge an alarm (ackState)",
+    }
+    [fm] "/vnffm/v1/subscriptions", SOL003_FM, {
+        post [member] fm::subscriptions::create => "Subscribe to alarm notifications",
+        get [reader] fm::subscriptions::list => "List FM subscriptions",
+    }
+    [fm] "/vnffm/v1/subscriptions/{id}", SOL003_FM, {
+        get [reader] fm::subscriptions::show => "Read an FM subscription",
+        delete [member] fm::subscriptions::delete => "Terminate an FM subscription",
+    }
     [] "/v1.0/vims", TACKER, {
         get [reader] vims::list => "List registered VIMs (filters id=, name=)",
         post [member] vims::create => "Register a VIM",

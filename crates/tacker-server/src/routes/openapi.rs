@@ -11,8 +11,8 @@ pub struct Route {
     pub path: &'static str,
     /// The ETSI definition it implements (`None`: our extension).
     pub standard: Option<&'static str>,
-    /// Under `/vnflcm/v2`: the `Version` header applies.
-    pub lcm: bool,
+    /// The `Version` header its API requires (`/vnflcm/v2`, `/vnffm/v1`).
+    pub version: Option<&'static str>,
     /// `(method, what it needs, summary)`.
     pub ops: &'static [(&'static str, crate::auth::Access, &'static str)],
 }
@@ -36,8 +36,10 @@ fn operation(r: &Route, method: &str, access: crate::auth::Access, summary: &str
         .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
         .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
         .collect();
-    if r.lcm && !r.path.ends_with("/api_versions") {
-        params.push(json!({"name": "Version", "in": "header", "required": true, "schema": {"type": "string", "example": "2.0.0"}}));
+    if let Some(v) = r.version
+        && !r.path.ends_with("/api_versions")
+    {
+        params.push(json!({"name": "Version", "in": "header", "required": true, "schema": {"type": "string", "example": v}}));
     }
     let tag = r
         .path

@@ -455,7 +455,10 @@ async fn every_route_answers_each_role_as_its_table_entry_says() {
             let mut seen = Vec::new();
             for (role, token) in &tokens {
                 let m = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
-                let mut r = app.http.request(m, &url).header("Version", "2.0.0");
+                let mut r = app
+                    .http
+                    .request(m, &url)
+                    .header("Version", route.version.unwrap_or("2.0.0"));
                 if let Some(t) = token {
                     r = r.bearer_auth(t);
                 }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod content;
+mod fm;
 mod golden;
 mod health;
 mod lcm;

@@ -64,6 +64,9 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     l.op_retention = opts.op_retention;
     l.notification_max_age = opts.notification_max_age;
     l.sync_interval = Duration::ZERO;
+    cfg.fm.auto_heal_window = opts.auto_heal_window;
+    cfg.fm.cooldown = opts.cooldown;
+    cfg.fm.loop_interval = Duration::from_millis(100);
     cfg.mgmt.drivers = opts
         .conductor_mgmt
         .clone()
@@ -130,6 +133,10 @@ pub struct Options {
     pub nfvo_grant_url: Option<String>,
     /// Duplicate package subscriptions answered 303.
     pub refuse_duplicate_subscriptions: bool,
+    /// `fm.auto_heal_window`.
+    pub auto_heal_window: Duration,
+    /// `fm.cooldown`.
+    pub cooldown: Duration,
     /// `lcm.simulated_vim` at the API (the conductors always have the simulated VIM).
     pub simulated_vim: bool,
     /// `lcm.notification_retention` of the conductors.
@@ -169,6 +176,8 @@ impl Default for Options {
             s3: false,
             nfvo_grant_url: None,
             refuse_duplicate_subscriptions: true,
+            auto_heal_window: Duration::from_millis(300),
+            cooldown: Duration::from_millis(500),
             simulated_vim: true,
             notification_retention: Duration::from_secs(7 * 24 * 3600),
             op_retention: Duration::ZERO,
@@ -300,6 +309,8 @@ impl TestApp {
                 keep_alive: Duration::from_secs(30),
                 tls: opts.tls.clone(),
                 outbound: vec!["127.0.0.1/32".parse().unwrap()],
+                auto_heal_window: opts.auto_heal_window,
+                max_alerts_per_call: 1000,
             },
             limits: Arc::new(tacker_server::limits::Limits::new(
                 opts.uploads,

@@ -7,9 +7,9 @@ pub(super) mod tasks;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::HeaderName;
 use actix_web::middleware::Next;
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Value, json};
 use tacker_db::op_occs as ops;
 use tacker_domain::lcm::vim_type;
@@ -32,31 +32,7 @@ pub(super) async fn version(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
-    if !req.path().ends_with("/api_versions") {
-        let problem = match req
-            .headers()
-            .get(&VERSION)
-            .map(|v| v.to_str().unwrap_or_default().trim().to_owned())
-        {
-            None => Some(ApiError::BadRequest(
-                "the Version header is required (e.g. Version: 2.0.0)".into(),
-            )),
-            Some(v) if v == API_VERSION || v == "2.0" || v == "2" => None,
-            Some(v) => Some(ApiError::NotAcceptable(format!(
-                "API version {v:?} is not supported; use {API_VERSION}"
-            ))),
-        };
-        if let Some(p) = problem {
-            let mut resp = p.error_response();
-            resp.headers_mut()
-                .insert(VERSION, HeaderValue::from_static(API_VERSION));
-            return Ok(req.into_response(resp));
-        }
-    }
-    let mut res = next.call(req).await?.map_into_boxed_body();
-    res.headers_mut()
-        .insert(VERSION, HeaderValue::from_static(API_VERSION));
-    Ok(res)
+    super::version::require(req, next, API_VERSION, &["2.0", "2"]).await
 }
 
 /// The v1 API's version (Tacker's, what python-tackerclient sends).

@@ -1,0 +1,220 @@
+//! `alarms`: VNF FM alarms, each raise and clear queued as FM notifications in the same
+//! transaction.
+
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as D};
+use tacker_domain::fm::notification::FmFacts;
+use tacker_domain::fm::{AckState, Alarm};
+use uuid::Uuid;
+
+use crate::schema::alarms::{self, dsl};
+use crate::{DbConnection, Error, Result, instances, json_text, now};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = alarms)]
+struct Row {
+    id: String,
+    vnf_instance_id: String,
+    fingerprint: String,
+    tenant: Option<String>,
+    body: String,
+    cleared_at: Option<NaiveDateTime>,
+    created_at: NaiveDateTime,
+}
+
+fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::Corrupt(format!("alarms.{what}: {e}"))
+}
+
+impl Row {
+    fn into_domain(self) -> Result<(Alarm, DateTime<Utc>)> {
+        let a: Alarm = serde_json::from_str(&self.body).map_err(|e| corrupt("body", e))?;
+        Ok((a, self.created_at.and_utc()))
+    }
+}
+
+/// What raising an alarm did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Raised {
+    /// A new alarm (notified).
+    New(Box<Alarm>),
+    /// The alert's alarm is open already: unchanged.
+    Open(Box<Alarm>),
+    /// The instance is gone.
+    NoInstance,
+}
+
+/// Takes SQLite's write lock first in a transaction that reads before it writes (a read
+/// lock could not be upgraded under load); a no-op on PostgreSQL's rows.
+fn touch(c: &mut DbConnection, instance: Uuid, fingerprint: &str) -> Result<()> {
+    diesel::update(
+        dsl::alarms
+            .filter(dsl::vnf_instance_id.eq(instance.to_string()))
+            .filter(dsl::fingerprint.eq(fingerprint))
+            .filter(dsl::cleared_at.is_null()),
+    )
+    .set(dsl::fingerprint.eq(dsl::fingerprint))
+    .execute(c)?;
+    Ok(())
+}
+
+fn open_one(c: &mut DbConnection, instance: Uuid, fingerprint: &str) -> Result<Option<Alarm>> {
+    dsl::alarms
+        .filter(dsl::vnf_instance_id.eq(instance.to_string()))
+        .filter(dsl::fingerprint.eq(fingerprint))
+        .filter(dsl::cleared_at.is_null())
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(|r| r.into_domain().map(|(a, _)| a))
+        .transpose()
+}
+
+/// Stores `alarm` unless its alert's alarm is open already (then answers that one), and
+/// queues its `AlarmNotification`.
+pub fn raise(c: &mut DbConnection, alarm: &Alarm) -> Result<Raised> {
+    c.transaction(|c| {
+        touch(c, alarm.vnf_instance_id, &alarm.fingerprint)?;
+        if let Some(a) = open_one(c, alarm.vnf_instance_id, &alarm.fingerprint)? {
+            return Ok(Raised::Open(Box::new(a)));
+        }
+        let Some(instance) = instances::get(c, alarm.vnf_instance_id)? else {
+            return Ok(Raised::NoInstance);
+        };
+        let row = Row {
+            id: alarm.id.to_string(),
+            vnf_instance_id: alarm.vnf_instance_id.to_string(),
+            fingerprint: alarm.fingerprint.clone(),
+            tenant: alarm.tenant.clone(),
+            body: json_text(alarm),
+            cleared_at: None,
+            created_at: now(),
+        };
+        // A concurrent raise of the same alert won: answer its alarm.
+        let inserted =
+            c.transaction(|c| diesel::insert_into(alarms::table).values(&row).execute(c));
+        match inserted {
+            Ok(_) => {}
+            Err(D::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+                return open_one(c, alarm.vnf_instance_id, &alarm.fingerprint)?
+                    .map(|a| Raised::Open(Box::new(a)))
+                    .ok_or_else(|| corrupt("fingerprint", "the open alarm vanished"));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        crate::fm_subscriptions::enqueue(c, &FmFacts::raised(alarm), &instance)?;
+        Ok(Raised::New(Box::new(alarm.clone())))
+    })
+}
+
+/// Clears the open alarm of the alert `fingerprint` on `instance` (cleared at `at`) and
+/// queues its `AlarmClearedNotification`; `None` when none is open.
+pub fn clear(
+    c: &mut DbConnection,
+    instance: Uuid,
+    fingerprint: &str,
+    at: DateTime<Utc>,
+) -> Result<Option<Alarm>> {
+    c.transaction(|c| {
+        touch(c, instance, fingerprint)?;
+        let Some(mut a) = open_one(c, instance, fingerprint)? else {
+            return Ok(None);
+        };
+        a.cleared_at = Some(at);
+        a.changed_at = Some(Utc::now());
+        let n = diesel::update(
+            dsl::alarms
+                .filter(dsl::id.eq(a.id.to_string()))
+                .filter(dsl::cleared_at.is_null()),
+        )
+        .set((dsl::cleared_at.eq(Some(now())), dsl::body.eq(json_text(&a))))
+        .execute(c)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let Some(i) = instances::get(c, instance)? {
+            crate::fm_subscriptions::enqueue(c, &FmFacts::cleared(&a), &i)?;
+        }
+        Ok(Some(a))
+    })
+}
+
+/// The alarm `id`.
+pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Alarm>> {
+    dsl::alarms
+        .filter(dsl::id.eq(id.to_string()))
+        .select(Row::as_select())
+        .first(c)
+        .optional()?
+        .map(|r| r.into_domain().map(|(a, _)| a))
+        .transpose()
+}
+
+/// The alarms of `tenant` (`None`: every alarm), oldest first, with their creation time.
+pub fn list(c: &mut DbConnection, tenant: Option<&str>) -> Result<Vec<(Alarm, DateTime<Utc>)>> {
+    let mut q = dsl::alarms.into_boxed::<crate::scan::Backend>();
+    if let Some(t) = tenant {
+        q = q.filter(dsl::tenant.eq(t.to_owned()));
+    }
+    q.order((dsl::created_at.asc(), dsl::id.asc()))
+        .select(Row::as_select())
+        .load(c)?
+        .into_iter()
+        .map(Row::into_domain)
+        .collect()
+}
+
+/// What acknowledging did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Acknowledged {
+    /// Changed: the alarm now.
+    Changed(Box<Alarm>),
+    /// It was in that state already.
+    Same,
+    /// No such alarm.
+    Missing,
+}
+
+/// Sets the acknowledgement of alarm `id`.
+pub fn acknowledge(c: &mut DbConnection, id: Uuid, state: AckState) -> Result<Acknowledged> {
+    c.transaction(|c| {
+        diesel::update(dsl::alarms.filter(dsl::id.eq(id.to_string())))
+            .set(dsl::id.eq(dsl::id))
+            .execute(c)?;
+        let Some(a) = get(c, id)? else {
+            return Ok(Acknowledged::Missing);
+        };
+        let Some(a) = a.acknowledge(state, Utc::now()) else {
+            return Ok(Acknowledged::Same);
+        };
+        diesel::update(dsl::alarms.filter(dsl::id.eq(id.to_string())))
+            .set(dsl::body.eq(json_text(&a)))
+            .execute(c)?;
+        Ok(Acknowledged::Changed(Box::new(a)))
+    })
+}
+
+/// Open alarms (for metrics).
+pub fn open_count(c: &mut DbConnection) -> Result<i64> {
+    Ok(dsl::alarms
+        .filter(dsl::cleared_at.is_null())
+        .count()
+        .get_result(c)?)
+}
+
+/// Deletes up to `limit` alarms cleared more than `keep` ago; how many.
+pub fn prune_cleared(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
+    let before = now() - chrono::Duration::from_std(keep).unwrap_or(chrono::Duration::MAX);
+    let ids: Vec<String> = dsl::alarms
+        .filter(dsl::cleared_at.lt(before))
+        .select(dsl::id)
+        .limit(limit)
+        .load(c)?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    Ok(diesel::delete(dsl::alarms.filter(dsl::id.eq_any(ids))).execute(c)?)
+}

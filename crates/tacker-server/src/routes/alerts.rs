@@ -1,0 +1,195 @@
+//! Alertmanager's webhooks, as Tacker's Prometheus plugin takes them: `POST /alert`
+//! (`function_type: vnffm`: firing raises an alarm, resolved clears it) and
+//! `POST /alert/auto_healing` (`function_type: auto_heal`: an alarm too, and, for an
+//! instance with `isAutohealEnabled`, its VNFCs gathered into one automatic heal). Each
+//! alert is taken or skipped on its own; the answer counts what came of them and says
+//! why each skipped one was (Alertmanager only logs it: the metric
+//! `tacker_alerts_total{outcome="skipped"}` is what to watch).
+
+use std::collections::HashMap;
+
+use actix_web::{HttpResponse, web};
+use serde_json::{Value, json};
+use tacker_db::alarms::{self, Raised};
+use tacker_domain::fm::alert::{AUTOHEAL, Alert, Function, Status, Webhook, opted_in};
+use tacker_domain::lcm::VnfInstance;
+use uuid::Uuid;
+
+use crate::auth::Principal;
+use crate::extract::JsonBody;
+use crate::scope::{sees_instance, vim_areas};
+use crate::{ApiError, ServerState};
+
+/// `POST /alert`: alarms.
+pub async fn fm(
+    who: Principal,
+    body: JsonBody<Webhook>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    take(Function::Fm, who, body, st).await
+}
+
+/// `POST /alert/auto_healing`: alarms, and automatic heals.
+pub async fn auto_heal(
+    who: Principal,
+    body: JsonBody<Webhook>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    take(Function::AutoHeal, who, body, st).await
+}
+
+fn function_name(f: Function) -> &'static str {
+    match f {
+        Function::Fm => "vnffm",
+        Function::AutoHeal => "auto_heal",
+        Function::AutoScale => "auto_scale",
+        Function::Other => "other",
+    }
+}
+
+/// What came of a call's alerts.
+#[derive(Default)]
+struct Outcome {
+    counts: HashMap<&'static str, u64>,
+    skipped: Vec<Value>,
+}
+
+impl Outcome {
+    fn count(&mut self, st: &ServerState, function: Function, what: &'static str) {
+        *self.counts.entry(what).or_default() += 1;
+        st.metrics.alert(function_name(function), what);
+    }
+
+    fn skip(&mut self, st: &ServerState, function: Function, a: &Alert, why: String) {
+        tracing::warn!(fingerprint = %a.fingerprint, reason = %why, "alert skipped");
+        self.count(st, function, "skipped");
+        self.skipped
+            .push(json!({"fingerprint": a.fingerprint, "reason": why}));
+    }
+}
+
+async fn take(
+    expected: Function,
+    who: Principal,
+    JsonBody(w): JsonBody<Webhook>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let max = st.settings.max_alerts_per_call;
+    if w.alerts.len() > max {
+        return Err(ApiError::Unprocessable(format!(
+            "{} alerts in one call; at most {max} (fm.max_alerts_per_call): lower \
+             Alertmanager's max_alerts for this receiver",
+            w.alerts.len()
+        )));
+    }
+    let mut out = Outcome::default();
+    let mut instances: HashMap<Uuid, Option<VnfInstance>> = HashMap::new();
+    let areas = vim_areas(&st, &who).await?;
+    for a in &w.alerts {
+        let f = a.function();
+        if f != expected {
+            let why = match f {
+                Function::Other => {
+                    "not a Tacker alert (labels.receiver_type tacker and a function_type are needed)"
+                        .to_owned()
+                }
+                f => format!(
+                    "function_type {} is not served here ({})",
+                    function_name(f),
+                    match f {
+                        Function::Fm => "POST /alert",
+                        Function::AutoHeal => "POST /alert/auto_healing",
+                        _ => "not served yet",
+                    }
+                ),
+            };
+            out.skip(&st, expected, a, why);
+            continue;
+        }
+        let id = match a.instance() {
+            Ok(id) => id,
+            Err(why) => {
+                out.skip(&st, f, a, why);
+                continue;
+            }
+        };
+        if let std::collections::hash_map::Entry::Vacant(e) = instances.entry(id) {
+            let found = st
+                .db
+                .run(move |c| tacker_db::instances::get(c, id))
+                .await?
+                .filter(|i| sees_instance(&who, i, &areas));
+            e.insert(found);
+        }
+        let Some(Some(i)) = instances.get(&id) else {
+            out.skip(&st, f, a, format!("VNF instance {id} not found"));
+            continue;
+        };
+        match a.status {
+            Status::Firing => firing(&st, &mut out, a, i).await?,
+            Status::Resolved => {
+                let (fp, at) = (a.fingerprint.clone(), a.ended(chrono::Utc::now()));
+                match st.db.run(move |c| alarms::clear(c, id, &fp, at)).await? {
+                    Some(alarm) => {
+                        tracing::info!(alarm_id = %alarm.id, vnf_instance_id = %id, "alarm cleared");
+                        out.count(&st, f, "cleared");
+                    }
+                    None => out.count(&st, f, "not_open"),
+                }
+            }
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({
+        "alerts": w.alerts.len(),
+        "outcomes": out.counts,
+        "skipped": out.skipped,
+    })))
+}
+
+/// A firing alert: its alarm (raised once per fingerprint), and for an auto-heal alert
+/// of an instance that opted in, its VNFCs asked to be healed.
+async fn firing(
+    st: &ServerState,
+    out: &mut Outcome,
+    a: &Alert,
+    i: &VnfInstance,
+) -> Result<(), ApiError> {
+    let f = a.function();
+    let alarm = match a.alarm(i, chrono::Utc::now()) {
+        Ok(alarm) => alarm,
+        Err(why) => {
+            out.skip(st, f, a, why);
+            return Ok(());
+        }
+    };
+    let vnfcs = alarm.vnfc_instance_ids.clone();
+    let raised = st.db.run(move |c| alarms::raise(c, &alarm)).await?;
+    match raised {
+        Raised::New(alarm) => {
+            tracing::info!(alarm_id = %alarm.id, vnf_instance_id = %i.id, severity = %alarm.perceived_severity, "alarm raised");
+            out.count(st, f, "raised");
+        }
+        Raised::Open(_) => out.count(st, f, "open"),
+        Raised::NoInstance => {
+            out.skip(st, f, a, format!("VNF instance {} not found", i.id));
+            return Ok(());
+        }
+    }
+    if f != Function::AutoHeal {
+        return Ok(());
+    }
+    if !opted_in(i, AUTOHEAL) {
+        out.count(st, f, "not_enabled");
+        return Ok(());
+    }
+    let (id, window) = (i.id, st.settings.auto_heal_window);
+    let added = st
+        .db
+        .run(move |c| tacker_db::auto_heals::request(c, id, &vnfcs, window))
+        .await?;
+    if added > 0 {
+        tracing::info!(vnf_instance_id = %id, vnfcs = added, "auto-heal requested");
+    }
+    out.count(st, f, "heal_requested");
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! `/vnffm/v1`: VNF fault management (SOL003 v3.3.1): alarms and FM subscriptions, as
+//! Tacker's v2 API serves them (`Version: 1.3.0`).
+
+pub(super) mod alarms;
+pub(super) mod subscriptions;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::json;
+use tacker_domain::lcm::ApiVersion;
+use uuid::Uuid;
+
+use crate::auth::Principal;
+use crate::scope::{sees_instance, vim_areas};
+use crate::{ApiError, ServerState};
+
+/// The FM API version served.
+pub const API_VERSION: &str = "1.3.0";
+
+/// Requires `Version: 1.3.0` on every FM request but the version query.
+pub(super) async fn version(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    super::version::require(req, next, API_VERSION, &["1.3", "1"]).await
+}
+
+/// `GET /vnffm/v1/api_versions`.
+pub(super) async fn api_versions() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Version", API_VERSION))
+        .json(json!({"uriPrefix": "/vnffm/v1",
+            "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
+}
+
+/// `<base>/vnffm/v1`, and `<base>/vnflcm/v2` (alarms link to their instance there).
+fn bases(req: &HttpRequest, st: &ServerState) -> (String, String) {
+    let root = crate::http::base_url(req, st);
+    (format!("{root}/vnffm/v1"), ApiVersion::V2.base(&root))
+}
+
+/// Whether `who` sees what is about instance `id` of `tenant`: the tenant's, and for a
+/// caller confined to vendors or areas, an instance it sees (a deleted one: no).
+async fn sees(
+    st: &ServerState,
+    who: &Principal,
+    tenant: Option<&str>,
+    id: Uuid,
+) -> Result<bool, ApiError> {
+    if !who.sees(tenant) {
+        return Ok(false);
+    }
+    if !who.confined_beyond_tenant() {
+        return Ok(true);
+    }
+    let areas = vim_areas(st, who).await?;
+    Ok(st
+        .db
+        .run(move |c| tacker_db::instances::get(c, id))
+        .await?
+        .is_some_and(|i| sees_instance(who, &i, &areas)))
+}
