@@ -34,6 +34,7 @@ setup: setup-deps
 	@tests/infra/pytools.sh >/dev/null
 	@tests/infra/k8s-tools.sh
 	@tests/infra/node-tools.sh
+	@tests/infra/monitoring.sh
 
 test: setup lint test-only
 

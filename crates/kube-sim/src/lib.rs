@@ -6,6 +6,7 @@ pub mod controllers;
 pub mod error;
 pub mod faults;
 pub mod meta;
+pub mod metrics;
 pub mod objects;
 pub mod patch;
 pub mod protobuf;
@@ -125,6 +126,23 @@ impl Sim {
         out
     }
 
+    /// Sets the load (CPU, memory, failed...) Pod `name` reports from now on.
+    pub fn set_load(
+        &self,
+        namespace: &str,
+        name: &str,
+        load: metrics::Load,
+    ) -> Result<(), error::ApiErr> {
+        let key: store::Key = ("/pods".into(), namespace.to_owned(), name.to_owned());
+        let mut s = self.lock();
+        let uid = s
+            .get(&key)
+            .and_then(meta::uid)
+            .ok_or_else(|| error::ApiErr::not_found("pods", name))?;
+        metrics::set_load(&mut s.meters, &uid, load);
+        Ok(())
+    }
+
     /// Wakes the controllers.
     pub fn kick(&self) {
         self.kick.notify_one();
@@ -236,6 +254,15 @@ pub fn serve(listener: TcpListener, settings: &Settings) -> std::io::Result<Runn
                 "/sim/namespaces/{ns}/pods/{name}/replace",
                 web::post().to(api::admin::replace_pod),
             )
+            .route(
+                "/sim/namespaces/{ns}/pods/{name}/load",
+                web::get().to(api::admin::get_load),
+            )
+            .route(
+                "/sim/namespaces/{ns}/pods/{name}/load",
+                web::put().to(api::admin::put_load),
+            )
+            .route("/metrics", web::get().to(api::admin::metrics))
             .default_service(web::to(api::dispatch))
     })
     .workers(2)

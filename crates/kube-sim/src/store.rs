@@ -89,6 +89,8 @@ pub struct Store {
     pub timing: Timing,
     /// Names handed out so far (generated names never repeat).
     counter: u64,
+    /// Each Pod's load and metric counters, by uid (see [`crate::metrics`]).
+    pub meters: crate::metrics::Meters,
 }
 
 impl Store {
@@ -105,6 +107,7 @@ impl Store {
             faults: Faults::default(),
             timing,
             counter: 0,
+            meters: Default::default(),
         }
     }
 

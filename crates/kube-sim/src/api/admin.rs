@@ -69,3 +69,45 @@ pub async fn replace_pod(
         Err(e) => e.response(),
     }
 }
+
+/// `GET /metrics`: what Prometheus scrapes from the cluster (see [`crate::metrics`]).
+pub async fn metrics(sim: web::Data<Arc<Sim>>) -> HttpResponse {
+    let text = crate::metrics::render(&mut sim.lock());
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(text)
+}
+
+fn pod_uid(sim: &Sim, ns: &str, name: &str) -> Result<String, HttpResponse> {
+    let key: crate::store::Key = ("/pods".into(), ns.to_owned(), name.to_owned());
+    sim.lock()
+        .get(&key)
+        .and_then(crate::meta::uid)
+        .ok_or_else(|| crate::error::ApiErr::not_found("pods", name).response())
+}
+
+/// `GET /sim/namespaces/{ns}/pods/{name}/load`.
+pub async fn get_load(sim: web::Data<Arc<Sim>>, path: web::Path<(String, String)>) -> HttpResponse {
+    let (ns, name) = path.into_inner();
+    match pod_uid(&sim, &ns, &name) {
+        Ok(uid) => HttpResponse::Ok().json(crate::metrics::load_of(&sim.lock().meters, &uid)),
+        Err(r) => r,
+    }
+}
+
+/// `PUT /sim/namespaces/{ns}/pods/{name}/load`: the Pod's load from now on (CPU cores,
+/// memory, disk and network, failed or not), as its metrics report it.
+pub async fn put_load(
+    sim: web::Data<Arc<Sim>>,
+    path: web::Path<(String, String)>,
+    body: web::Json<crate::metrics::Load>,
+) -> HttpResponse {
+    let (ns, name) = path.into_inner();
+    match pod_uid(&sim, &ns, &name) {
+        Ok(uid) => {
+            crate::metrics::set_load(&mut sim.lock().meters, &uid, body.into_inner());
+            HttpResponse::NoContent().finish()
+        }
+        Err(r) => r,
+    }
+}

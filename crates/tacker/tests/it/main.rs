@@ -4,6 +4,7 @@
 mod auth;
 mod chaos;
 mod cli;
+mod closed_loop;
 mod cluster;
 mod cnf;
 mod csar_cmd;
@@ -11,6 +12,7 @@ mod hardening;
 mod helm;
 mod lcm_procs;
 mod mgmt;
+mod monitoring;
 mod onboarding;
 pub mod openstack_cli;
 mod procs;

@@ -1,0 +1,148 @@
+//! Prometheus and Alertmanager (Debian's, installed by `tests/infra/monitoring.sh`) on
+//! loopback ports, each test with its own configuration and rules directory.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::free_port;
+
+/// Prometheus and Alertmanager started for one test; stopped when dropped.
+pub struct Monitoring {
+    pub dir: tempfile::TempDir,
+    pub prometheus: String,
+    pids: Vec<String>,
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/monitoring.sh")
+}
+
+impl Monitoring {
+    /// Starts both with `prometheus_yml` (its `{{ALERTMANAGER}}` replaced by
+    /// Alertmanager's address, rule files read from `rules/*.yml`), the `rules` files
+    /// and `alertmanager_yml`.
+    pub fn start(prometheus_yml: &str, rules: &[(&str, String)], alertmanager_yml: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let (pport, aport) = (free_port(), free_port());
+        let alertmanager = format!("127.0.0.1:{aport}");
+        std::fs::create_dir_all(dir.path().join("rules")).unwrap();
+        std::fs::write(
+            dir.path().join("prometheus.yml"),
+            prometheus_yml.replace("{{ALERTMANAGER}}", &alertmanager),
+        )
+        .unwrap();
+        for (name, text) in rules {
+            std::fs::write(dir.path().join("rules").join(name), text).unwrap();
+        }
+        std::fs::write(dir.path().join("alertmanager.yml"), alertmanager_yml).unwrap();
+        let out = Command::new(script())
+            .arg("start")
+            .arg(dir.path())
+            .arg(pport.to_string())
+            .arg(aport.to_string())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "monitoring.sh start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let pids = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(1).map(str::to_owned))
+            .collect();
+        Self {
+            dir,
+            prometheus: format!("http://127.0.0.1:{pport}"),
+            pids,
+        }
+    }
+
+    /// Prometheus' answer to an instant query (its `data.result`).
+    pub async fn query(&self, promql: &str) -> Vec<Value> {
+        let encoded: String = promql
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        let v: Value = reqwest::Client::new()
+            .get(format!("{}/api/v1/query?query={encoded}", self.prometheus))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        v["data"]["result"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Waits until `promql` has a result for which `pred` holds.
+    pub async fn wait_query(
+        &self,
+        promql: &str,
+        timeout: Duration,
+        pred: impl Fn(&[Value]) -> bool,
+    ) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let r = self.query(promql).await;
+            if pred(&r) {
+                return r;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{promql} never gave what was waited for: {r:?}\n{}",
+                self.logs()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// The two logs' tails.
+    pub fn logs(&self) -> String {
+        ["prometheus.log", "alertmanager.log"]
+            .iter()
+            .map(|f| {
+                let t = std::fs::read_to_string(self.dir.path().join(f)).unwrap_or_default();
+                let tail: Vec<&str> = t.lines().rev().take(15).collect();
+                format!(
+                    "--- {f}\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for Monitoring {
+    fn drop(&mut self) {
+        for pid in &self.pids {
+            let _ = Command::new("kill").arg(pid).status();
+        }
+    }
+}
+
+/// `promtool check rules` on `file`: its output, and whether it passed.
+pub fn promtool_check_rules(file: &Path) -> (bool, String) {
+    let out = Command::new("promtool")
+        .args(["check", "rules"])
+        .arg(file)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
