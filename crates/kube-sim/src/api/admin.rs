@@ -78,12 +78,12 @@ pub async fn metrics(sim: web::Data<Arc<Sim>>) -> HttpResponse {
         .body(text)
 }
 
-fn pod_uid(sim: &Sim, ns: &str, name: &str) -> Result<String, HttpResponse> {
+fn pod_uid(sim: &Sim, ns: &str, name: &str) -> Result<String, crate::error::ApiErr> {
     let key: crate::store::Key = ("/pods".into(), ns.to_owned(), name.to_owned());
     sim.lock()
         .get(&key)
         .and_then(crate::meta::uid)
-        .ok_or_else(|| crate::error::ApiErr::not_found("pods", name).response())
+        .ok_or_else(|| crate::error::ApiErr::not_found("pods", name))
 }
 
 /// `GET /sim/namespaces/{ns}/pods/{name}/load`.
@@ -91,7 +91,7 @@ pub async fn get_load(sim: web::Data<Arc<Sim>>, path: web::Path<(String, String)
     let (ns, name) = path.into_inner();
     match pod_uid(&sim, &ns, &name) {
         Ok(uid) => HttpResponse::Ok().json(crate::metrics::load_of(&sim.lock().meters, &uid)),
-        Err(r) => r,
+        Err(e) => e.response(),
     }
 }
 
@@ -108,6 +108,6 @@ pub async fn put_load(
             crate::metrics::set_load(&mut sim.lock().meters, &uid, body.into_inner());
             HttpResponse::NoContent().finish()
         }
-        Err(r) => r,
+        Err(e) => e.response(),
     }
 }
