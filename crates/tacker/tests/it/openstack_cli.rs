@@ -272,6 +272,69 @@ async fn openstack_vnflcm_v2_flow_against_all_in_one() {
     sub.wait("instantiate notifications", |g| g.len() >= 3)
         .await;
 
+    // VNF FM through the CLI: the alarm an Alertmanager webhook raised, acknowledged;
+    // an FM subscription created, listed, shown and deleted.
+    let alert = json!({"alerts": [{"status": "firing", "startsAt": "2026-12-03T10:00:00Z", "fingerprint": "cli-1",
+        "labels": {"receiver_type": "tacker", "function_type": "vnffm", "vnf_instance_id": id, "vnfc_info_id": vnfc,
+            "perceived_severity": "MAJOR", "event_type": "EQUIPMENT_ALARM"},
+        "annotations": {"probable_cause": "disk failure"}}]});
+    let r = http
+        .post(format!("{endpoint}/alert"))
+        .json(&alert)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let alarms = json_of(&["vnffm", "alarm", "list"]);
+    assert_eq!(alarms.as_array().unwrap().len(), 1, "{alarms}");
+    assert_eq!(alarms[0]["Managed Object Id"], id.as_str());
+    assert_eq!(alarms[0]["Probable Cause"], "disk failure");
+    let alarm_id = alarms[0]["ID"].as_str().unwrap().to_owned();
+    let none = json_of(&[
+        "vnffm",
+        "alarm",
+        "list",
+        "--filter",
+        "(eq,perceivedSeverity,CRITICAL)",
+    ]);
+    assert!(none.as_array().unwrap().is_empty(), "{none}");
+    let shown = json_of(&["vnffm", "alarm", "show", &alarm_id]);
+    assert_eq!(shown["Perceived Severity"], "MAJOR");
+    assert_eq!(shown["Ack State"], "UNACKNOWLEDGED");
+    let updated = json_of(&[
+        "vnffm",
+        "alarm",
+        "update",
+        &alarm_id,
+        "--ack-state",
+        "ACKNOWLEDGED",
+    ]);
+    assert_eq!(updated["Ack State"], "ACKNOWLEDGED");
+    let a = v2(&[
+        "vnffm",
+        "alarm",
+        "update",
+        &alarm_id,
+        "--ack-state",
+        "ACKNOWLEDGED",
+    ]);
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (ok, _, err) = osc.run(&refs);
+    assert!(!ok && err.contains("already"), "{err}");
+    let fm_sub_file = dir.path().join("fm-sub.json");
+    std::fs::write(
+        &fm_sub_file,
+        json!({"callbackUri": sub.url, "filter": {"perceivedSeverities": ["MAJOR"]}}).to_string(),
+    )
+    .unwrap();
+    let s = json_of(&["vnffm", "sub", "create", &fm_sub_file.display().to_string()]);
+    let fm_sub_id = s["ID"].as_str().unwrap().to_owned();
+    assert!(run(&["vnffm", "sub", "list"]).contains(&fm_sub_id));
+    let shown = json_of(&["vnffm", "sub", "show", &fm_sub_id]);
+    assert_eq!(shown["Callback Uri"], sub.url.as_str(), "{shown}");
+    run(&["vnffm", "sub", "delete", &fm_sub_id]);
+    assert!(!run(&["vnffm", "sub", "list"]).contains(&fm_sub_id));
+
     assert!(run(&["vnflcm", "heal", &id, "--vnfc-instance", &vnfc]).contains("accepted"));
     wait_op(&osc, &last_op(&osc, "HEAL"), &["COMPLETED"]);
     assert!(
