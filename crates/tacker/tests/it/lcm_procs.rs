@@ -428,3 +428,148 @@ async fn notifications_survive_a_subscriber_outage_and_a_conductor_restart() {
     );
     c.teardown().await;
 }
+
+/// The conductor running an automatic heal is killed: the heal is settled (FAILED_TEMP,
+/// as any operation of a lost conductor), the alerts that keep coming start no second
+/// heal, and the operator's retry completes it; still one heal.
+#[tokio::test]
+async fn an_automatic_heal_whose_conductor_dies_is_settled_and_not_repeated() {
+    let c = lcm_cluster_with(
+        1,
+        &["ah-1", "ah-2"],
+        &[
+            ("TACKER__FM__AUTO_HEAL_WINDOW", "300ms"),
+            ("TACKER__FM__LOOP_INTERVAL", "200ms"),
+            ("TACKER__FM__COOLDOWN", "1s"),
+        ],
+    )
+    .await;
+    let i = c.instance().await;
+    let (status, op) = c
+        .task(
+            0,
+            &i,
+            "instantiate",
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}),
+        )
+        .await;
+    assert_eq!(status, 202);
+    c.wait_op(&op.unwrap(), &["COMPLETED"], Duration::from_secs(20))
+        .await;
+    // Opted in; every step of its operations holds while the file exists.
+    let hold = c.env.dir.path().join("hold-auto");
+    std::fs::write(&hold, "").unwrap();
+    let r = c
+        .lcm(0, reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))
+        .json(
+            &json!({"vnfConfigurableProperties": {"isAutohealEnabled": true},
+            "extensions": {"sim": {"holdFile": hold.display().to_string()}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let modify = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
+    // The modification itself holds too: release it for that.
+    std::fs::remove_file(&hold).unwrap();
+    c.wait_op(&modify, &["COMPLETED"], Duration::from_secs(20))
+        .await;
+    std::fs::write(&hold, "").unwrap();
+    let v: Value = c
+        .lcm(0, reqwest::Method::GET, &format!("/vnf_instances/{i}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let vnfc = v["instantiatedVnfInfo"]["vnfcInfo"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let alert = json!({"alerts": [{"status": "firing", "startsAt": "2026-12-03T10:00:00Z", "fingerprint": "kill-1",
+        "labels": {"receiver_type": "tacker", "function_type": "auto_heal", "vnf_instance_id": i, "vnfc_info_id": vnfc}}]});
+    let post_alert = || async {
+        let r = c
+            .http
+            .post(format!("{}/alert/auto_healing", c.api))
+            .json(&alert)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    };
+    post_alert().await;
+    let heals = || async {
+        let v: Vec<Value> = c
+            .lcm(
+                0,
+                reqwest::Method::GET,
+                &format!("/vnf_lcm_op_occs?filter=(eq,operation,HEAL);(eq,vnfInstanceId,{i})"),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        v
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let heal = loop {
+        if let Some(h) = heals().await.first() {
+            break h["id"].as_str().unwrap().to_owned();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no automatic heal");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    c.wait_op(&heal, &["PROCESSING"], Duration::from_secs(20))
+        .await;
+    let uid: uuid::Uuid = heal.parse().unwrap();
+    let runner =
+        c.db.run(move |db| tacker_db::op_occs::get(db, uid))
+            .await
+            .unwrap()
+            .unwrap()
+            .conductor_id
+            .unwrap();
+    c.signal(&runner, "KILL");
+    let failed = c
+        .wait_op(
+            &heal,
+            &["FAILED_TEMP", "COMPLETED"],
+            Duration::from_secs(30),
+        )
+        .await;
+    assert_eq!(failed["operationState"], "FAILED_TEMP", "{failed}");
+    assert_eq!(failed["isAutomaticInvocation"], true);
+    // The alert keeps firing: nothing more starts.
+    std::fs::remove_file(&hold).unwrap();
+    for _ in 0..5 {
+        post_alert().await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(heals().await.len(), 1, "{:?}", heals().await);
+    // The operator retries it: completed, by the other conductor; still one heal.
+    let r = c
+        .lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{heal}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let done = c
+        .wait_op(
+            &heal,
+            &["COMPLETED", "FAILED_TEMP"],
+            Duration::from_secs(30),
+        )
+        .await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    post_alert().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(heals().await.len(), 1, "{:?}", heals().await);
+}
