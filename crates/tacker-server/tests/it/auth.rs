@@ -50,6 +50,15 @@ async fn oauth2(idp: &SigningKey, jwks_url: Option<String>, public_metrics: bool
         })
         .collect();
     clients.insert(
+        "alerter".into(),
+        BuiltinClient {
+            secret_hash: hash.clone(),
+            role: None,
+            tenant: Some("t1".into()),
+            attributes: vec!["alert".into()],
+        },
+    );
+    clients.insert(
         "vendor-member".into(),
         BuiltinClient {
             secret_hash: hash.clone(),
@@ -1297,4 +1306,159 @@ async fn notifications_reach_only_subscriptions_whose_creator_sees_the_resource(
     assert_eq!(listed(admin.clone()).await, both);
     let r = get_with(&app, &format!("/vnfpkgm/v1/subscriptions/{admins}"), &tokyo).await;
     assert_eq!(r.status(), 404);
+}
+
+/// The alert webhooks need the `alert` role (a built-in client for Alertmanager, or an
+/// IdP token), which reads and changes nothing else; an alert names only instances of
+/// its sender's tenant; alarms, like what they are about, are the tenant's.
+#[tokio::test]
+async fn alerts_need_the_alert_role_and_alarms_stay_within_their_tenant() {
+    use crate::lcm::sim_vim;
+    use reqwest::Method;
+    use tacker_testkit::peers::{Expect, Subscriber};
+    let key = new_key();
+    let (app, _admin) = admin_app(&key).await;
+    app.onboarded_package().await;
+    let (t1, t2) = (
+        token_of(&key, "member", Some("t1")),
+        token_of(&key, "member", Some("t2")),
+    );
+    let alerter_of = |tenant: &str| {
+        let mut c = good_claims("alert");
+        c["tenant"] = json!(tenant);
+        sign(&key, &c)
+    };
+    let inst = create_as(&app, &t1).await;
+    let r = lcm_as(
+        &app,
+        &t1,
+        Method::POST,
+        &format!("/vnf_instances/{inst}/instantiate"),
+    )
+    .json(&json!({"flavourId": "simple", "vimConnectionInfo": sim_vim()}))
+    .send()
+    .await
+    .unwrap();
+    completed_op(&app, r).await;
+    let v: Value = lcm_as(&app, &t1, Method::GET, &format!("/vnf_instances/{inst}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let vnfc = v["instantiatedVnfInfo"]["vnfcInfo"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let plain = reqwest::Client::new();
+    let fm_as = |token: &str, method: Method, path: &str| {
+        plain
+            .request(method, app.url(&format!("/vnffm/v1{path}")))
+            .header("Version", "1.3.0")
+            .bearer_auth(token)
+    };
+    let (sub1, sub2) = (
+        Subscriber::start(Expect::Nothing),
+        Subscriber::start(Expect::Nothing),
+    );
+    for (t, s) in [(&t1, &sub1), (&t2, &sub2)] {
+        let r = fm_as(t, Method::POST, "/subscriptions")
+            .json(&json!({"callbackUri": s.url}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+    let body = json!({"alerts": [{"status": "firing", "startsAt": "2026-12-03T10:00:00Z", "fingerprint": "t-1",
+        "labels": {"receiver_type": "tacker", "function_type": "vnffm", "vnf_instance_id": inst,
+            "vnfc_info_id": vnfc, "perceived_severity": "MAJOR", "event_type": "QOS_ALARM"}}]});
+    // A client of its own: the app's carries the administrator's token.
+    let bare = reqwest::Client::new();
+    let post = |token: Option<&str>| {
+        let mut r = bare.post(app.url("/alert")).json(&body);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send()
+    };
+    // Nobody anonymous, no member: the alert role (or admin).
+    assert_eq!(post(None).await.unwrap().status(), 401);
+    crate::support::assert_problem(post(Some(&t1)).await.unwrap(), 403, "alert").await;
+    // Another tenant's alerter does not reach t1's instance.
+    let r = post(Some(&alerter_of("t2"))).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let out: Value = r.json().await.unwrap();
+    assert!(
+        out["skipped"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not found"),
+        "{out}"
+    );
+    // t1's built-in alerter client (what Alertmanager's http_config oauth2 uses).
+    let builtin = access_token(&app, "alerter").await;
+    let r = post(Some(&builtin)).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let out: Value = r.json().await.unwrap();
+    assert_eq!(out["outcomes"]["raised"], 1, "{out}");
+    // The alert role reads and changes nothing else.
+    for path in ["/vnflcm/v2/vnf_instances", "/vnfpkgm/v1/vnf_packages"] {
+        let r = bare
+            .get(app.url(path))
+            .header("Version", "2.0.0")
+            .bearer_auth(&builtin)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{path}");
+    }
+    assert_eq!(
+        fm_as(&builtin, Method::GET, "/alarms")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
+
+    // t1 sees the alarm and hears of it; t2 does neither, nor can it acknowledge it.
+    let listed: Vec<Value> = fm_as(&t1, Method::GET, "/alarms")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    let alarm = listed[0]["id"].as_str().unwrap().to_owned();
+    let listed: Vec<Value> = fm_as(&t2, Method::GET, "/alarms")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(listed.is_empty(), "{listed:?}");
+    assert_eq!(
+        fm_as(&t2, Method::GET, &format!("/alarms/{alarm}"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    let r = fm_as(&t2, Method::PATCH, &format!("/alarms/{alarm}"))
+        .json(&json!({"ackState": "ACKNOWLEDGED"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    sub1.wait("t1's alarm", |g| {
+        g.iter()
+            .any(|n| n["notificationType"] == "AlarmNotification")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(sub2.received().is_empty(), "{:?}", sub2.received());
 }
