@@ -1,8 +1,8 @@
 #![doc = include_str!("../README.md")]
 
-mod auto_heal;
 mod cache;
 mod cache_sync;
+mod closed_loop;
 mod ctx;
 mod dispatch;
 mod error;
@@ -68,7 +68,7 @@ impl Conductor {
             )),
             tokio::spawn(recovery::run(ctx.clone(), stop_shared.clone())),
             tokio::spawn(vnf_sync::run(ctx.clone(), stop_shared.clone())),
-            tokio::spawn(auto_heal::run(ctx.clone(), stop_shared.clone())),
+            tokio::spawn(closed_loop::run(ctx.clone(), stop_shared.clone())),
             tokio::spawn(notifier::run(ctx.clone(), stop_heartbeat.clone())),
         ];
         if let Some(listener) = settings.health_listener {

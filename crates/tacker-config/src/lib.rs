@@ -353,6 +353,9 @@ pub struct FmConfig {
     /// How long auto-heal alerts of one instance are gathered into one heal.
     #[serde(with = "duration")]
     pub auto_heal_window: Duration,
+    /// How long auto-scale alerts of one instance and aspect are gathered into one step.
+    #[serde(with = "duration")]
+    pub auto_scale_window: Duration,
     /// Least time between the end of an automatic operation on an instance and the start
     /// of the next one.
     #[serde(with = "duration")]

@@ -12,7 +12,6 @@ use uuid::Uuid;
 
 use crate::op_occs::{self as ops, CreateOutcome};
 use crate::schema::auto_heals::{self, dsl};
-use crate::schema::vnf_lcm_op_occs::dsl as occ;
 use crate::{DbConnection, Result, instances, now};
 
 #[derive(Debug, Clone, Insertable)]
@@ -24,7 +23,7 @@ struct NewRow {
     due_at: NaiveDateTime,
 }
 
-fn after(t: NaiveDateTime, d: Duration) -> NaiveDateTime {
+pub(crate) fn after(t: NaiveDateTime, d: Duration) -> NaiveDateTime {
     t + chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
 }
 
@@ -163,7 +162,7 @@ pub fn start(
         if live.is_empty() {
             return Ok(Start::Nothing);
         }
-        if let Some(end) = last_automatic_end(c, instance)?
+        if let Some(end) = ops::last_automatic_end(c, instance)?
             && after(end, cooldown) > now()
         {
             return Ok(Start::CoolingDown);
@@ -181,16 +180,6 @@ pub fn start(
     })
 }
 
-/// When the instance's last automatic operation ended, if one did.
-fn last_automatic_end(c: &mut DbConnection, instance: Uuid) -> Result<Option<NaiveDateTime>> {
-    Ok(occ::vnf_lcm_op_occs
-        .filter(occ::vnf_instance_id.eq(instance.to_string()))
-        .filter(occ::is_automatic_invocation.eq(true))
-        .filter(occ::operation_state.eq_any(["COMPLETED", "FAILED", "ROLLED_BACK"]))
-        .select(diesel::dsl::max(occ::state_entered_time))
-        .first::<Option<NaiveDateTime>>(c)?)
-}
-
 /// Removes the VNFCs of heals that ended (or whose occurrence is gone); how many.
 pub fn settle(c: &mut DbConnection) -> Result<usize> {
     let taken: Vec<String> = dsl::auto_heals
@@ -200,14 +189,7 @@ pub fn settle(c: &mut DbConnection) -> Result<usize> {
         .load(c)?;
     let mut removed = 0;
     for id in taken {
-        let state: Option<String> = occ::vnf_lcm_op_occs
-            .filter(occ::id.eq(&id))
-            .select(occ::operation_state)
-            .first(c)
-            .optional()?;
-        let ended =
-            state.is_none_or(|s| matches!(s.as_str(), "COMPLETED" | "FAILED" | "ROLLED_BACK"));
-        if ended {
+        if ops::has_ended(c, &id)? {
             removed +=
                 diesel::delete(dsl::auto_heals.filter(dsl::op_occ_id.eq(Some(id)))).execute(c)?;
         }

@@ -2,6 +2,7 @@
 
 pub mod alarms;
 pub mod auto_heals;
+pub mod auto_scales;
 pub mod conductors;
 mod connection;
 mod error;

@@ -493,3 +493,26 @@ pub fn counts(c: &mut DbConnection) -> Result<Vec<(String, i64)>> {
         .select((dsl::operation_state, count_star()))
         .load(c)?)
 }
+
+/// When the instance's last automatic operation ended, if one did.
+pub(crate) fn last_automatic_end(
+    c: &mut DbConnection,
+    instance: Uuid,
+) -> Result<Option<NaiveDateTime>> {
+    Ok(dsl::vnf_lcm_op_occs
+        .filter(dsl::vnf_instance_id.eq(instance.to_string()))
+        .filter(dsl::is_automatic_invocation.eq(true))
+        .filter(dsl::operation_state.eq_any(["COMPLETED", "FAILED", "ROLLED_BACK"]))
+        .select(diesel::dsl::max(dsl::state_entered_time))
+        .first::<Option<NaiveDateTime>>(c)?)
+}
+
+/// Whether occurrence `id` has ended (or is gone).
+pub(crate) fn has_ended(c: &mut DbConnection, id: &str) -> Result<bool> {
+    let state: Option<String> = dsl::vnf_lcm_op_occs
+        .filter(dsl::id.eq(id))
+        .select(dsl::operation_state)
+        .first(c)
+        .optional()?;
+    Ok(state.is_none_or(|s| matches!(s.as_str(), "COMPLETED" | "FAILED" | "ROLLED_BACK")))
+}

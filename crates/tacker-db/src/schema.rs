@@ -208,3 +208,15 @@ diesel::table! {
         op_occ_id -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    auto_scales (id) {
+        id -> Text,
+        vnf_instance_id -> Text,
+        aspect_id -> Text,
+        direction -> Text,
+        received_at -> Timestamp,
+        due_at -> Timestamp,
+        op_occ_id -> Nullable<Text>,
+    }
+}

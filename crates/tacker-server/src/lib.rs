@@ -74,6 +74,8 @@ pub struct Settings {
     pub outbound: Vec<ipnet::IpNet>,
     /// How long auto-heal alerts of one instance are gathered (`fm.auto_heal_window`).
     pub auto_heal_window: Duration,
+    /// How long auto-scale alerts of one aspect are gathered (`fm.auto_scale_window`).
+    pub auto_scale_window: Duration,
     /// Alerts one webhook call may carry (`fm.max_alerts_per_call`).
     pub max_alerts_per_call: usize,
 }

@@ -130,6 +130,7 @@ fn server_state(
             tls: server_tls(cfg)?,
             outbound: cfg.outbound_networks(),
             auto_heal_window: cfg.fm.auto_heal_window,
+            auto_scale_window: cfg.fm.auto_scale_window,
             max_alerts_per_call: cfg.fm.max_alerts_per_call,
         },
         limits: Arc::new(tacker_server::limits::Limits::new(

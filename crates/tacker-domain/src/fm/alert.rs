@@ -156,21 +156,33 @@ impl Alert {
     /// The alarm a firing `vnffm` alert raises about `instance`.
     pub fn alarm(&self, instance: &VnfInstance, now: DateTime<Utc>) -> Result<Alarm, String> {
         // A `vnffm` alert says what it is; an `auto_heal` one need not (a failed VNFC).
-        let fm = self.function() == Function::Fm;
+        // A load condition (auto_scale) is a warning about quality of service, a failed
+        // VNFC (auto_heal) a major processing error.
+        let (fm, default_severity, default_event) = match self.function() {
+            Function::Fm => (true, PerceivedSeverity::Major, EventType::ProcessingError),
+            Function::AutoScale => (false, PerceivedSeverity::Warning, EventType::Qos),
+            _ => (false, PerceivedSeverity::Major, EventType::ProcessingError),
+        };
         let severity: PerceivedSeverity = match self.label("perceived_severity") {
             Some(s) => s
                 .parse()
                 .map_err(|e| format!("labels.perceived_severity: {e}"))?,
-            None if !fm => PerceivedSeverity::Major,
+            None if !fm => default_severity,
             None => return Err("labels.perceived_severity is missing".into()),
         };
         let event_type: EventType = match self.label("event_type") {
             Some(s) => s.parse().map_err(|e| format!("labels.event_type: {e}"))?,
-            None if !fm => EventType::ProcessingError,
+            None if !fm => default_event,
             None => return Err("labels.event_type is missing".into()),
         };
         let detail = text(&self.annotations, "fault_details").unwrap_or("None");
-        let vnfcs = self.vnfcs(instance)?;
+        // A scale alert is about the whole VNF unless it names VNFCs.
+        let names_vnfcs = self.label("vnfc_info_id").is_some() || self.label("pod").is_some();
+        let vnfcs = if self.function() == Function::AutoScale && !names_vnfcs {
+            Vec::new()
+        } else {
+            self.vnfcs(instance)?
+        };
         let faulty_resource = instance.instantiated_vnf_info.as_ref().and_then(|info| {
             let c = info.vnfc_info.iter().find(|c| vnfcs.contains(&c.id))?;
             info.vnfc_resource_info
@@ -205,6 +217,25 @@ impl Alert {
             ],
             tenant: instance.tenant.clone(),
         })
+    }
+
+    /// The aspect and direction of an `auto_scale` alert (`labels.aspect_id`,
+    /// `labels.auto_scale_type`: `SCALE_OUT` or `SCALE_IN`).
+    pub fn scale(&self) -> Result<(String, crate::lcm::request::ScaleType), String> {
+        let aspect = self
+            .label("aspect_id")
+            .ok_or("labels.aspect_id is missing")?;
+        let kind = match self.label("auto_scale_type") {
+            Some("SCALE_OUT") => crate::lcm::request::ScaleType::ScaleOut,
+            Some("SCALE_IN") => crate::lcm::request::ScaleType::ScaleIn,
+            Some(other) => {
+                return Err(format!(
+                    "labels.auto_scale_type {other:?} must be SCALE_OUT or SCALE_IN"
+                ));
+            }
+            None => return Err("labels.auto_scale_type is missing".into()),
+        };
+        Ok((aspect.to_owned(), kind))
     }
 
     /// When a resolved alert ended (its `endsAt`, else `now`).

@@ -129,6 +129,35 @@ fn time(t: DateTime<Utc>) -> Value {
 }
 
 impl Alarm {
+    /// A new alarm about the whole of `instance` raised by the VNFM itself (e.g. an
+    /// automatic operation it refused), `fingerprint` naming the condition.
+    pub fn of_vnfm(
+        instance: &crate::lcm::VnfInstance,
+        fingerprint: String,
+        probable_cause: String,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            id: Uuid::new_v4(),
+            vnf_instance_id: instance.id,
+            vnfc_instance_ids: Vec::new(),
+            faulty_resource: None,
+            fault_details: vec![format!("fingerprint: {fingerprint}")],
+            fingerprint,
+            raised_at: now,
+            changed_at: None,
+            cleared_at: None,
+            acknowledged_at: None,
+            ack_state: AckState::Unacknowledged,
+            perceived_severity: PerceivedSeverity::Warning,
+            event_time: now,
+            event_type: EventType::Qos,
+            fault_type: "VNFM".into(),
+            probable_cause,
+            tenant: instance.tenant.clone(),
+        }
+    }
+
     /// The `Alarm` body, links under `fm_base` (`.../vnffm/v1`) and `lcm_base`
     /// (`.../vnflcm/v2`).
     pub fn to_json(&self, fm_base: &str, lcm_base: &str) -> Value {

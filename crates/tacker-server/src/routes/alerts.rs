@@ -1,7 +1,9 @@
 //! Alertmanager's webhooks, as Tacker's Prometheus plugin takes them: `POST /alert`
 //! (`function_type: vnffm`: firing raises an alarm, resolved clears it) and
 //! `POST /alert/auto_healing` (`function_type: auto_heal`: an alarm too, and, for an
-//! instance with `isAutohealEnabled`, its VNFCs gathered into one automatic heal). Each
+//! instance with `isAutohealEnabled`, its VNFCs gathered into one automatic heal) and
+//! `POST /alert/auto_scaling` (`function_type: auto_scale`: for an instance with
+//! `isAutoscaleEnabled`, one step of the aspect it names; otherwise an alarm). Each
 //! alert is taken or skipped on its own; the answer counts what came of them and says
 //! why each skipped one was (Alertmanager only logs it: the metric
 //! `tacker_alerts_total{outcome="skipped"}` is what to watch).
@@ -11,7 +13,7 @@ use std::collections::HashMap;
 use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
 use tacker_db::alarms::{self, Raised};
-use tacker_domain::fm::alert::{AUTOHEAL, Alert, Function, Status, Webhook, opted_in};
+use tacker_domain::fm::alert::{AUTOHEAL, AUTOSCALE, Alert, Function, Status, Webhook, opted_in};
 use tacker_domain::lcm::VnfInstance;
 use uuid::Uuid;
 
@@ -27,6 +29,16 @@ pub async fn fm(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     take(Function::Fm, who, body, st).await
+}
+
+/// `POST /alert/auto_scaling`: automatic scale steps (alarms for instances that did not
+/// opt in).
+pub async fn auto_scale(
+    who: Principal,
+    body: JsonBody<Webhook>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    take(Function::AutoScale, who, body, st).await
 }
 
 /// `POST /alert/auto_healing`: alarms, and automatic heals.
@@ -99,7 +111,8 @@ async fn take(
                     match f {
                         Function::Fm => "POST /alert",
                         Function::AutoHeal => "POST /alert/auto_healing",
-                        _ => "not served yet",
+                        Function::AutoScale => "POST /alert/auto_scaling",
+                        Function::Other => "nowhere",
                     }
                 ),
             };
@@ -126,6 +139,12 @@ async fn take(
             continue;
         };
         match a.status {
+            Status::Firing if f == Function::AutoScale && opted_in(i, AUTOSCALE) => {
+                scale(&st, &mut out, a, i).await?;
+            }
+            Status::Resolved if f == Function::AutoScale && opted_in(i, AUTOSCALE) => {
+                out.count(&st, f, "resolved");
+            }
             Status::Firing => firing(&st, &mut out, a, i).await?,
             Status::Resolved => {
                 let (fp, at) = (a.fingerprint.clone(), a.ended(chrono::Utc::now()));
@@ -175,6 +194,10 @@ async fn firing(
             return Ok(());
         }
     }
+    if f == Function::AutoScale {
+        out.count(st, f, "not_enabled");
+        return Ok(());
+    }
     if f != Function::AutoHeal {
         return Ok(());
     }
@@ -191,5 +214,33 @@ async fn firing(
         tracing::info!(vnf_instance_id = %id, vnfcs = added, "auto-heal requested");
     }
     out.count(st, f, "heal_requested");
+    Ok(())
+}
+
+/// A firing auto-scale alert of an instance that opted in: one step of its aspect asked
+/// for (the conductors start it within the aspect's limits, or raise an alarm).
+async fn scale(
+    st: &ServerState,
+    out: &mut Outcome,
+    a: &Alert,
+    i: &VnfInstance,
+) -> Result<(), ApiError> {
+    let f = a.function();
+    let (aspect, direction) = match a.scale() {
+        Ok(s) => s,
+        Err(why) => {
+            out.skip(st, f, a, why);
+            return Ok(());
+        }
+    };
+    let (id, window) = (i.id, st.settings.auto_scale_window);
+    let new = st
+        .db
+        .run(move |c| tacker_db::auto_scales::request(c, id, &aspect, direction, window))
+        .await?;
+    if new {
+        tracing::info!(vnf_instance_id = %id, "auto-scale requested");
+    }
+    out.count(st, f, "scale_requested");
     Ok(())
 }

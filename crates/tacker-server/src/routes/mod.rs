@@ -128,6 +128,9 @@ api! {
     [] "/alert/auto_healing", TACKER, {
         post [alert] alerts::auto_heal => "Alertmanager webhook: auto_heal alerts raise alarms and heal the VNFCs they name (isAutohealEnabled)",
     }
+    [] "/alert/auto_scaling", TACKER, {
+        post [alert] alerts::auto_scale => "Alertmanager webhook: auto_scale alerts scale the aspect they name one step (isAutoscaleEnabled), within its limits",
+    }
     [fm] "/vnffm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] fm::api_versions => "API versions of VNF fault management" }
     [fm] "/vnffm/v1/alarms", SOL003_FM, { get [reader] fm::alarms::list => "List alarms" }
     [fm] "/vnffm/v1/alarms/{id}", SOL003_FM, {

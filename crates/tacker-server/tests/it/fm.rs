@@ -556,3 +556,174 @@ async fn automatic_heals_wait_for_running_operations_and_the_cooldown() {
         "started {started} less than the cool-down after {ended}"
     );
 }
+
+fn scale_alert(fp: &str, i: &str, direction: &str) -> Value {
+    alert(
+        "firing",
+        fp,
+        json!({"function_type": "auto_scale", "vnf_instance_id": i, "aspect_id": "vdu1_aspect",
+            "auto_scale_type": direction}),
+    )
+}
+
+async fn scale_level(app: &TestApp, i: &str) -> u64 {
+    let v = app.instance(i).await;
+    v["instantiatedVnfInfo"]["scaleStatus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["aspectId"] == "vdu1_aspect")
+        .unwrap()["scaleLevel"]
+        .as_u64()
+        .unwrap()
+}
+
+async fn scales(app: &TestApp, i: &str) -> Vec<Value> {
+    let r = app
+        .lcm(
+            reqwest::Method::GET,
+            &format!("/vnf_lcm_op_occs?filter=(eq,operation,SCALE);(eq,vnfInstanceId,{i})"),
+        )
+        .send()
+        .await
+        .unwrap();
+    r.json().await.unwrap()
+}
+
+/// Waits until the instance's automatic scales number `n`, all ended; their states.
+async fn ended_scales(app: &TestApp, i: &str, n: usize) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + T;
+    loop {
+        let s = scales(app, i).await;
+        let ended: Vec<String> = s
+            .iter()
+            .filter(|o| {
+                ["COMPLETED", "FAILED_TEMP", "FAILED", "ROLLED_BACK"]
+                    .contains(&o["operationState"].as_str().unwrap())
+            })
+            .map(|o| o["operationState"].as_str().unwrap().to_owned())
+            .collect();
+        if s.len() >= n && ended.len() == s.len() {
+            assert!(s.iter().all(|o| o["isAutomaticInvocation"] == true));
+            return ended;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{n} scales never ended: {s:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Auto-scale alerts scale one step each, up to the aspect's maximum and not beyond
+/// (there: a WARNING alarm, no failing operation), then back in; an instance that did
+/// not opt in gets an alarm only.
+#[tokio::test]
+async fn auto_scale_alerts_step_within_the_aspect_limits() {
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            cooldown: Duration::from_millis(200),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (i, _) = app.instantiated(None).await;
+    let out = app
+        .alerts(
+            "/alert/auto_scaling",
+            vec![scale_alert("s0", &i, "SCALE_OUT")],
+        )
+        .await;
+    assert_eq!(
+        out["outcomes"],
+        json!({"raised": 1, "not_enabled": 1}),
+        "{out}"
+    );
+    let r = app
+        .lcm_json(
+            reqwest::Method::PATCH,
+            &format!("/vnf_instances/{i}"),
+            json!({"vnfConfigurableProperties": {"isAutoscaleEnabled": true}}),
+        )
+        .await;
+    let op = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
+    app.wait_op(&op, &["COMPLETED"]).await;
+    assert_eq!(scale_level(&app, &i).await, 0);
+    // Two steps out (the maximum is 2), one alert each.
+    for (n, fp) in ["s1", "s2"].iter().enumerate() {
+        let out = app
+            .alerts(
+                "/alert/auto_scaling",
+                vec![scale_alert(fp, &i, "SCALE_OUT")],
+            )
+            .await;
+        assert_eq!(out["outcomes"]["scale_requested"], 1, "{out}");
+        assert_eq!(
+            ended_scales(&app, &i, n + 1).await,
+            vec!["COMPLETED"; n + 1]
+        );
+    }
+    assert_eq!(scale_level(&app, &i).await, 2);
+    // Beyond the maximum: refused with an alarm, no operation.
+    app.alerts(
+        "/alert/auto_scaling",
+        vec![scale_alert("s3", &i, "SCALE_OUT")],
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + T;
+    let refused = loop {
+        let a = app.alarms("?filter=(eq,perceivedSeverity,WARNING)").await;
+        if let Some(x) = a.iter().find(|x| {
+            x["probableCause"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("refused")
+        }) {
+            break x.clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no alarm for the refused step: {a:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(refused["alarmClearedTime"].is_null(), "{refused}");
+    assert_eq!(scales(&app, &i).await.len(), 2);
+    assert_eq!(scale_level(&app, &i).await, 2);
+    // A step in: done; the refusal's alarm cleared.
+    app.alerts(
+        "/alert/auto_scaling",
+        vec![scale_alert("s4", &i, "SCALE_IN")],
+    )
+    .await;
+    assert_eq!(ended_scales(&app, &i, 3).await, vec!["COMPLETED"; 3]);
+    assert_eq!(scale_level(&app, &i).await, 1);
+    let a: Value = app
+        .fm(
+            reqwest::Method::GET,
+            &format!("/alarms/{}", refused["id"].as_str().unwrap()),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(a["alarmClearedTime"].is_string(), "{a}");
+    // Unknown aspect and direction are said, not done.
+    let out = app
+        .alerts(
+            "/alert/auto_scaling",
+            vec![alert("firing", "bad", json!({"function_type": "auto_scale", "vnf_instance_id": i, "aspect_id": "vdu1_aspect", "auto_scale_type": "SIDEWAYS"}))],
+        )
+        .await;
+    assert!(
+        out["skipped"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("SIDEWAYS"),
+        "{out}"
+    );
+}

@@ -65,6 +65,7 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     l.notification_max_age = opts.notification_max_age;
     l.sync_interval = Duration::ZERO;
     cfg.fm.auto_heal_window = opts.auto_heal_window;
+    cfg.fm.auto_scale_window = Duration::from_millis(100);
     cfg.fm.cooldown = opts.cooldown;
     cfg.fm.loop_interval = Duration::from_millis(100);
     cfg.mgmt.drivers = opts
@@ -310,6 +311,7 @@ impl TestApp {
                 tls: opts.tls.clone(),
                 outbound: vec!["127.0.0.1/32".parse().unwrap()],
                 auto_heal_window: opts.auto_heal_window,
+                auto_scale_window: Duration::from_millis(100),
                 max_alerts_per_call: 1000,
             },
             limits: Arc::new(tacker_server::limits::Limits::new(

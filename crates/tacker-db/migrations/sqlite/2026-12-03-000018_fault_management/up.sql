@@ -35,5 +35,17 @@ CREATE TABLE auto_heals (
     PRIMARY KEY (vnf_instance_id, vnfc_id)
 );
 CREATE INDEX auto_heals_due ON auto_heals (due_at) WHERE op_occ_id IS NULL;
+-- Automatic scale steps asked for by alerts: one pending step per instance and aspect
+-- (a later alert sets its direction), taken into a SCALE occurrence like heals are.
+CREATE TABLE auto_scales (
+    id TEXT PRIMARY KEY,
+    vnf_instance_id TEXT NOT NULL,
+    aspect_id TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    received_at TIMESTAMP NOT NULL,
+    due_at TIMESTAMP NOT NULL,
+    op_occ_id TEXT
+);
+CREATE UNIQUE INDEX auto_scales_pending ON auto_scales (vnf_instance_id, aspect_id) WHERE op_occ_id IS NULL;
 CREATE INDEX vnf_lcm_op_occs_automatic ON vnf_lcm_op_occs (vnf_instance_id, state_entered_time)
     WHERE is_automatic_invocation;
