@@ -75,6 +75,16 @@ macro_rules! kind {
 /// Every type served.
 pub static KINDS: &[Kind] = &[
     kind!(
+        "monitoring.coreos.com",
+        ["v1"],
+        "PrometheusRule",
+        "prometheusrules",
+        true,
+        FULL,
+        [],
+        ["promrule"]
+    ),
+    kind!(
         "",
         ["v1"],
         "Pod",

@@ -42,6 +42,8 @@ pub struct Settings {
     pub keys: Arc<Keyring>,
     /// Fault management and the closed loop (`[fm]`).
     pub fm: tacker_config::FmConfig,
+    /// PM rules' delivery and PromQL (`[pm]`).
+    pub pm: crate::pm::PmSettings,
 }
 
 impl Settings {
@@ -68,6 +70,7 @@ impl Settings {
             lcm,
             keys,
             fm: cfg.fm.clone(),
+            pm: crate::pm::PmSettings::from_config(cfg)?,
         })
     }
 }
@@ -138,6 +141,8 @@ pub struct Ctx {
     pub lcm: LcmSettings,
     /// Fault management and the closed loop.
     pub fm: tacker_config::FmConfig,
+    /// PM rules' delivery and PromQL.
+    pub pm: crate::pm::PmSettings,
     /// Keys opening secrets at rest.
     pub keys: Arc<Keyring>,
     /// Outbound HTTP towards subscribers and the NFVO.
@@ -169,6 +174,7 @@ impl Ctx {
             dead_after: settings.dead_after,
             onboarding: settings.onboarding.clone(),
             fm: settings.fm.clone(),
+            pm: settings.pm.clone(),
             notify: tacker_notify::Client::new(
                 settings.lcm.http_timeout,
                 tacker_notify::Guard::new(settings.lcm.outbound.clone()),

@@ -38,6 +38,7 @@ impl Handler for Dispatcher {
             proto::PrefetchCsar::NAME => handlers::prefetch_csar::handle(ctx, decode(&req)?).await,
             proto::RunLcmOp::NAME => handlers::run_lcm_op::handle(ctx, decode(&req)?).await,
             proto::SyncInstance::NAME => handlers::sync_instance::handle(ctx, decode(&req)?).await,
+            proto::DeliverRules::NAME => handlers::deliver_rules::handle(ctx, decode(&req)?).await,
             proto::DropCache::NAME => handlers::drop_cache::handle(ctx, decode(&req)?).await,
             proto::DeletePackage::NAME => {
                 handlers::delete_package::handle(ctx, decode(&req)?).await

@@ -14,6 +14,7 @@ mod metrics;
 mod notifier;
 mod onboarding;
 mod periodic;
+pub mod pm;
 mod recovery;
 mod startup;
 mod vnf_sync;

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::{fm_subscriptions, outbox, pkgm_subscriptions, subscriptions};
+use tacker_db::{
+    fm_subscriptions, outbox, pkgm_subscriptions, pm_jobs, pm_thresholds, subscriptions,
+};
 use tacker_domain::lcm::SubscriptionAuth;
 use tokio_util::sync::CancellationToken;
 
@@ -97,16 +99,31 @@ async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
             base: format!("{root}/vnfpkgm/v1"),
         });
     }
-    let s = ctx
+    if let Ok(Some(s)) = ctx.db.run(move |c| fm_subscriptions::get(c, id)).await {
+        return Some(Subscriber {
+            callback_uri: s.callback_uri,
+            authentication: s.authentication,
+            base: format!("{root}/vnffm/v1"),
+        });
+    }
+    // PM jobs and thresholds are their own subscriptions.
+    if let Ok(Some(j)) = ctx.db.run(move |c| pm_jobs::get(c, id)).await {
+        return Some(Subscriber {
+            callback_uri: j.callback_uri,
+            authentication: j.authentication,
+            base: format!("{root}/vnfpm/v2"),
+        });
+    }
+    let t = ctx
         .db
-        .run(move |c| fm_subscriptions::get(c, id))
+        .run(move |c| pm_thresholds::get(c, id))
         .await
         .ok()
         .flatten()?;
     Some(Subscriber {
-        callback_uri: s.callback_uri,
-        authentication: s.authentication,
-        base: format!("{root}/vnffm/v1"),
+        callback_uri: t.callback_uri,
+        authentication: t.authentication,
+        base: format!("{root}/vnfpm/v2"),
     })
 }
 
@@ -114,11 +131,11 @@ async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
 /// base (of the subscription's API and version; rows of older versions were stored
 /// rendered).
 fn render(ctx: &Ctx, p: &outbox::Pending, sub: &Subscriber) -> serde_json::Value {
+    let lcm = || tacker_domain::lcm::ApiVersion::V2.base(&ctx.lcm.public_url);
     match &p.payload {
-        outbox::Stored::Fm(n) => {
-            let lcm = tacker_domain::lcm::ApiVersion::V2.base(&ctx.lcm.public_url);
-            n.render(&sub.base, &lcm, p.subscription_id)
-        }
+        outbox::Stored::Fm(n) => n.render(&sub.base, &lcm(), p.subscription_id),
+        outbox::Stored::PmReport(n) => n.render(&sub.base, &lcm()),
+        outbox::Stored::Crossing(n) => n.render(&sub.base, &lcm()),
         outbox::Stored::Facts(n) => n.render(&sub.base, p.subscription_id),
         outbox::Stored::Package(n) => n.render(&sub.base, p.subscription_id),
         outbox::Stored::Rendered(body) => body.clone(),

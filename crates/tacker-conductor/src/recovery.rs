@@ -36,6 +36,7 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
         prune_notifications(&ctx).await;
         prune_operations(&ctx).await;
         prune_alarms(&ctx).await;
+        prune_reports(&ctx).await;
     })
     .await;
 }
@@ -77,6 +78,23 @@ async fn prune_alarms(ctx: &Ctx) {
         Ok(0) => {}
         Ok(n) => tracing::info!(pruned = n, "cleared alarms past their retention removed"),
         Err(e) => tracing::warn!(error = %e, "could not prune cleared alarms"),
+    }
+}
+
+/// Deletes PM reports older than `pm.report_retention` (a batch per sweep).
+async fn prune_reports(ctx: &Ctx) {
+    let keep = ctx.pm.report_retention;
+    if keep.is_zero() {
+        return;
+    }
+    match ctx
+        .db
+        .run(move |c| tacker_db::pm_jobs::prune_reports(c, keep, 1000))
+        .await
+    {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(pruned = n, "PM reports past their retention removed"),
+        Err(e) => tracing::warn!(error = %e, "could not prune PM reports"),
     }
 }
 

@@ -42,6 +42,8 @@ pub struct Config {
     pub lcm: LcmConfig,
     /// Fault management and the closed loop (alerts, auto-heal).
     pub fm: FmConfig,
+    /// Performance management (PM jobs, thresholds, their Prometheus rules).
+    pub pm: PmConfig,
     /// The Kubernetes infra driver.
     pub kubernetes: KubernetesConfig,
     /// The Helm infra driver.
@@ -370,6 +372,31 @@ pub struct FmConfig {
     pub max_alerts_per_call: usize,
 }
 
+/// `[pm]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmConfig {
+    /// Where rule files are written (empty: none).
+    pub rules_dir: String,
+    /// Prometheus' reload endpoint, called after a rule file changed (empty: none).
+    pub prometheus_reload_url: String,
+    /// Deliver rules as PrometheusRule objects on the VNF's cluster.
+    pub prometheus_rule: bool,
+    /// Labels of those objects (`key=value`).
+    pub prometheus_rule_labels: Vec<String>,
+    /// Collection period of thresholds' rules.
+    #[serde(with = "duration")]
+    pub threshold_collection_period: Duration,
+    /// Reporting period (PromQL window) of thresholds' rules.
+    #[serde(with = "duration")]
+    pub threshold_reporting_period: Duration,
+    /// How long reports are kept (zero: forever).
+    #[serde(with = "duration")]
+    pub report_retention: Duration,
+    /// PromQL templates by metric, over upstream Tacker's.
+    pub promql: std::collections::BTreeMap<String, String>,
+}
+
 /// `[kubernetes]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -681,6 +708,18 @@ impl Config {
                 "conductor.id {:?} may hold only [A-Za-z0-9._-]",
                 self.conductor.id
             ),
+        );
+        check(
+            self.pm
+                .prometheus_rule_labels
+                .iter()
+                .all(|l| l.split_once('=').is_some_and(|(k, _)| !k.is_empty())),
+            "pm.prometheus_rule_labels must be key=value entries".into(),
+        );
+        check(
+            self.pm.threshold_collection_period.as_secs() >= 1
+                && self.pm.threshold_reporting_period >= self.pm.threshold_collection_period,
+            "pm.threshold_collection_period must be at least 1s and threshold_reporting_period at least that".into(),
         );
         check(
             !self.fm.loop_interval.is_zero() && self.fm.max_alerts_per_call >= 1,

@@ -14,6 +14,8 @@ pub mod op_occs;
 pub mod outbox;
 pub mod packages;
 pub mod pkgm_subscriptions;
+pub mod pm_jobs;
+pub mod pm_thresholds;
 pub mod quota;
 pub mod scan;
 pub mod schema;

@@ -89,6 +89,10 @@ pub enum Stored {
     Package(Box<tacker_domain::pkgm::PkgFacts>),
     /// FM notification facts, rendered at delivery.
     Fm(Box<tacker_domain::fm::notification::FmFacts>),
+    /// A PM report's notification, rendered at delivery.
+    PmReport(Box<tacker_domain::pm::report::ReportFacts>),
+    /// A threshold crossing's notification, rendered at delivery.
+    Crossing(Box<tacker_domain::pm::threshold::CrossingFacts>),
     /// A body rendered when it was queued (rows of older versions).
     Rendered(Value),
 }
@@ -102,9 +106,16 @@ impl Stored {
         if let Ok(p) = serde_json::from_value::<tacker_domain::pkgm::PkgFacts>(v.clone()) {
             return Ok(Stored::Package(Box::new(p)));
         }
+        if let Ok(f) = serde_json::from_value::<tacker_domain::fm::notification::FmFacts>(v.clone())
+        {
+            return Ok(Stored::Fm(Box::new(f)));
+        }
+        if let Ok(f) = serde_json::from_value::<tacker_domain::pm::report::ReportFacts>(v.clone()) {
+            return Ok(Stored::PmReport(Box::new(f)));
+        }
         Ok(
-            match serde_json::from_value::<tacker_domain::fm::notification::FmFacts>(v.clone()) {
-                Ok(f) => Stored::Fm(Box::new(f)),
+            match serde_json::from_value::<tacker_domain::pm::threshold::CrossingFacts>(v.clone()) {
+                Ok(f) => Stored::Crossing(Box::new(f)),
                 Err(_) => Stored::Rendered(v),
             },
         )

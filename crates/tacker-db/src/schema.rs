@@ -220,3 +220,30 @@ diesel::table! {
         op_occ_id -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    pm_jobs (id) {
+        id -> Text,
+        tenant -> Nullable<Text>,
+        body -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    pm_reports (id) {
+        id -> Text,
+        job_id -> Text,
+        body -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    pm_thresholds (id) {
+        id -> Text,
+        tenant -> Nullable<Text>,
+        body -> Text,
+        created_at -> Timestamp,
+    }
+}

@@ -8,6 +8,7 @@ pub mod lcm;
 pub mod mgmt;
 pub mod package;
 pub mod pkgm;
+pub mod pm;
 pub mod problem;
 pub mod products;
 pub mod scope;

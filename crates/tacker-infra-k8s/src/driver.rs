@@ -118,4 +118,14 @@ impl InfraDriver for KubernetesDriver {
     async fn sync(&self, octx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError> {
         Ok(ops::sync::run(&self.work(octx)?).await?)
     }
+
+    async fn monitoring_rules(
+        &self,
+        octx: &OpContext,
+        name: &str,
+        labels: &serde_json::Map<String, serde_json::Value>,
+        group: Option<&serde_json::Value>,
+    ) -> Result<(), DriverError> {
+        Ok(ops::rules::run(&self.work(octx)?, name, labels, group).await?)
+    }
 }

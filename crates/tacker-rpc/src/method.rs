@@ -30,4 +30,6 @@ methods!(
     RunLcmOp,
     SyncInstance,
     SyncInstanceDone,
+    DeliverRules,
+    RulesDelivered,
 );

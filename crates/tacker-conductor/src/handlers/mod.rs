@@ -1,6 +1,7 @@
 //! One file per request the conductor handles.
 
 pub mod delete_package;
+pub mod deliver_rules;
 pub mod download_csar;
 pub mod drop_cache;
 pub mod ping;

@@ -595,25 +595,12 @@ async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
 
 /// Reconciles an instance's stored VNFCs with its VIM; whether anything changed.
 pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, Failure> {
-    let instance = ctx
-        .db
-        .run(move |c| instances::get(c, instance_id))
-        .await
-        .map_err(internal)?
-        .ok_or_else(|| Failure::not_found(format!("VNF instance {instance_id} not found")))?;
-    let Some(info) = instance.instantiated_vnf_info.clone() else {
+    let Some((driver, octx)) = instance_driver(ctx, instance_id).await? else {
         return Ok(false);
     };
-    // Syncing is no operation: the drivers get a context without a request.
-    let none = OpOcc::new(
-        Uuid::nil(),
-        instance_id,
-        OperationState::Processing,
-        OperationParams::ModifyInfo(ModifyRequest::default()),
-        json!({}),
-    );
-    let (_, _, octx) = context(ctx, &none).await?;
-    let driver = infra(ctx, &octx)?;
+    let Some(info) = octx.instance.instantiated_vnf_info.clone() else {
+        return Ok(false);
+    };
     let Some(now) = driver.sync(&octx).await? else {
         return Ok(false);
     };
@@ -626,4 +613,32 @@ pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, Fa
         .await
         .map_err(internal)?;
     Ok(stored)
+}
+
+/// The infra driver of an instantiated instance and a context for it outside any
+/// operation (`None`: it is not instantiated).
+pub(crate) async fn instance_driver(
+    ctx: &Arc<Ctx>,
+    instance_id: Uuid,
+) -> Result<Option<(Arc<dyn InfraDriver>, OpContext)>, Failure> {
+    let instance = ctx
+        .db
+        .run(move |c| instances::get(c, instance_id))
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| Failure::not_found(format!("VNF instance {instance_id} not found")))?;
+    if instance.instantiated_vnf_info.is_none() {
+        return Ok(None);
+    }
+    // No operation: the drivers get a context without a request.
+    let none = OpOcc::new(
+        Uuid::nil(),
+        instance_id,
+        OperationState::Processing,
+        OperationParams::ModifyInfo(ModifyRequest::default()),
+        json!({}),
+    );
+    let (_, _, octx) = context(ctx, &none).await?;
+    let driver = infra(ctx, &octx)?;
+    Ok(Some((driver, octx)))
 }

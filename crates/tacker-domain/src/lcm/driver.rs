@@ -150,6 +150,21 @@ pub trait InfraDriver: Send + Sync {
     async fn rollback(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
     /// Reads what actually runs, to reconcile the stored VNFC lists.
     async fn sync(&self, ctx: &OpContext) -> Result<Option<InstantiatedVnfInfo>, DriverError>;
+    /// Writes (`Some(group)`) or removes (`None`) the monitoring rules `name` of the
+    /// instance in its VIM (a prometheus-operator `PrometheusRule` with `labels`).
+    async fn monitoring_rules(
+        &self,
+        ctx: &OpContext,
+        name: &str,
+        labels: &Map<String, Value>,
+        group: Option<&Value>,
+    ) -> Result<(), DriverError> {
+        let _ = (ctx, name, labels, group);
+        Err(DriverError::new(
+            422,
+            "this VIM type takes no PrometheusRule objects (pm.prometheus_rule needs a Kubernetes VIM)",
+        ))
+    }
 }
 
 /// Runs `Vnflcm` hooks (`instantiate_end`, `heal_end`, ...). Every step is idempotent:

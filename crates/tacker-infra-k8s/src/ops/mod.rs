@@ -4,6 +4,7 @@ pub mod change_vnfpkg;
 pub mod heal;
 pub mod instantiate;
 pub mod rollback;
+pub mod rules;
 pub mod scale;
 pub mod sync;
 pub mod terminate;

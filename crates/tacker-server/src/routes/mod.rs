@@ -10,6 +10,7 @@ mod package_content;
 mod package_files;
 mod packages;
 mod pkgm_subscriptions;
+mod pm;
 mod scan;
 mod version;
 mod vims;
@@ -86,9 +87,11 @@ macro_rules! api {
     };
     (@version lcm) => { Some(lcm::API_VERSION) };
     (@version fm) => { Some(fm::API_VERSION) };
+    (@version pm) => { Some(pm::API_VERSION) };
     (@version) => { None };
     (@wrap [lcm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(lcm::version)) };
     (@wrap [fm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(fm::version)) };
+    (@wrap [pm] $e:expr) => { $e.wrap(actix_web::middleware::from_fn(pm::version)) };
     (@wrap [] $e:expr) => { $e };
     (@access public) => { Access::Public };
     (@access reader) => { Access::Reader };
@@ -108,6 +111,7 @@ const SOL003: Option<&str> = Some("SOL003 v3.3.1");
 const SOL003_V1: Option<&str> = Some("SOL003 v2.4.1");
 const SOL005: Option<&str> = Some("SOL005 v2.4.1");
 const SOL003_FM: Option<&str> = Some("SOL003 v3.3.1 VNF fault management");
+const SOL003_PM: Option<&str> = Some("SOL003 v3.3.1 VNF performance management");
 const OURS: Option<&str> = None;
 /// Tacker's own APIs (no ETSI definition).
 const TACKER: Option<&str> = None;
@@ -130,6 +134,32 @@ api! {
     }
     [] "/alert/auto_scaling", TACKER, {
         post [alert] alerts::auto_scale => "Alertmanager webhook: auto_scale alerts scale the aspect they name one step (isAutoscaleEnabled), within its limits",
+    }
+    [] "/pm_event", TACKER, {
+        post [alert] pm::events::pm_event => "Alertmanager webhook: values of PM jobs' metrics (function_type vnfpm) become reports",
+    }
+    [] "/pm_threshold", TACKER, {
+        post [alert] pm::events::pm_threshold => "Alertmanager webhook: values of thresholds' metrics (function_type vnfpm_threshold), announced when they cross",
+    }
+    [pm] "/vnfpm/v2/api_versions", Some("SOL013 v3.4.1"), { get [public] pm::api_versions => "API versions of VNF performance management" }
+    [pm] "/vnfpm/v2/pm_jobs", SOL003_PM, {
+        post [member] pm::jobs::create => "Create a PM job (its Prometheus rules delivered)",
+        get [reader] pm::jobs::list => "List PM jobs",
+    }
+    [pm] "/vnfpm/v2/pm_jobs/{id}", SOL003_PM, {
+        get [reader] pm::jobs::show => "Read a PM job",
+        patch [member] pm::jobs::modify => "Modify a PM job's callback",
+        delete [member] pm::jobs::delete => "Delete a PM job (its rules removed)",
+    }
+    [pm] "/vnfpm/v2/pm_jobs/{id}/reports/{reportId}", SOL003_PM, { get [reader] pm::jobs::report => "Read a PM report" }
+    [pm] "/vnfpm/v2/thresholds", SOL003_PM, {
+        post [member] pm::thresholds::create => "Create a threshold (its Prometheus rules delivered)",
+        get [reader] pm::thresholds::list => "List thresholds",
+    }
+    [pm] "/vnfpm/v2/thresholds/{id}", SOL003_PM, {
+        get [reader] pm::thresholds::show => "Read a threshold",
+        patch [member] pm::thresholds::modify => "Modify a threshold's callback",
+        delete [member] pm::thresholds::delete => "Delete a threshold (its rules removed)",
     }
     [fm] "/vnffm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] fm::api_versions => "API versions of VNF fault management" }
     [fm] "/vnffm/v1/alarms", SOL003_FM, { get [reader] fm::alarms::list => "List alarms" }

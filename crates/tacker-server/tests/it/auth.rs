@@ -444,6 +444,7 @@ async fn an_external_jwks_is_fetched_and_its_key_rotation_followed() {
 
 fn concrete(path: &str) -> String {
     path.replace("{id}", "0b0c6f55-6a7e-4f2b-9d07-0d3c1d2e4f50")
+        .replace("{reportId}", "0b0c6f55-6a7e-4f2b-9d07-0d3c1d2e4f51")
         .replace("{path:.+}", "Definitions/x.yaml")
 }
 

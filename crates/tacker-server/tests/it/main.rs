@@ -13,6 +13,7 @@ mod openapi;
 mod outbound;
 mod packages;
 mod pkgm;
+mod pm;
 mod support;
 mod tls;
 mod upload_from_uri;

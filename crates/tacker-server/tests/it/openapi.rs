@@ -43,6 +43,8 @@ async fn the_document_lists_exactly_the_routed_operations() {
             let m = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
             let version = if path.starts_with("/vnffm/") {
                 "1.3.0"
+            } else if path.starts_with("/vnfpm/") {
+                "2.1.0"
             } else {
                 "2.0.0"
             };
@@ -115,6 +117,7 @@ async fn standard_operations_are_in_the_etsi_definitions() {
     .unwrap();
     let sol005 = load("SOL005-v2.4.1-bundled/SOL005-VNFPackageManagement-API.json");
     let sol003_fm = load("SOL003-v3.3.1-bundled/sol003_fault_openapi.json");
+    let sol003_pm = load("SOL003-v3.3.1-bundled/sol003_perf_openapi.json");
     let app = TestApp::start(TestDb::sqlite()).await;
     let doc: Value = app
         .http
@@ -131,6 +134,8 @@ async fn standard_operations_are_in_the_etsi_definitions() {
             let desc = op["description"].as_str().unwrap();
             let (etsi, rel) = if desc.contains("VNF fault management") {
                 (&sol003_fm, path.trim_start_matches("/vnffm/v1"))
+            } else if desc.contains("VNF performance management") {
+                (&sol003_pm, path.trim_start_matches("/vnfpm/v2"))
             } else if desc.contains("SOL003 v2.4.1") {
                 (&sol003_v1, path.trim_start_matches("/vnflcm/v1"))
             } else if desc.contains("SOL003") {

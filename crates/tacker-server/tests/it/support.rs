@@ -68,6 +68,11 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     cfg.fm.auto_scale_window = Duration::from_millis(100);
     cfg.fm.cooldown = opts.cooldown;
     cfg.fm.loop_interval = Duration::from_millis(100);
+    cfg.pm.rules_dir = opts
+        .pm_rules_dir
+        .as_ref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
     cfg.mgmt.drivers = opts
         .conductor_mgmt
         .clone()
@@ -138,6 +143,8 @@ pub struct Options {
     pub auto_heal_window: Duration,
     /// `fm.cooldown`.
     pub cooldown: Duration,
+    /// `pm.rules_dir`.
+    pub pm_rules_dir: Option<std::path::PathBuf>,
     /// `lcm.simulated_vim` at the API (the conductors always have the simulated VIM).
     pub simulated_vim: bool,
     /// `lcm.notification_retention` of the conductors.
@@ -179,6 +186,7 @@ impl Default for Options {
             refuse_duplicate_subscriptions: true,
             auto_heal_window: Duration::from_millis(300),
             cooldown: Duration::from_millis(500),
+            pm_rules_dir: None,
             simulated_vim: true,
             notification_retention: Duration::from_secs(7 * 24 * 3600),
             op_retention: Duration::ZERO,

@@ -1,0 +1,3 @@
+DROP TABLE pm_thresholds;
+DROP TABLE pm_reports;
+DROP TABLE pm_jobs;

@@ -1,0 +1,121 @@
+//! `/vnfpm/v2`: VNF performance management (SOL003 v3.3.1, `Version: 2.1.0` as Tacker's
+//! v2 API): PM jobs and their reports, thresholds; and the Alertmanager webhooks that
+//! feed them (`/pm_event`, `/pm_threshold`). A job or threshold exists only with its
+//! Prometheus rules delivered (a conductor writes them where `[pm]` says; a failed
+//! delivery is a 503 and nothing is kept), and is deleted only with them removed.
+
+pub(super) mod events;
+pub(super) mod jobs;
+pub(super) mod thresholds;
+
+use std::time::Duration;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::json;
+use tacker_domain::lcm::{ApiVersion, InstantiationState, VnfInstance};
+use tacker_rpc::Target;
+use tacker_rpc::proto::{DeliverRules, RulesDelivered};
+use uuid::Uuid;
+
+use crate::auth::Principal;
+use crate::{ApiError, ServerState};
+
+/// The PM API version served.
+pub const API_VERSION: &str = "2.1.0";
+
+/// Requires `Version: 2.1.0` on every PM request but the version query.
+pub(super) async fn version(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    super::version::require(req, next, API_VERSION, &["2.1", "2"]).await
+}
+
+/// `GET /vnfpm/v2/api_versions`.
+pub(super) async fn api_versions() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Version", API_VERSION))
+        .json(json!({"uriPrefix": "/vnfpm/v2",
+            "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
+}
+
+/// `<base>/vnfpm/v2` and `<base>/vnflcm/v2`.
+fn bases(req: &HttpRequest, st: &ServerState) -> (String, String) {
+    let root = crate::http::base_url(req, st);
+    (format!("{root}/vnfpm/v2"), ApiVersion::V2.base(&root))
+}
+
+/// The instances `ids` as `who` sees them, instantiated (404 unseen, 409 not
+/// instantiated), all of one tenant (422 otherwise): the instances and that tenant.
+async fn objects(
+    st: &ServerState,
+    who: &Principal,
+    ids: &[Uuid],
+) -> Result<(Vec<VnfInstance>, Option<String>), ApiError> {
+    let mut out = Vec::new();
+    for id in ids {
+        let i = super::lcm::instances::load(st, &id.to_string(), who).await?;
+        if i.instantiation_state != InstantiationState::Instantiated {
+            return Err(ApiError::Conflict(format!(
+                "VNF instance {id} is {}; PM needs it INSTANTIATED",
+                i.instantiation_state
+            )));
+        }
+        out.push(i);
+    }
+    let tenant = out.first().and_then(|i| i.tenant.clone());
+    if out.iter().any(|i| i.tenant != tenant) {
+        return Err(ApiError::Unprocessable(
+            "objectInstanceIds name VNF instances of different tenants".into(),
+        ));
+    }
+    Ok((out, tenant))
+}
+
+/// Checks that `subs` are VNFCs (`vnfcInfo` ids) of `i` (Vnfc jobs and thresholds).
+fn check_vnfcs(i: &VnfInstance, subs: &[String]) -> Result<(), ApiError> {
+    let info = i.instantiated_vnf_info.as_ref();
+    for s in subs {
+        if !info.is_some_and(|x| x.vnfc_info.iter().any(|c| c.id == *s)) {
+            return Err(ApiError::Unprocessable(format!(
+                "subObjectInstanceIds: {s} is not a VNFC of VNF instance {}",
+                i.id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Has a conductor write (or remove) the rules of `id`; 503 with why when it cannot.
+async fn deliver(
+    st: &ServerState,
+    id: Uuid,
+    threshold: bool,
+    remove: bool,
+) -> Result<u32, ApiError> {
+    let msg = DeliverRules {
+        owner_id: id.to_string(),
+        threshold,
+        remove,
+    };
+    let done: RulesDelivered = st
+        .bus
+        .call(
+            Target::Any,
+            &msg,
+            &[("owner_id", &id.to_string())],
+            Duration::from_secs(60),
+        )
+        .await
+        .map_err(|e| match e {
+            tacker_rpc::Error::Remote { message, .. } => ApiError::Unavailable(format!(
+                "the Prometheus rules could not be {}: {message}",
+                if remove { "removed" } else { "delivered" }
+            )),
+            other => ApiError::Unavailable(other.to_string()),
+        })?;
+    Ok(done.rules)
+}
