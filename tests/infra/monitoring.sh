@@ -4,7 +4,7 @@
 #   monitoring.sh install
 #       Installs Debian's prometheus and prometheus-alertmanager when missing, without
 #       starting their system services (a policy-rc.d forbids it while apt runs).
-#   monitoring.sh start DIR PROMETHEUS_PORT ALERTMANAGER_PORT
+#   monitoring.sh start DIR PROMETHEUS_PORT ALERTMANAGER_PORT [PROMETHEUS_FLAG...]
 #       Starts both on 127.0.0.1 with DIR/prometheus.yml (rule files in DIR/rules) and
 #       DIR/alertmanager.yml, data in DIR; prints "prometheus <pid>" and
 #       "alertmanager <pid>" once both answer (logs: DIR/*.log). The caller ends them.
@@ -39,6 +39,7 @@ wait_http() {
 
 start() {
   local dir=$1 pport=$2 aport=$3
+  shift 3
   mkdir -p "$dir/rules" "$dir/prometheus-data" "$dir/alertmanager-data"
   prometheus-alertmanager --config.file="$dir/alertmanager.yml" \
     --storage.path="$dir/alertmanager-data" \
@@ -48,7 +49,7 @@ start() {
   prometheus --config.file="$dir/prometheus.yml" \
     --storage.tsdb.path="$dir/prometheus-data" \
     --web.listen-address="127.0.0.1:$pport" \
-    --web.enable-lifecycle >"$dir/prometheus.log" 2>&1 &
+    --web.enable-lifecycle "$@" >"$dir/prometheus.log" 2>&1 &
   local prom=$!
   if ! wait_http "http://127.0.0.1:$aport/-/ready" || ! wait_http "http://127.0.0.1:$pport/-/ready"; then
     kill "$am" "$prom" 2>/dev/null || true
@@ -63,5 +64,5 @@ start() {
 case "${1:-install}" in
   install) install ;;
   start) shift; start "$@" ;;
-  *) echo "usage: monitoring.sh [install | start DIR PROMETHEUS_PORT ALERTMANAGER_PORT]" >&2; exit 2 ;;
+  *) echo "usage: monitoring.sh [install | start DIR PROMETHEUS_PORT ALERTMANAGER_PORT [PROMETHEUS_FLAG...]]" >&2; exit 2 ;;
 esac

@@ -63,7 +63,7 @@ alerting:
   alertmanagers:
     - static_configs:
         - targets: ["{{{{ALERTMANAGER}}}}"]
-rule_files: ["rules/*.yml"]
+rule_files: ["rules/*.yml", "rules/*.json"]
 scrape_configs:
   - job_name: kube-sim
     scheme: https
@@ -233,4 +233,354 @@ async fn a_failed_pod_is_healed_automatically_through_prometheus_and_alertmanage
     // Still one heal: the alert's repeats and resolution started nothing more.
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(e.heals(&i).await.len(), 1);
+}
+
+/// Alertmanager routing each Tacker function to its webhook at `api`, values of PM
+/// rules again every 2 s.
+fn routed_alertmanager_yml(api: &str) -> String {
+    format!(
+        r#"route:
+  receiver: pm
+  group_by: [alertname, job_id, threshold_id, metric, object_instance_id]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 2s
+  routes:
+    - matchers: ['function_type="vnfpm_threshold"']
+      receiver: threshold
+    - matchers: ['function_type="auto_scale"']
+      receiver: scale
+receivers:
+  - name: pm
+    webhook_configs: [{{url: "{api}/pm_event", send_resolved: false}}]
+  - name: threshold
+    webhook_configs: [{{url: "{api}/pm_threshold", send_resolved: false}}]
+  - name: scale
+    webhook_configs: [{{url: "{api}/alert/auto_scaling", send_resolved: false}}]
+"#
+    )
+}
+
+/// An auto-scale rule on the CNF's CPU (the sum over its Pods, in cores).
+fn scale_rule(i: &str, name: &str, cmp: &str, direction: &str) -> String {
+    format!(
+        r#"groups:
+  - name: {name}
+    rules:
+      - alert: {name}
+        expr: sum(rate(pod_cpu_usage_seconds_total{{namespace="default"}}[3s])) {cmp}
+        labels:
+          receiver_type: tacker
+          function_type: auto_scale
+          vnf_instance_id: {i}
+          aspect_id: vdu2_aspect
+          auto_scale_type: {direction}
+"#
+    )
+}
+
+impl Cnf {
+    fn pm(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.c
+            .http
+            .request(method, format!("{}/vnfpm/v2{path}", self.c.api))
+            .header("Version", "2.1.0")
+    }
+
+    /// Sets the CPU (cores) and memory of every Pod in the default namespace.
+    fn load_all(&self, cpu: f64, memory: u64) {
+        let pods: Vec<String> = self
+            .sim
+            .sim
+            .lock()
+            .list("/pods", Some("default"))
+            .into_iter()
+            .map(|(k, _)| k.2)
+            .collect();
+        for p in pods {
+            let _ = self.sim.sim.set_load(
+                "default",
+                &p,
+                kube_sim::metrics::Load {
+                    cpu,
+                    memory_bytes: memory,
+                    ..Default::default()
+                },
+            );
+        }
+    }
+
+    async fn scale_level(&self, i: &str) -> u64 {
+        let v = self.instance(i).await;
+        v["instantiatedVnfInfo"]["scaleStatus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["aspectId"] == "vdu2_aspect")
+            .unwrap()["scaleLevel"]
+            .as_u64()
+            .unwrap()
+    }
+
+    async fn scales(&self, i: &str) -> Vec<Value> {
+        self.c
+            .lcm(
+                0,
+                reqwest::Method::GET,
+                &format!("/vnf_lcm_op_occs?filter=(eq,operation,SCALE);(eq,vnfInstanceId,{i})"),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
+/// Load on the CNF's Pods in kube-sim, measured by a real Prometheus through the PM
+/// job's and the threshold's rules (delivered as rule files, Prometheus reloaded): the
+/// job's reports hold the values kube-sim served; the threshold is crossed UP, an
+/// auto-scale rule scales the Deployment out to its aspect's maximum and not beyond
+/// (there: an alarm, no failing operation); the load removed, the threshold is crossed
+/// DOWN and the CNF scaled back in.
+#[tokio::test]
+async fn cpu_load_is_reported_crosses_a_threshold_and_scales_the_cnf_out_and_back_in() {
+    let placeholder = "global:\n  scrape_interval: 1s\n";
+    let m = Monitoring::start(
+        placeholder,
+        &[],
+        "route:\n  receiver: none\nreceivers:\n  - name: none\n",
+    );
+    let rules_dir = m.rules_dir().display().to_string();
+    let reload = format!("{}/-/reload", m.prometheus);
+    let e = cnf_cluster(
+        &[
+            ("TACKER__PM__RULES_DIR", rules_dir.as_str()),
+            ("TACKER__PM__PROMETHEUS_RELOAD_URL", reload.as_str()),
+            ("TACKER__PM__THRESHOLD_COLLECTION_PERIOD", "1s"),
+            ("TACKER__PM__THRESHOLD_REPORTING_PERIOD", "3s"),
+            ("TACKER__FM__COOLDOWN", "2s"),
+            ("TACKER__FM__AUTO_SCALE_WINDOW", "200ms"),
+            ("TACKER__FM__LOOP_INTERVAL", "200ms"),
+        ],
+        timing(),
+    )
+    .await;
+    m.reconfigure(&prometheus_yml(&e)).await;
+    m.reconfigure_alertmanager(&routed_alertmanager_yml(&e.c.api))
+        .await;
+    let i = e.create().await;
+    assert_eq!(e.instantiate(&i).await["operationState"], "COMPLETED");
+    let r =
+        e.c.lcm(0, reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))
+            .json(&json!({"vnfConfigurableProperties": {"isAutoscaleEnabled": true}}))
+            .send()
+            .await
+            .unwrap();
+    let modify = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
+    e.c.wait_op(&modify, &["COMPLETED"], T).await;
+
+    let cpu = format!("VCpuUsageMeanVnf.{i}");
+    let mem = format!("VMemoryUsageMeanVnf.{i}");
+    let pm_sub = Subscriber::start(Expect::Nothing);
+    let r = e
+        .pm(reqwest::Method::POST, "/pm_jobs")
+        .json(&json!({"objectType": "Vnf", "objectInstanceIds": [i],
+            "criteria": {"performanceMetric": [cpu, mem], "collectionPeriod": 1, "reportingPeriod": 3},
+            "callbackUri": pm_sub.url}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let job: Value = r.json().await.unwrap();
+    let jid = job["id"].as_str().unwrap().to_owned();
+    let th_sub = Subscriber::start(Expect::Nothing);
+    let r = e
+        .pm(reqwest::Method::POST, "/thresholds")
+        .json(&json!({"objectType": "Vnf", "objectInstanceId": i,
+            "criteria": {"performanceMetric": cpu, "thresholdType": "SIMPLE",
+                "simpleThresholdDetails": {"thresholdValue": 1.0, "hysteresis": 0.2}},
+            "callbackUri": th_sub.url}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    // Every file Prometheus reads is one promtool accepts.
+    for f in std::fs::read_dir(m.rules_dir()).unwrap() {
+        let f = f.unwrap().path();
+        let (ok, out) = promtool_check_rules(&f);
+        assert!(ok, "{}: {out}", f.display());
+    }
+    m.add_rules(
+        "scale-out.yml",
+        &scale_rule(&i, "CnfCpuHigh", "> 1.5", "SCALE_OUT"),
+    )
+    .await;
+
+    // Load: 0.5 cores and 256 MiB per Pod.
+    let pods = e.sim.sim.lock().list("/pods", Some("default")).len() as f64;
+    e.load_all(0.5, 256 * 1024 * 1024);
+    let got = th_sub
+        .wait("the threshold crossed UP", |g| {
+            g.iter().any(|n| n["crossingDirection"] == "UP")
+        })
+        .await;
+    let up = got.iter().find(|n| n["crossingDirection"] == "UP").unwrap();
+    assert_eq!(up["notificationType"], "ThresholdCrossedNotification");
+    assert!(up["performanceValue"].as_f64().unwrap() > 1.2, "{up}");
+
+    // The job's reports hold what kube-sim served: the CPU summed over the Pods, the
+    // memory share of a node.
+    let deadline = tokio::time::Instant::now() + T;
+    let (cpu_value, mem_value) = loop {
+        let job: Value = e
+            .pm(reqwest::Method::GET, &format!("/pm_jobs/{jid}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let mut found = (None, None);
+        for r in job["reports"].as_array().unwrap() {
+            let href = r["href"].as_str().unwrap();
+            let rid = href.rsplit('/').next().unwrap();
+            let report: Value = e
+                .pm(
+                    reqwest::Method::GET,
+                    &format!("/pm_jobs/{jid}/reports/{rid}"),
+                )
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            for en in report["entries"].as_array().unwrap() {
+                let v = en["performanceValues"][0]["value"].as_f64().unwrap();
+                if en["performanceMetric"] == cpu.as_str() && v > 0.9 * 0.5 * pods {
+                    found.0 = Some(v);
+                }
+                if en["performanceMetric"] == mem.as_str() && v > 0.01 {
+                    found.1 = Some(v);
+                }
+            }
+        }
+        if let (Some(c), Some(mm)) = found {
+            break (c, mm);
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no report with the load: {job}\n{}",
+            m.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(
+        (cpu_value - 0.5 * pods).abs() <= 0.15 * 0.5 * pods,
+        "CPU {cpu_value} for {pods} Pods at 0.5"
+    );
+    assert!(
+        (mem_value - 268435456.0 / 17179869184.0).abs() < 1e-9,
+        "memory {mem_value}"
+    );
+    let n = pm_sub.wait("a report announced", |g| !g.is_empty()).await;
+    assert_eq!(
+        n[0]["notificationType"],
+        "PerformanceInformationAvailableNotification"
+    );
+
+    // Scaled out to the maximum (2), and no further: an alarm says why.
+    let deadline = tokio::time::Instant::now() + T;
+    loop {
+        let alarms: Vec<Value> = e
+            .fm(reqwest::Method::GET, "/alarms")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let refused = alarms.iter().any(|a| {
+            a["probableCause"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("SCALE_OUT of aspect vdu2_aspect refused")
+        });
+        if refused && e.scale_level(&i).await == 2 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never scaled to the maximum: {alarms:?}\n{}",
+            m.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let outs = e.scales(&i).await;
+    assert_eq!(outs.len(), 2, "{outs:?}");
+    assert!(
+        outs.iter()
+            .all(|o| o["operationState"] == "COMPLETED" && o["isAutomaticInvocation"] == true)
+    );
+
+    // Load removed: DOWN, and back in to level 0.
+    std::fs::remove_file(m.rules_dir().join("scale-out.yml")).unwrap();
+    m.reload().await;
+    e.load_all(0.01, 16 * 1024 * 1024);
+    m.add_rules(
+        "scale-in.yml",
+        &scale_rule(&i, "CnfCpuLow", "< 0.5", "SCALE_IN"),
+    )
+    .await;
+    th_sub
+        .wait("the threshold crossed DOWN", |g| {
+            g.iter().any(|n| n["crossingDirection"] == "DOWN")
+        })
+        .await;
+    let deadline = tokio::time::Instant::now() + T;
+    while e.scale_level(&i).await != 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never scaled back in\n{}",
+            m.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let all = e.scales(&i).await;
+    assert!(
+        all.iter().all(|o| o["operationState"] == "COMPLETED"),
+        "{all:?}"
+    );
+    assert_eq!(all.len(), 4, "{all:?}");
+
+    // Deleting the job and the threshold removes their rule files.
+    let tid = e
+        .pm(reqwest::Method::GET, "/thresholds")
+        .send()
+        .await
+        .unwrap()
+        .json::<Vec<Value>>()
+        .await
+        .unwrap()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for path in [format!("/pm_jobs/{jid}"), format!("/thresholds/{tid}")] {
+        assert_eq!(
+            e.pm(reqwest::Method::DELETE, &path)
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            204
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(m.rules_dir())
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".json"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

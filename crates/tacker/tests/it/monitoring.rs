@@ -13,6 +13,7 @@ use crate::support::free_port;
 pub struct Monitoring {
     pub dir: tempfile::TempDir,
     pub prometheus: String,
+    alertmanager: String,
     pids: Vec<String>,
 }
 
@@ -38,11 +39,13 @@ impl Monitoring {
             std::fs::write(dir.path().join("rules").join(name), text).unwrap();
         }
         std::fs::write(dir.path().join("alertmanager.yml"), alertmanager_yml).unwrap();
+        // Firing alerts reach Alertmanager again every second (their values change).
         let out = Command::new(script())
             .arg("start")
             .arg(dir.path())
             .arg(pport.to_string())
             .arg(aport.to_string())
+            .arg("--rules.alert.resend-delay=1s")
             .output()
             .unwrap();
         assert!(
@@ -57,8 +60,61 @@ impl Monitoring {
         Self {
             dir,
             prometheus: format!("http://127.0.0.1:{pport}"),
+            alertmanager,
             pids,
         }
+    }
+
+    /// The rules directory (`rules/`, read by `rule_files`).
+    pub fn rules_dir(&self) -> PathBuf {
+        self.dir.path().join("rules")
+    }
+
+    /// Replaces `prometheus.yml` (its `{{ALERTMANAGER}}` filled) and reloads Prometheus.
+    pub async fn reconfigure(&self, prometheus_yml: &str) {
+        std::fs::write(
+            self.dir.path().join("prometheus.yml"),
+            prometheus_yml.replace("{{ALERTMANAGER}}", &self.alertmanager),
+        )
+        .unwrap();
+        self.reload().await;
+    }
+
+    /// Replaces `alertmanager.yml` and reloads Alertmanager.
+    pub async fn reconfigure_alertmanager(&self, yml: &str) {
+        std::fs::write(self.dir.path().join("alertmanager.yml"), yml).unwrap();
+        let r = reqwest::Client::new()
+            .post(format!("http://{}/-/reload", self.alertmanager))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            r.status().is_success(),
+            "reload: {}\n{}",
+            r.status(),
+            self.logs()
+        );
+    }
+
+    /// Writes rule file `name` and reloads Prometheus.
+    pub async fn add_rules(&self, name: &str, text: &str) {
+        std::fs::write(self.rules_dir().join(name), text).unwrap();
+        self.reload().await;
+    }
+
+    /// Has Prometheus read its configuration and rules again.
+    pub async fn reload(&self) {
+        let r = reqwest::Client::new()
+            .post(format!("{}/-/reload", self.prometheus))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            r.status().is_success(),
+            "reload: {}\n{}",
+            r.status(),
+            self.logs()
+        );
     }
 
     /// Prometheus' answer to an instant query (its `data.result`).
