@@ -586,6 +586,7 @@ impl Config {
                 .with_list_parse_key("secrets.keys")
                 .with_list_parse_key("mgmt.drivers")
                 .with_list_parse_key("mgmt.docker_install")
+                .with_list_parse_key("pm.prometheus_rule_labels")
                 .source(Some(env)),
         );
         let cfg: Config = b

@@ -584,3 +584,47 @@ async fn cpu_load_is_reported_crosses_a_threshold_and_scales_the_cnf_out_and_bac
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `pm.prometheus_rule`: a PM job's rules become a PrometheusRule object (with the
+/// configured labels) in the CNF's namespace on its cluster, removed with the job.
+#[tokio::test]
+async fn pm_rules_become_prometheus_rule_objects_on_the_vnf_cluster() {
+    let e = cnf_cluster(
+        &[
+            ("TACKER__PM__PROMETHEUS_RULE", "true"),
+            ("TACKER__PM__PROMETHEUS_RULE_LABELS", "release=prometheus"),
+        ],
+        timing(),
+    )
+    .await;
+    let i = e.create().await;
+    assert_eq!(e.instantiate(&i).await["operationState"], "COMPLETED");
+    let sub = Subscriber::start(Expect::Nothing);
+    let r = e
+        .pm(reqwest::Method::POST, "/pm_jobs")
+        .json(&json!({"objectType": "Vnf", "objectInstanceIds": [i],
+            "criteria": {"performanceMetricGroup": ["VirtualisedComputeResource"], "collectionPeriod": 30, "reportingPeriod": 90},
+            "callbackUri": sub.url}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let jid = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let name = format!("tacker-{jid}");
+    let key = ("monitoring.coreos.com/prometheusrules".to_owned(), "default".to_owned(), name.clone());
+    let obj = e.sim.sim.lock().get(&key).cloned().expect("the PrometheusRule");
+    assert_eq!(obj["metadata"]["labels"]["release"], "prometheus");
+    let rules = obj["spec"]["groups"][0]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 6, "{obj}");
+    assert!(rules.iter().all(|r| r["labels"]["job_id"] == jid.as_str()));
+    // promtool accepts the group as a rule file.
+    let f = e.c.env.dir.path().join("rule.json");
+    std::fs::write(&f, json!({"groups": obj["spec"]["groups"]}).to_string()).unwrap();
+    let (ok, out) = promtool_check_rules(&f);
+    assert!(ok, "{out}");
+    assert_eq!(
+        e.pm(reqwest::Method::DELETE, &format!("/pm_jobs/{jid}")).send().await.unwrap().status(),
+        204
+    );
+    assert!(e.sim.sim.lock().get(&key).is_none(), "still there");
+}
