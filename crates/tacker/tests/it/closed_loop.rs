@@ -609,10 +609,23 @@ async fn pm_rules_become_prometheus_rule_objects_on_the_vnf_cluster() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
-    let jid = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let jid = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let name = format!("tacker-{jid}");
-    let key = ("monitoring.coreos.com/prometheusrules".to_owned(), "default".to_owned(), name.clone());
-    let obj = e.sim.sim.lock().get(&key).cloned().expect("the PrometheusRule");
+    let key = (
+        "monitoring.coreos.com/prometheusrules".to_owned(),
+        "default".to_owned(),
+        name.clone(),
+    );
+    let obj = e
+        .sim
+        .sim
+        .lock()
+        .get(&key)
+        .cloned()
+        .expect("the PrometheusRule");
     assert_eq!(obj["metadata"]["labels"]["release"], "prometheus");
     let rules = obj["spec"]["groups"][0]["rules"].as_array().unwrap();
     assert_eq!(rules.len(), 6, "{obj}");
@@ -623,7 +636,11 @@ async fn pm_rules_become_prometheus_rule_objects_on_the_vnf_cluster() {
     let (ok, out) = promtool_check_rules(&f);
     assert!(ok, "{out}");
     assert_eq!(
-        e.pm(reqwest::Method::DELETE, &format!("/pm_jobs/{jid}")).send().await.unwrap().status(),
+        e.pm(reqwest::Method::DELETE, &format!("/pm_jobs/{jid}"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
         204
     );
     assert!(e.sim.sim.lock().get(&key).is_none(), "still there");

@@ -176,6 +176,7 @@ async fn openstack_vnflcm_v2_flow_against_all_in_one() {
             ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
             ("TACKER__LCM__SIMULATED_VIM", "true".into()),
             ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS.into()),
+            ("TACKER__PM__RULES_DIR", dir.path().display().to_string()),
         ])
         .arg("all-in-one"),
         &env.log_path("aio"),
@@ -334,6 +335,103 @@ async fn openstack_vnflcm_v2_flow_against_all_in_one() {
     assert_eq!(shown["Callback Uri"], sub.url.as_str(), "{shown}");
     run(&["vnffm", "sub", "delete", &fm_sub_id]);
     assert!(!run(&["vnffm", "sub", "list"]).contains(&fm_sub_id));
+
+    // VNF PM through the CLI: a job (its rule file written), a report fed by the
+    // webhook, a threshold; updated and deleted.
+    let cpu = format!("VCpuUsageMeanVnf.{id}");
+    let job_file = dir.path().join("job.json");
+    std::fs::write(
+        &job_file,
+        json!({"objectType": "Vnf", "objectInstanceIds": [id],
+            "criteria": {"performanceMetric": [cpu], "collectionPeriod": 30, "reportingPeriod": 90},
+            "callbackUri": sub.url})
+        .to_string(),
+    )
+    .unwrap();
+    let job = json_of(&["vnfpm", "job", "create", &job_file.display().to_string()]);
+    let job_id = job["ID"].as_str().unwrap().to_owned();
+    assert_eq!(job["Object Type"], "Vnf");
+    assert!(dir.path().join(format!("tacker-{job_id}.json")).exists());
+    assert!(run(&["vnfpm", "job", "list"]).contains(&job_id));
+    let pm_alert = json!({"alerts": [{"status": "firing", "startsAt": "2026-12-03T10:00:00Z", "fingerprint": "pm-1",
+        "labels": {"receiver_type": "tacker", "function_type": "vnfpm", "job_id": job_id,
+            "object_instance_id": id, "metric": cpu},
+        "annotations": {"value": "0.42"}}]});
+    let r = http
+        .post(format!("{endpoint}/pm_event"))
+        .json(&pm_alert)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let shown = json_of(&["vnfpm", "job", "show", &job_id]);
+    let href = shown["Reports"][0]["href"].as_str().unwrap().to_owned();
+    let report_id = href.rsplit('/').next().unwrap();
+    let report = json_of(&["vnfpm", "report", "show", &job_id, report_id]);
+    assert_eq!(
+        report["Entries"][0]["performanceValues"][0]["value"], 0.42,
+        "{report}"
+    );
+    let update_file = dir.path().join("job-update.json");
+    std::fs::write(&update_file, json!({"callbackUri": sub.url}).to_string()).unwrap();
+    let updated = json_of(&[
+        "vnfpm",
+        "job",
+        "update",
+        &job_id,
+        &update_file.display().to_string(),
+    ]);
+    assert_eq!(updated["Callback Uri"], sub.url.as_str());
+    let th_file = dir.path().join("threshold.json");
+    std::fs::write(
+        &th_file,
+        json!({"objectType": "Vnf", "objectInstanceId": id,
+            "criteria": {"performanceMetric": cpu, "thresholdType": "SIMPLE",
+                "simpleThresholdDetails": {"thresholdValue": 0.5, "hysteresis": 0.1}},
+            "callbackUri": sub.url, "metadata": {}})
+        .to_string(),
+    )
+    .unwrap();
+    let th = json_of(&[
+        "vnfpm",
+        "threshold",
+        "create",
+        &th_file.display().to_string(),
+    ]);
+    let th_id = th["ID"].as_str().unwrap().to_owned();
+    assert_eq!(th["Object Instance Id"], id.as_str());
+    assert!(run(&["vnfpm", "threshold", "list"]).contains(&th_id));
+    assert_eq!(
+        json_of(&["vnfpm", "threshold", "show", &th_id])["ID"],
+        th_id.as_str()
+    );
+    let th_updated = json_of(&[
+        "vnfpm",
+        "threshold",
+        "update",
+        &th_id,
+        &update_file.display().to_string(),
+    ]);
+    assert_eq!(th_updated["Callback Uri"], sub.url.as_str());
+    run(&["vnfpm", "threshold", "delete", &th_id]);
+    run(&["vnfpm", "job", "delete", &job_id]);
+    assert!(!run(&["vnfpm", "job", "list"]).contains(&job_id));
+    assert!(!dir.path().join(format!("tacker-{job_id}.json")).exists());
+    // A metric of another object type is the server's 400, shown to the user.
+    std::fs::write(
+        &job_file,
+        json!({"objectType": "Vnf", "objectInstanceIds": [id],
+            "criteria": {"performanceMetric": ["ByteIncomingVnfExtCp"], "collectionPeriod": 30, "reportingPeriod": 90},
+            "callbackUri": sub.url}).to_string(),
+    )
+    .unwrap();
+    let a = v2(&["vnfpm", "job", "create", &job_file.display().to_string()]);
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (ok, _, err) = osc.run(&refs);
+    assert!(
+        !ok && err.contains("not a metric of objectType Vnf"),
+        "{err}"
+    );
 
     assert!(run(&["vnflcm", "heal", &id, "--vnfc-instance", &vnfc]).contains("accepted"));
     wait_op(&osc, &last_op(&osc, "HEAL"), &["COMPLETED"]);
