@@ -4,6 +4,7 @@
 
 pub mod alert;
 pub mod notification;
+pub mod server;
 pub mod subscription;
 
 use chrono::{DateTime, Utc};

@@ -12,6 +12,7 @@ mod packages;
 mod pkgm_subscriptions;
 mod pm;
 mod scan;
+mod server_notification;
 mod version;
 mod vims;
 
@@ -134,6 +135,9 @@ api! {
     }
     [] "/alert/auto_scaling", TACKER, {
         post [alert] alerts::auto_scale => "Alertmanager webhook: auto_scale alerts scale the aspect they name one step (isAutoscaleEnabled), within its limits",
+    }
+    [] "/server_notification/vnf_instances/{id}/servers/{server_id}/notify", TACKER, {
+        post [alert] server_notification::notify => "A server monitor reports a VM's fault: an alarm, and a heal of its VNFC (isAutohealEnabled)",
     }
     [] "/pm_event", TACKER, {
         post [alert] pm::events::pm_event => "Alertmanager webhook: values of PM jobs' metrics (function_type vnfpm) become reports",

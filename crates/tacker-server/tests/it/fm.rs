@@ -727,3 +727,63 @@ async fn auto_scale_alerts_step_within_the_aspect_limits() {
         "{out}"
     );
 }
+
+/// A server monitor's FaultNotification: an alarm about the server's VNFC, healed when
+/// the instance opted in; bad notifications are refused.
+#[tokio::test]
+async fn a_server_fault_notification_raises_an_alarm_and_heals_its_vnfc() {
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            conductors: 1,
+            auto_heal_window: Duration::from_millis(200),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (i, _) = app.instantiated(None).await;
+    let (vnfc, server) = app.vnfc_ids(&i).await[0].clone();
+    let notify = |server: &str, body: Value| {
+        app.http
+            .post(app.url(&format!(
+                "/server_notification/vnf_instances/{i}/servers/{server}/notify"
+            )))
+            .json(&body)
+            .send()
+    };
+    let fault = json!({"notification": {"host_id": "host-1", "alarm_id": "alarm-7", "fault_id": "1234", "fault_type": "10"}});
+    // Not opted in: an alarm only.
+    assert_eq!(notify(&server, fault.clone()).await.unwrap().status(), 204);
+    let alarms = app.alarms("").await;
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(alarms[0]["vnfcInstanceIds"], json!([vnfc]));
+    assert_eq!(alarms[0]["eventType"], "EQUIPMENT_ALARM");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(app.heals(&i).await.is_empty());
+    // Refused: a server that is not the instance's, a malformed fault.
+    assert_problem(
+        notify("no-such-server", fault.clone()).await.unwrap(),
+        400,
+        "not a VNFC",
+    )
+    .await;
+    let bad = json!({"notification": {"alarm_id": "a", "fault_id": "12", "fault_type": "10"}});
+    assert_problem(notify(&server, bad).await.unwrap(), 400, "fault_id").await;
+    // Opted in: healed, once, automatically.
+    set_autoheal(&app, &i, true).await;
+    assert_eq!(notify(&server, fault.clone()).await.unwrap().status(), 204);
+    assert_eq!(notify(&server, fault).await.unwrap().status(), 204);
+    let deadline = tokio::time::Instant::now() + T;
+    let heal = loop {
+        if let Some(h) = app.heals(&i).await.first() {
+            break h["id"].as_str().unwrap().to_owned();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no heal");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let done = app.wait_op(&heal, &["COMPLETED", "FAILED_TEMP"]).await;
+    assert_eq!(done["operationState"], "COMPLETED");
+    assert_eq!(done["isAutomaticInvocation"], true);
+    assert_eq!(done["operationParams"]["vnfcInstanceId"], json!([vnfc]));
+    assert_eq!(app.heals(&i).await.len(), 1);
+}

@@ -725,3 +725,121 @@ async fn openstack_cli_registers_the_vim_and_drives_v1() {
     assert!(ok, "{out}{err}");
     assert_eq!(osc.json(&["vim", "list"]), json!([]));
 }
+
+/// A server monitor's fault notification for a VM of an instance that opted in to
+/// auto-heal: the VM (whose host died behind Heat's back) is healed automatically, a
+/// new server answering SSH in its place; the alarm names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vm_fault_notification_heals_the_vm_on_heat_sim() {
+    let sim = sim_with(heat_sim::Settings::default());
+    let vm = Vm::start(
+        sim,
+        &[
+            ("TACKER__FM__AUTO_HEAL_WINDOW", "500ms"),
+            ("TACKER__FM__LOOP_INTERVAL", "200ms"),
+        ],
+    )
+    .await;
+    let pkg = vm.c.upload(tacker_testkit::vm::vm().zip()).await;
+    let p = vm.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    let i = vm.create("v2").await;
+    let op = vm
+        .run(
+            "v2",
+            &i,
+            "instantiate",
+            instantiate_body(vm.vim()),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let r =
+        vm.c.lcm(0, reqwest::Method::PATCH, &format!("/vnf_instances/{i}"))
+            .json(&json!({"vnfConfigurableProperties": {"isAutohealEnabled": true}}))
+            .send()
+            .await
+            .unwrap();
+    let modify = tacker_testkit::id_of(r.headers()["location"].to_str().unwrap());
+    vm.c.wait_op(&modify, &["COMPLETED"], T).await;
+    let shown = vm.instance(&i).await;
+    let info = &shown["instantiatedVnfInfo"];
+    let r2 = info["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["vduId"] == "VDU2")
+        .unwrap()
+        .clone();
+    let server = r2["computeResource"]["resourceId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let before = vm.vnfcs(&i).await;
+    let old = before.iter().find(|v| v.0 == "VDU2").unwrap().clone();
+
+    // The host dies; the monitor says so.
+    let http = reqwest::Client::new();
+    let killed = http
+        .post(format!("{}/sim/servers/{server}/kill", vm.sim.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(killed.status(), 204);
+    assert!(ssh_hostname(&old.3).is_err(), "the killed VM still answers");
+    let r = http
+        .post(format!("{}/server_notification/vnf_instances/{i}/servers/{server}/notify", vm.c.api))
+        .json(&json!({"notification": {"host_id": "compute-1", "alarm_id": "a-1", "fault_id": "0001", "fault_type": "01"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204, "{}", r.text().await.unwrap());
+
+    let deadline = tokio::time::Instant::now() + T;
+    let heal = loop {
+        let heals: Vec<Value> =
+            vm.c.lcm(
+                0,
+                reqwest::Method::GET,
+                &format!("/vnf_lcm_op_occs?filter=(eq,operation,HEAL);(eq,vnfInstanceId,{i})"),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if let Some(h) = heals.first() {
+            break h["id"].as_str().unwrap().to_owned();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no automatic heal");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let done = vm.c.wait_op(&heal, &["COMPLETED", "FAILED_TEMP"], T).await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    assert_eq!(done["isAutomaticInvocation"], true);
+    assert_eq!(done["operationParams"]["vnfcInstanceId"], json!([old.2]));
+    let after = vm.vnfcs(&i).await;
+    let new = after.iter().find(|v| v.0 == "VDU2").unwrap();
+    assert_ne!(new.1, old.1, "VDU2 not replaced: {after:?}");
+    assert_eq!(ssh_hostname(&new.3).unwrap(), "VDU2");
+    assert!(
+        after.iter().any(|v| v.0 == "VDU1" && before.contains(v)),
+        "VDU1 touched"
+    );
+    let alarms: Vec<Value> =
+        vm.c.http
+            .get(format!("{}/vnffm/v1/alarms", vm.c.api))
+            .header("Version", "1.3.0")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(
+        alarms[0]["rootCauseFaultyResource"]["faultyResource"]["resourceId"],
+        server.as_str()
+    );
+}
