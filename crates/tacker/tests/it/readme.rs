@@ -239,6 +239,8 @@ async fn the_readme_quickstart_runs_as_written() {
         "tacker_notification_deliveries_total",
         "tacker_mgmt_hook_duration_seconds",
         "tacker_bus_redeliveries_total",
+        "tacker_automatic_operations_total",
+        "tacker_alerts_total",
     ];
     for panel in dashboard["panels"].as_array().unwrap() {
         for t in panel["targets"].as_array().unwrap() {
