@@ -5,7 +5,7 @@
 CARGO ?= cargo
 SHELL := /bin/bash
 
-.PHONY: kube-sim heat-sim run build test test-only lint fmt doc bench chaos setup services pytools clean-test-dbs fuzz audit
+.PHONY: kube-sim heat-sim monitoring run build test test-only lint fmt doc bench chaos setup services pytools clean-test-dbs fuzz audit
 
 # Helm VIMs use the helm that tests/infra/k8s-tools.sh puts in .tools/bin (without it,
 # everything else runs and Helm VIMs are refused).
@@ -21,6 +21,11 @@ kube-sim: build
 # hosts (needs root), for trying VM-based VNFs with `make run`.
 heat-sim: build
 	./target/debug/heat-sim --bind 127.0.0.1:5000 --user tacker --password tacker-password
+
+# Prometheus (127.0.0.1:9090) and Alertmanager (127.0.0.1:9093) for trying the closed loop
+# with `make run` and `make kube-sim`: configuration and rules in .monitoring/.
+monitoring:
+	@tests/infra/monitoring.sh demo .monitoring
 
 # One build for everything `make run`, `make kube-sim` and `make heat-sim` start.
 build: setup-deps

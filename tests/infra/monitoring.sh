@@ -8,6 +8,14 @@
 #       Starts both on 127.0.0.1 with DIR/prometheus.yml (rule files in DIR/rules) and
 #       DIR/alertmanager.yml, data in DIR; prints "prometheus <pid>" and
 #       "alertmanager <pid>" once both answer (logs: DIR/*.log). The caller ends them.
+#   monitoring.sh config DIR
+#       Writes DIR/prometheus.yml and DIR/alertmanager.yml from docs/examples/monitoring,
+#       for the VNFM at $TACKER_URL (http://127.0.0.1:9890), the cluster metrics at
+#       $KUBERNETES (127.0.0.1:6443) and Alertmanager on $ALERTMANAGER_PORT (9093); makes
+#       DIR/rules. Files already there are kept.
+#   monitoring.sh demo DIR
+#       config, then start on $PROMETHEUS_PORT (9090) and $ALERTMANAGER_PORT (9093) in the
+#       foreground until interrupted (`make monitoring`).
 set -euo pipefail
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
 
@@ -54,15 +62,44 @@ start() {
   if ! wait_http "http://127.0.0.1:$aport/-/ready" || ! wait_http "http://127.0.0.1:$pport/-/ready"; then
     kill "$am" "$prom" 2>/dev/null || true
     echo "monitoring.sh: Prometheus or Alertmanager did not come up (see $dir/*.log)" >&2
-    tail -5 "$dir"/*.log >&2 || true
+    tail -n 5 "$dir"/*.log >&2 || true
     exit 1
   fi
   echo "prometheus $prom"
   echo "alertmanager $am"
 }
 
+config() {
+  local dir=$1 examples
+  examples="$(cd "$(dirname "$0")/../.." && pwd)/docs/examples/monitoring"
+  mkdir -p "$dir/rules"
+  local tacker=${TACKER_URL:-http://127.0.0.1:9890} kubernetes=${KUBERNETES:-127.0.0.1:6443}
+  local am="127.0.0.1:${ALERTMANAGER_PORT:-9093}"
+  for f in prometheus.yml alertmanager.yml; do
+    [ -e "$dir/$f" ] && continue
+    sed -e "s|@TACKER@|$tacker|g" -e "s|@KUBERNETES@|$kubernetes|g" \
+      -e "s|@ALERTMANAGER@|$am|g" "$examples/$f" >"$dir/$f"
+  done
+}
+
+demo() {
+  local dir=$1
+  install
+  config "$dir"
+  # Global: the EXIT trap runs after this function returned.
+  pids=$(start "$dir" "${PROMETHEUS_PORT:-9090}" "${ALERTMANAGER_PORT:-9093}" | awk '{print $2}')
+  # shellcheck disable=SC2086
+  trap 'kill $pids 2>/dev/null || true' EXIT INT TERM
+  echo "Prometheus http://127.0.0.1:${PROMETHEUS_PORT:-9090}, Alertmanager" \
+    "http://127.0.0.1:${ALERTMANAGER_PORT:-9093}; rules in $dir/rules (Ctrl-C ends both)" >&2
+  # shellcheck disable=SC2086
+  while kill -0 $pids 2>/dev/null; do sleep 1; done
+}
+
 case "${1:-install}" in
   install) install ;;
   start) shift; start "$@" ;;
-  *) echo "usage: monitoring.sh [install | start DIR PROMETHEUS_PORT ALERTMANAGER_PORT [PROMETHEUS_FLAG...]]" >&2; exit 2 ;;
+  config) config "$2" ;;
+  demo) demo "$2" ;;
+  *) echo "usage: monitoring.sh [install | start DIR PROMETHEUS_PORT ALERTMANAGER_PORT [PROMETHEUS_FLAG...] | config DIR | demo DIR]" >&2; exit 2 ;;
 esac

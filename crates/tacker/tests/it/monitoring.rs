@@ -28,11 +28,10 @@ impl Monitoring {
     pub fn start(prometheus_yml: &str, rules: &[(&str, String)], alertmanager_yml: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let (pport, aport) = (free_port(), free_port());
-        let alertmanager = format!("127.0.0.1:{aport}");
         std::fs::create_dir_all(dir.path().join("rules")).unwrap();
         std::fs::write(
             dir.path().join("prometheus.yml"),
-            prometheus_yml.replace("{{ALERTMANAGER}}", &alertmanager),
+            prometheus_yml.replace("{{ALERTMANAGER}}", &format!("127.0.0.1:{aport}")),
         )
         .unwrap();
         for (name, text) in rules {
@@ -40,12 +39,17 @@ impl Monitoring {
         }
         std::fs::write(dir.path().join("alertmanager.yml"), alertmanager_yml).unwrap();
         // Firing alerts reach Alertmanager again every second (their values change).
+        Self::start_in(dir, pport, aport, &["--rules.alert.resend-delay=1s"])
+    }
+
+    /// Starts both on `pport` and `aport` with the configuration already in `dir`.
+    pub fn start_in(dir: tempfile::TempDir, pport: u16, aport: u16, flags: &[&str]) -> Self {
         let out = Command::new(script())
             .arg("start")
             .arg(dir.path())
             .arg(pport.to_string())
             .arg(aport.to_string())
-            .arg("--rules.alert.resend-delay=1s")
+            .args(flags)
             .output()
             .unwrap();
         assert!(
@@ -60,9 +64,31 @@ impl Monitoring {
         Self {
             dir,
             prometheus: format!("http://127.0.0.1:{pport}"),
-            alertmanager,
+            alertmanager: format!("127.0.0.1:{aport}"),
             pids,
         }
+    }
+
+    /// `make monitoring`'s configuration (`monitoring.sh config`) for the VNFM at
+    /// `tacker` and the cluster metrics at `kubernetes` (host:port), started on free
+    /// ports.
+    pub fn demo(tacker: &str, kubernetes: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let (pport, aport) = (free_port(), free_port());
+        let out = Command::new(script())
+            .args(["config"])
+            .arg(dir.path())
+            .env("TACKER_URL", tacker)
+            .env("KUBERNETES", kubernetes)
+            .env("ALERTMANAGER_PORT", aport.to_string())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "monitoring.sh config: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Self::start_in(dir, pport, aport, &[])
     }
 
     /// The rules directory (`rules/`, read by `rule_files`).

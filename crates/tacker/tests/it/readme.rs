@@ -104,12 +104,32 @@ impl MakeRun {
 
     /// The same for a walkthrough of `doc`.
     async fn walkthrough_in(&self, doc: &str, name: &str, replace: &[(&str, &str)]) -> String {
+        self.walkthrough_linked(doc, name, replace, &[]).await
+    }
+
+    /// The same, with `links` (name, target) in its directory besides the repository's.
+    async fn walkthrough_linked(
+        &self,
+        doc: &str,
+        name: &str,
+        replace: &[(&str, &str)],
+        links: &[(&str, &Path)],
+    ) -> String {
         let mut script = walkthrough_in(doc, name).replace("http://127.0.0.1:9890", &self.api);
         for (from, to) in replace {
             script = script.replace(from, to);
         }
-        let script = format!("export TACKER_URL={}\n{script}", self.api);
+        // TACKER_WALKTHROUGH_TRACE=1: each command on stderr (`set -x`).
+        let trace = if std::env::var_os("TACKER_WALKTHROUGH_TRACE").is_some() {
+            "set -x\n"
+        } else {
+            ""
+        };
+        let script = format!("{trace}export TACKER_URL={}\n{script}", self.api);
         let work = tempfile::tempdir().unwrap();
+        for (name, target) in links {
+            std::os::unix::fs::symlink(target, work.path().join(name)).unwrap();
+        }
         tokio::task::spawn_blocking({
             let dir = work.path().to_owned();
             move || run_script(&script, &dir)
@@ -365,4 +385,71 @@ async fn the_user_guide_walkthroughs_run_as_written() {
         "{out}"
     );
     cnf_ended(&out, &["INSTANTIATE", "SCALE", "TERMINATE"], &sim);
+}
+
+/// "Auto-heal and auto-scale a CNF with Prometheus" as written: `make kube-sim`,
+/// `make monitoring`'s Prometheus and Alertmanager (its configuration as
+/// `monitoring.sh config` writes it) and `make run` with the settings the guide gives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_closed_loop_walkthrough_runs_as_written() {
+    let sim = kube_sim();
+    let kubernetes = sim.url.trim_start_matches("http://").to_owned();
+    let m = crate::monitoring::Monitoring::demo("http://TACKER", &kubernetes);
+    let rules = m.rules_dir().display().to_string();
+    let reload = format!("{}/-/reload", m.prometheus);
+    let run = MakeRun::start(&[
+        ("TACKER__PM__RULES_DIR", rules.as_str()),
+        ("TACKER__PM__PROMETHEUS_RELOAD_URL", reload.as_str()),
+        ("TACKER__FM__AUTO_HEAL_WINDOW", "5s"),
+        ("TACKER__FM__COOLDOWN", "10s"),
+    ])
+    .await;
+    let am = std::fs::read_to_string(m.dir.path().join("alertmanager.yml")).unwrap();
+    assert!(am.contains("http://TACKER/alert/auto_healing"), "{am}");
+    m.reconfigure_alertmanager(&am.replace("http://TACKER", &run.api))
+        .await;
+    let receiver = format!("127.0.0.1:{}", free_port());
+    let out = run
+        .walkthrough_linked(
+            "docs/user-guide.md",
+            "closed-loop",
+            &[
+                ("http://127.0.0.1:6443", &sim.url),
+                ("http://127.0.0.1:9090", &m.prometheus),
+                ("127.0.0.1:9999", &receiver),
+            ],
+            &[(".monitoring", m.dir.path())],
+        )
+        .await;
+    assert!(out.contains("HEAL COMPLETED automatic=true"), "{out}\n{}", m.logs());
+    assert!(
+        out.contains("SCALE COMPLETED automatic=true"),
+        "{out}\n{}",
+        m.logs()
+    );
+    assert!(out.lines().any(|l| l == "vdu2_aspect level 1"), "{out}");
+    // The FM subscriber heard the alarm raised, then cleared; the alarm list shows it.
+    let kinds: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("Alarm"))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["AlarmNotification", "AlarmClearedNotification"],
+        "{out}"
+    );
+    let instance = out
+        .lines()
+        .find_map(|l| l.strip_prefix("VNF instance "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("deleted: {out}"));
+    assert!(
+        out.lines()
+            .any(|l| l == format!("{instance} CRITICAL UNACKNOWLEDGED")),
+        "{out}"
+    );
+    assert!(
+        sim.sim.lock().list("/pods", Some("default")).is_empty(),
+        "terminated"
+    );
 }
