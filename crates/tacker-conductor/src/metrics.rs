@@ -115,7 +115,7 @@ impl Metrics {
         let automatic = IntCounterVec::new(
             Opts::new(
                 "automatic_operations_total",
-                "Operations this conductor started on its own (auto-heal), by operation",
+                "Operations this conductor started on its own (auto-heal, auto-scale), by operation",
             ),
             &["operation"],
         )?;

@@ -56,8 +56,9 @@ impl Metrics {
         let alerts = IntCounterVec::new(
             Opts::new(
                 "alerts_total",
-                "Monitoring alerts received, by what they are for (vnffm, auto_heal) and \
-                 what came of them (raised, open, cleared, heal_requested, skipped)",
+                "Monitoring alerts received, by what they are for (the alert's function_type, \
+                 or server_notification) and what came of them (skipped: acted on by \
+                 nothing, the answer says why)",
             ),
             &["function", "outcome"],
         )?;
