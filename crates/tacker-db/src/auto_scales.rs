@@ -97,6 +97,15 @@ pub fn due(c: &mut DbConnection) -> Result<Vec<Uuid>> {
     Ok(ids.iter().filter_map(|i| i.parse().ok()).collect())
 }
 
+/// When the earliest pending step of `instance` is due (none pending: `None`).
+pub fn next_due(c: &mut DbConnection, instance: Uuid) -> Result<Option<NaiveDateTime>> {
+    Ok(dsl::auto_scales
+        .filter(dsl::vnf_instance_id.eq(instance.to_string()))
+        .filter(dsl::op_occ_id.is_null())
+        .select(diesel::dsl::min(dsl::due_at))
+        .first(c)?)
+}
+
 /// What [`start`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Start {

@@ -32,4 +32,5 @@ methods!(
     SyncInstanceDone,
     DeliverRules,
     RulesDelivered,
+    ClosedLoopDue,
 );

@@ -19,15 +19,44 @@ use crate::Ctx;
 
 pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
     let period = ctx.fm.loop_interval;
-    crate::periodic::every(&ctx, period, stop, || async {
-        if let Err(e) = heal::pass(&ctx).await {
-            tracing::warn!(error = %e, "auto-heal pass failed");
+    crate::periodic::every(&ctx, period, stop, || pass(&ctx)).await;
+}
+
+/// One pass: the heals, then the scale steps, that are due.
+async fn pass(ctx: &Ctx) {
+    if let Err(e) = heal::pass(ctx).await {
+        tracing::warn!(error = %e, "auto-heal pass failed");
+    }
+    if let Err(e) = scale::pass(ctx).await {
+        tracing::warn!(error = %e, "auto-scale pass failed");
+    }
+}
+
+/// Waits until the earliest automatic work pending for `instance` is due, then runs a
+/// pass (`ClosedLoopDue`). Work that must wait longer (the instance busy, its cool-down)
+/// is left to the periodic passes.
+pub async fn when_due(ctx: Arc<Ctx>, instance: uuid::Uuid) {
+    let next = ctx
+        .db
+        .run(move |c| {
+            let heal = tacker_db::auto_heals::next_due(c, instance)?;
+            let scale = tacker_db::auto_scales::next_due(c, instance)?;
+            Ok(heal.into_iter().chain(scale).min())
+        })
+        .await;
+    let due = match next {
+        Ok(Some(due)) => due,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, vnf_instance_id = %instance, "closed loop: pending work unreadable");
+            return;
         }
-        if let Err(e) = scale::pass(&ctx).await {
-            tracing::warn!(error = %e, "auto-scale pass failed");
-        }
-    })
-    .await;
+    };
+    let wait = (due - chrono::Utc::now().naive_utc())
+        .to_std()
+        .unwrap_or_default();
+    tokio::time::sleep(wait).await;
+    pass(&ctx).await;
 }
 
 /// Casts the occurrence; when the bus fails, recovery casts it again later.

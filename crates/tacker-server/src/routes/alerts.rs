@@ -212,6 +212,7 @@ async fn firing(
         .await?;
     if added > 0 {
         tracing::info!(vnf_instance_id = %id, vnfcs = added, "auto-heal requested");
+        due(st, id).await;
     }
     out.count(st, f, "heal_requested");
     Ok(())
@@ -240,7 +241,20 @@ async fn scale(
         .await?;
     if new {
         tracing::info!(vnf_instance_id = %id, "auto-scale requested");
+        due(st, id).await;
     }
     out.count(st, f, "scale_requested");
     Ok(())
+}
+
+/// Tells a conductor that automatic work on `instance` was asked for, so it starts when
+/// due rather than at the next periodic pass (which takes it anyway if this is lost).
+pub(crate) async fn due(st: &ServerState, instance: Uuid) {
+    let msg = tacker_rpc::proto::ClosedLoopDue {
+        vnf_instance_id: instance.to_string(),
+    };
+    let id = instance.to_string();
+    if let Err(e) = st.bus.cast(&msg, &[("vnf_instance_id", &id)]).await {
+        tracing::warn!(error = %e, vnf_instance_id = %id, "closed loop not told; its periodic pass will start the work");
+    }
 }

@@ -47,9 +47,13 @@ pub async fn notify(
     st.metrics.alert("server_notification", "raised");
     if opted_in(&i, AUTOHEAL) {
         let (id, window) = (i.id, st.settings.auto_heal_window);
-        st.db
+        let added = st
+            .db
             .run(move |c| tacker_db::auto_heals::request(c, id, &[vnfc], window))
             .await?;
+        if added > 0 {
+            super::alerts::due(&st, id).await;
+        }
         st.metrics.alert("server_notification", "heal_requested");
     }
     Ok(HttpResponse::NoContent().finish())

@@ -477,6 +477,53 @@ async fn an_alert_storm_heals_once_and_only_when_the_instance_opted_in() {
     }
 }
 
+/// The server tells a conductor about new automatic work: the heal starts when its
+/// window ends, not at the next periodic pass (an hour away here).
+#[tokio::test]
+async fn an_automatic_heal_starts_when_its_window_ends_without_waiting_for_a_pass() {
+    let window = Duration::from_millis(300);
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 2,
+            auto_heal_window: window,
+            loop_interval: Duration::from_secs(3600),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (i, _) = app.instantiated(None).await;
+    set_autoheal(&app, &i, true).await;
+    // The periodic passes ran once at start-up; the next is an hour away.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let vnfc = app.vnfc_ids(&i).await[0].0.clone();
+    let sent = chrono::Utc::now();
+    app.alerts("/alert/auto_healing", vec![heal_alert("w", &i, &vnfc)])
+        .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let heal = loop {
+        if let Some(h) = app.heals(&i).await.first() {
+            break h.clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no heal without a periodic pass"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let started: chrono::DateTime<chrono::Utc> =
+        heal["startTime"].as_str().unwrap().parse().unwrap();
+    let after = (started - sent).to_std().unwrap_or_default();
+    assert!(
+        after >= window - Duration::from_millis(50) && after < window + Duration::from_secs(2),
+        "started {after:?} after the alert (window {window:?})"
+    );
+    let done = app
+        .wait_op(heal["id"].as_str().unwrap(), &["COMPLETED", "FAILED_TEMP"])
+        .await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+}
+
 /// Automatic work waits while another operation holds the instance, and for the
 /// cool-down after an automatic one; it is then done once.
 #[tokio::test]

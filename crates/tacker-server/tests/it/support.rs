@@ -67,7 +67,7 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     cfg.fm.auto_heal_window = opts.auto_heal_window;
     cfg.fm.auto_scale_window = Duration::from_millis(100);
     cfg.fm.cooldown = opts.cooldown;
-    cfg.fm.loop_interval = Duration::from_millis(100);
+    cfg.fm.loop_interval = opts.loop_interval;
     cfg.pm.rules_dir = opts
         .pm_rules_dir
         .as_ref()
@@ -143,6 +143,8 @@ pub struct Options {
     pub auto_heal_window: Duration,
     /// `fm.cooldown`.
     pub cooldown: Duration,
+    /// `fm.loop_interval`.
+    pub loop_interval: Duration,
     /// `pm.rules_dir`.
     pub pm_rules_dir: Option<std::path::PathBuf>,
     /// `lcm.simulated_vim` at the API (the conductors always have the simulated VIM).
@@ -186,6 +188,7 @@ impl Default for Options {
             refuse_duplicate_subscriptions: true,
             auto_heal_window: Duration::from_millis(300),
             cooldown: Duration::from_millis(500),
+            loop_interval: Duration::from_millis(100),
             pm_rules_dir: None,
             simulated_vim: true,
             notification_retention: Duration::from_secs(7 * 24 * 3600),

@@ -421,7 +421,11 @@ async fn the_closed_loop_walkthrough_runs_as_written() {
             &[(".monitoring", m.dir.path())],
         )
         .await;
-    assert!(out.contains("HEAL COMPLETED automatic=true"), "{out}\n{}", m.logs());
+    assert!(
+        out.contains("HEAL COMPLETED automatic=true"),
+        "{out}\n{}",
+        m.logs()
+    );
     assert!(
         out.contains("SCALE COMPLETED automatic=true"),
         "{out}\n{}",
@@ -429,10 +433,7 @@ async fn the_closed_loop_walkthrough_runs_as_written() {
     );
     assert!(out.lines().any(|l| l == "vdu2_aspect level 1"), "{out}");
     // The FM subscriber heard the alarm raised, then cleared; the alarm list shows it.
-    let kinds: Vec<&str> = out
-        .lines()
-        .filter(|l| l.starts_with("Alarm"))
-        .collect();
+    let kinds: Vec<&str> = out.lines().filter(|l| l.starts_with("Alarm")).collect();
     assert_eq!(
         kinds,
         ["AlarmNotification", "AlarmClearedNotification"],
