@@ -13,6 +13,8 @@ command -v bc >/dev/null || {
 cargo build --release -p tacker -p kube-sim -p heat-sim >&2
 export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim \
   HEAT_SIM_BIN=$PWD/target/release/heat-sim
-for b in benches/api.sh benches/scale.sh benches/csar.sh benches/onboard.sh benches/onboard_many.sh benches/cnf.sh benches/vm.sh benches/mgmt.sh; do
-  "$b"
+# BENCH_ONLY="alert cnf": only those.
+for b in api scale csar onboard onboard_many cnf alert vm mgmt; do
+  if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $b "* ]]; then continue; fi
+  "benches/$b.sh"
 done

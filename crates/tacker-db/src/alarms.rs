@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as D};
 use tacker_domain::fm::notification::FmFacts;
 use tacker_domain::fm::{AckState, Alarm};
+use tacker_domain::lcm::VnfInstance;
 use uuid::Uuid;
 
 use crate::schema::alarms::{self, dsl};
@@ -140,6 +141,29 @@ pub fn clear(
         }
         Ok(Some(a))
     })
+}
+
+/// Clears every open alarm of `instance`, which is being deleted (its alerts can no
+/// longer resolve them), and queues their `AlarmClearedNotification`s; how many. Runs in
+/// the caller's transaction, before the instance's row goes.
+pub(crate) fn clear_all_of(c: &mut DbConnection, instance: &VnfInstance) -> Result<usize> {
+    let rows: Vec<Row> = dsl::alarms
+        .filter(dsl::vnf_instance_id.eq(instance.id.to_string()))
+        .filter(dsl::cleared_at.is_null())
+        .select(Row::as_select())
+        .load(c)?;
+    let n = rows.len();
+    for row in rows {
+        let (mut a, _) = row.into_domain()?;
+        let t = Utc::now();
+        a.cleared_at = Some(t);
+        a.changed_at = Some(t);
+        diesel::update(dsl::alarms.filter(dsl::id.eq(a.id.to_string())))
+            .set((dsl::cleared_at.eq(Some(now())), dsl::body.eq(json_text(&a))))
+            .execute(c)?;
+        crate::fm_subscriptions::enqueue(c, &FmFacts::cleared(&a), instance)?;
+    }
+    Ok(n)
 }
 
 /// The alarm `id`.

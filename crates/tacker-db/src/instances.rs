@@ -353,6 +353,7 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<DeleteOutcome> {
             return Ok(DeleteOutcome::Busy);
         }
         crate::host_keys::forget(c, id)?;
+        crate::alarms::clear_all_of(c, &instance)?;
         let pkg_id = instance.vnf_pkg_id.to_string();
         let others: i64 = dsl::vnf_instances
             .filter(dsl::vnf_pkg_id.eq(&pkg_id))

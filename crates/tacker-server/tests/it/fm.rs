@@ -477,6 +477,79 @@ async fn an_alert_storm_heals_once_and_only_when_the_instance_opted_in() {
     }
 }
 
+/// Deleting an instance clears its open alarms (its alerts can no longer resolve them),
+/// and subscribers hear of it; cleared ones stay as they were.
+#[tokio::test]
+async fn deleting_an_instance_clears_its_open_alarms() {
+    for tdb in TestDb::each() {
+        let app = TestApp::with(
+            tdb,
+            Options {
+                conductors: 1,
+                ..Options::default()
+            },
+        )
+        .await;
+        let sub = Subscriber::start(Expect::Nothing);
+        fm_subscribe(&app, &sub, json!({})).await;
+        let (i, _) = app.instantiated(None).await;
+        let vnfc = app.vnfc_ids(&i).await[0].0.clone();
+        app.alerts(
+            "/alert",
+            vec![
+                fm_alert("firing", "open", &i, &vnfc, "MAJOR"),
+                fm_alert("firing", "done", &i, &vnfc, "MINOR"),
+            ],
+        )
+        .await;
+        app.alerts(
+            "/alert",
+            vec![fm_alert("resolved", "done", &i, &vnfc, "MINOR")],
+        )
+        .await;
+        sub.wait("two raised, one cleared", |g| g.len() == 3).await;
+        let done = app.alarms("").await;
+        let cleared_before: Vec<Value> = done
+            .iter()
+            .filter(|a| a["perceivedSeverity"] == "MINOR")
+            .cloned()
+            .collect();
+
+        let op = app
+            .task(&i, "terminate", json!({"terminationType": "FORCEFUL"}))
+            .await;
+        app.wait_op(&op, &["COMPLETED"]).await;
+        let r = app
+            .lcm(reqwest::Method::DELETE, &format!("/vnf_instances/{i}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204);
+
+        let got = sub.wait("the open one cleared", |g| g.len() == 4).await;
+        assert_eq!(got[3]["notificationType"], "AlarmClearedNotification");
+        let alarms = app.alarms("").await;
+        assert_eq!(alarms.len(), 2, "{alarms:?}");
+        let major = alarms
+            .iter()
+            .find(|a| a["perceivedSeverity"] == "MAJOR")
+            .unwrap();
+        assert_eq!(got[3]["alarmId"], major["id"]);
+        assert!(major["alarmClearedTime"].is_string(), "{major}");
+        let minor: Vec<Value> = alarms
+            .iter()
+            .filter(|a| a["perceivedSeverity"] == "MINOR")
+            .cloned()
+            .collect();
+        assert_eq!(
+            minor, cleared_before,
+            "an alarm cleared before is unchanged"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(sub.received().len(), 4);
+    }
+}
+
 /// The server tells a conductor about new automatic work: the heal starts when its
 /// window ends, not at the next periodic pass (an hour away here).
 #[tokio::test]
