@@ -70,6 +70,10 @@ impl Conductor {
             tokio::spawn(recovery::run(ctx.clone(), stop_shared.clone())),
             tokio::spawn(vnf_sync::run(ctx.clone(), stop_shared.clone())),
             tokio::spawn(closed_loop::run(ctx.clone(), stop_shared.clone())),
+            tokio::spawn(closed_loop::reconcile::run(
+                ctx.clone(),
+                stop_shared.clone(),
+            )),
             tokio::spawn(notifier::run(ctx.clone(), stop_heartbeat.clone())),
         ];
         if let Some(listener) = settings.health_listener {

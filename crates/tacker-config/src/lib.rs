@@ -370,6 +370,11 @@ pub struct FmConfig {
     pub alarm_retention: Duration,
     /// Alerts one webhook call may carry.
     pub max_alerts_per_call: usize,
+    /// Alertmanager, whose active alerts open alarms are reconciled with (empty: none).
+    pub alertmanager_url: String,
+    /// How often alarms are reconciled with Alertmanager.
+    #[serde(with = "duration")]
+    pub reconcile_interval: Duration,
 }
 
 /// `[pm]`
@@ -725,6 +730,14 @@ impl Config {
         check(
             !self.fm.loop_interval.is_zero() && self.fm.max_alerts_per_call >= 1,
             "fm.loop_interval must be above 0s and fm.max_alerts_per_call at least 1".into(),
+        );
+        check(
+            self.fm.alertmanager_url.is_empty()
+                || ((self.fm.alertmanager_url.starts_with("http://")
+                    || self.fm.alertmanager_url.starts_with("https://"))
+                    && !self.fm.reconcile_interval.is_zero()),
+            "fm.alertmanager_url must be an http(s) URL, with fm.reconcile_interval above 0s"
+                .into(),
         );
         check(
             self.all_in_one.conductors >= 1,

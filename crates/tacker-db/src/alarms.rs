@@ -166,6 +166,54 @@ pub(crate) fn clear_all_of(c: &mut DbConnection, instance: &VnfInstance) -> Resu
     Ok(n)
 }
 
+/// Clears the open alarms raised by Alertmanager alerts that are not among `firing`
+/// (the fingerprints of its active alerts) and were last changed before `settled`,
+/// queues their `AlarmClearedNotification`s and one `AlarmListRebuiltNotification` per
+/// FM subscription that hears of any of their instances; how many were cleared.
+pub fn reconcile(
+    c: &mut DbConnection,
+    firing: &std::collections::HashSet<String>,
+    settled: DateTime<Utc>,
+) -> Result<usize> {
+    c.transaction(|c| {
+        let rows: Vec<Row> = dsl::alarms
+            .filter(dsl::cleared_at.is_null())
+            .select(Row::as_select())
+            .load(c)?;
+        let mut touched: Vec<VnfInstance> = Vec::new();
+        let mut n = 0;
+        for row in rows {
+            let (mut a, _) = row.into_domain()?;
+            let changed = a.changed_at.unwrap_or(a.raised_at);
+            if !a.raised_by_alert() || firing.contains(&a.fingerprint) || changed >= settled {
+                continue;
+            }
+            let t = Utc::now();
+            a.cleared_at = Some(t);
+            a.changed_at = Some(t);
+            let done = diesel::update(
+                dsl::alarms
+                    .filter(dsl::id.eq(a.id.to_string()))
+                    .filter(dsl::cleared_at.is_null()),
+            )
+            .set((dsl::cleared_at.eq(Some(now())), dsl::body.eq(json_text(&a))))
+            .execute(c)?;
+            if done == 0 {
+                continue;
+            }
+            n += 1;
+            if let Some(i) = instances::get(c, a.vnf_instance_id)? {
+                crate::fm_subscriptions::enqueue(c, &FmFacts::cleared(&a), &i)?;
+                if !touched.iter().any(|t| t.id == i.id) {
+                    touched.push(i);
+                }
+            }
+        }
+        crate::fm_subscriptions::enqueue_rebuilt(c, &touched)?;
+        Ok(n)
+    })
+}
+
 /// The alarm `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Alarm>> {
     dsl::alarms

@@ -51,9 +51,19 @@ impl Row {
     }
 }
 
-/// Stores `s` unless the same one of the same tenant exists and duplicates are refused.
-pub fn insert(c: &mut DbConnection, s: &FmSubscription, refuse_duplicates: bool) -> Result<Insert> {
-    c.transaction(|c| {
+/// Stores `s` unless the same one of the same tenant exists and duplicates are refused,
+/// or its tenant has `quota` FM subscriptions already (0: no limit).
+pub fn insert(
+    c: &mut DbConnection,
+    s: &FmSubscription,
+    refuse_duplicates: bool,
+    quota: u64,
+) -> Result<Insert> {
+    let tenant = s.tenant.as_deref();
+    let done = c.transaction(|c| {
+        if quota > 0 {
+            crate::quota::lock(c, "fm_subscriptions", tenant)?;
+        }
         if refuse_duplicates
             && let Some((d, _)) = list(c)?
                 .into_iter()
@@ -72,8 +82,30 @@ pub fn insert(c: &mut DbConnection, s: &FmSubscription, refuse_duplicates: bool)
                 created_at: now(),
             })
             .execute(c)?;
+        if quota > 0 && count_of_tenant(c, tenant)? > quota {
+            return Err(crate::quota::exceeded());
+        }
         Ok(Insert::Created)
-    })
+    });
+    match done {
+        Err(e) if crate::quota::over(&e) => Ok(Insert::OverQuota),
+        other => other,
+    }
+}
+
+/// How many FM subscriptions `tenant` has (`None`: those of no tenant).
+fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
+    let n: i64 = match tenant {
+        Some(t) => dsl::fm_subscriptions
+            .filter(dsl::tenant.eq(t))
+            .count()
+            .get_result(c)?,
+        None => dsl::fm_subscriptions
+            .filter(dsl::tenant.is_null())
+            .count()
+            .get_result(c)?,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// The subscription `id`.
@@ -111,6 +143,31 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 
 /// Queues `facts` (under a notification id of its own) for every FM subscription that
 /// may hear of `instance` and whose filter passes; in the caller's transaction.
+/// Queues one `AlarmListRebuiltNotification` for each subscription that hears of any of
+/// `instances` (none: nothing).
+pub(crate) fn enqueue_rebuilt(c: &mut DbConnection, instances: &[VnfInstance]) -> Result<()> {
+    if instances.is_empty() {
+        return Ok(());
+    }
+    let subs = list(c)?;
+    let areas = if subs.iter().any(|(s, _)| !s.confinement.areas.is_empty()) {
+        crate::vims::areas(c)?
+    } else {
+        tacker_domain::scope::VimAreas::default()
+    };
+    let facts = FmFacts::rebuilt();
+    for (s, _) in subs {
+        if instances
+            .iter()
+            .any(|i| s.may_hear_of(i, &areas) && s.filter.matches(facts.fm_kind, None, i))
+        {
+            let mine = facts.renewed();
+            crate::outbox::push(c, s.id, mine.id, &json_text(&mine))?;
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn enqueue(c: &mut DbConnection, facts: &FmFacts, instance: &VnfInstance) -> Result<()> {
     let subs = list(c)?;
     if subs.is_empty() {

@@ -57,15 +57,23 @@ pub enum Insert {
     Created,
     /// The same subscription exists already: its id.
     Duplicate(Uuid),
+    /// Its tenant has as many as its quota allows already: nothing stored.
+    OverQuota,
 }
 
-/// Stores `s` unless the same one of the same tenant exists and duplicates are refused.
+/// Stores `s` unless the same one of the same tenant exists and duplicates are refused,
+/// or its tenant has `quota` package subscriptions already (0: no limit).
 pub fn insert(
     c: &mut DbConnection,
     s: &PkgmSubscription,
     refuse_duplicates: bool,
+    quota: u64,
 ) -> Result<Insert> {
-    c.transaction(|c| {
+    let tenant = s.tenant.as_deref();
+    let done = c.transaction(|c| {
+        if quota > 0 {
+            crate::quota::lock(c, "pkgm_subscriptions", tenant)?;
+        }
         if refuse_duplicates
             && let Some((d, _)) = list(c)?
                 .into_iter()
@@ -84,8 +92,30 @@ pub fn insert(
                 tenant: s.tenant.clone(),
             })
             .execute(c)?;
+        if quota > 0 && count_of_tenant(c, tenant)? > quota {
+            return Err(crate::quota::exceeded());
+        }
         Ok(Insert::Created)
-    })
+    });
+    match done {
+        Err(e) if crate::quota::over(&e) => Ok(Insert::OverQuota),
+        other => other,
+    }
+}
+
+/// How many package subscriptions `tenant` has (`None`: those of no tenant).
+fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
+    let n: i64 = match tenant {
+        Some(t) => dsl::pkgm_subscriptions
+            .filter(dsl::tenant.eq(t))
+            .count()
+            .get_result(c)?,
+        None => dsl::pkgm_subscriptions
+            .filter(dsl::tenant.is_null())
+            .count()
+            .get_result(c)?,
+    };
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// The subscription `id`.

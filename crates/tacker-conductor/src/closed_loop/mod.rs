@@ -7,6 +7,7 @@
 //! more gathers); an occurrence whose cast is lost is cast again by recovery.
 
 mod heal;
+pub mod reconcile;
 mod scale;
 
 use std::sync::Arc;

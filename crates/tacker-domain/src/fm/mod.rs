@@ -130,6 +130,12 @@ fn time(t: DateTime<Utc>) -> Value {
 }
 
 impl Alarm {
+    /// Raised by an Alertmanager alert (its fingerprint), not by the VNFM itself nor by
+    /// a server fault notification (whose fingerprints name their source, `<source>:`).
+    pub fn raised_by_alert(&self) -> bool {
+        !self.fingerprint.contains(':')
+    }
+
     /// A new alarm about the whole of `instance` raised by the VNFM itself (e.g. an
     /// automatic operation it refused), `fingerprint` naming the condition.
     pub fn of_vnfm(

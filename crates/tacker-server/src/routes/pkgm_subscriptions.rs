@@ -63,7 +63,12 @@ pub async fn create(
     let stored = s.clone();
     let refuse = st.settings.refuse_duplicate_subscriptions;
     let base = api_base(&req, &st);
-    match st.db.run(move |c| subs::insert(c, &stored, refuse)).await? {
+    let quota = st.settings.max_subscriptions_per_tenant;
+    match st
+        .db
+        .run(move |c| subs::insert(c, &stored, refuse, quota))
+        .await?
+    {
         Insert::Created => {
             tracing::info!(subscription_id = %s.id, "package subscription created");
             Ok(created(s.to_json(&base)))
@@ -72,6 +77,11 @@ pub async fn create(
         Insert::Duplicate(existing) => Ok(HttpResponse::SeeOther()
             .insert_header(("Location", format!("{base}/subscriptions/{existing}")))
             .finish()),
+        Insert::OverQuota => Err(crate::routes::lcm::subscriptions::quota_reached(
+            "package subscriptions",
+            quota,
+            who.owner(),
+        )),
     }
 }
 

@@ -1153,6 +1153,41 @@ async fn tenant_quotas_hold_under_concurrent_creations() {
         assert_eq!(subscribe(t1.clone()).await, 403);
         assert_eq!(subscribe(t2.clone()).await, 201);
         assert_eq!(ids_as(&app, &t1, "/subscriptions").await.len(), 1);
+        // FM and package subscriptions: as many of each kind.
+        for (path, version, kinds) in [
+            (
+                "/vnffm/v1/subscriptions",
+                "1.3.0",
+                ["AlarmNotification", "AlarmClearedNotification"],
+            ),
+            (
+                "/vnfpkgm/v1/subscriptions",
+                "2.0.0",
+                [
+                    "VnfPackageOnboardingNotification",
+                    "VnfPackageChangeNotification",
+                ],
+            ),
+        ] {
+            let other = |t: &str, kind: &str| {
+                app.http
+                    .post(app.url(path))
+                    .header("Version", version)
+                    .bearer_auth(t)
+                    .json(&json!({"callbackUri": sub.url,
+                        "filter": {"notificationTypes": [kind]}}))
+                    .send()
+            };
+            assert_eq!(other(&t1, kinds[0]).await.unwrap().status(), 201, "{path}");
+            let r = other(&t1, kinds[1]).await.unwrap();
+            assert_eq!(r.status(), 403, "{path}");
+            let b: Value = r.json().await.unwrap();
+            assert!(
+                b["detail"].as_str().unwrap().contains("tenant t1 has 1"),
+                "{b}"
+            );
+            assert_eq!(other(&t2, kinds[1]).await.unwrap().status(), 201, "{path}");
+        }
     }
 }
 

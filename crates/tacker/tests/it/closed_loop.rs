@@ -645,3 +645,105 @@ async fn pm_rules_become_prometheus_rule_objects_on_the_vnf_cluster() {
     );
     assert!(e.sim.sim.lock().get(&key).is_none(), "still there");
 }
+
+/// Alarms whose resolution never reached the VNFM (Alertmanager does not send resolved
+/// alerts here, as when the VNFM was down longer than it retries) are cleared by the
+/// reconciliation with Alertmanager's active alerts; the FM subscriber hears the
+/// clearing and that the alarm list was rebuilt; an alert still active keeps its alarm.
+#[tokio::test]
+async fn alarms_whose_resolution_was_lost_are_reconciled_with_alertmanager() {
+    let m = Monitoring::start(
+        "global:\n  scrape_interval: 1s\n",
+        &[],
+        "route:\n  receiver: none\nreceivers:\n  - name: none\n",
+    );
+    let am = m.alertmanager_url();
+    let e = cnf_cluster(
+        &[
+            ("TACKER__FM__ALERTMANAGER_URL", am.as_str()),
+            ("TACKER__FM__RECONCILE_INTERVAL", "2s"),
+        ],
+        timing(),
+    )
+    .await;
+    m.reconfigure_alertmanager(&format!(
+        r#"route:
+  receiver: tacker
+  group_by: [alertname, fingerprint_label]
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: tacker
+    webhook_configs:
+      - url: {}/alert
+        send_resolved: false
+"#,
+        e.c.api
+    ))
+    .await;
+    let i = e.create().await;
+    assert_eq!(e.instantiate(&i).await["operationState"], "COMPLETED");
+    let vnfc = e.vnfcs(&i).await[0].2.clone();
+    let sub = Subscriber::start(Expect::Nothing);
+    let r = e
+        .fm(reqwest::Method::POST, "/subscriptions")
+        .json(&json!({"callbackUri": sub.url}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+
+    let start = chrono::Utc::now() - chrono::Duration::minutes(1);
+    let alert = |name: &str, ends: chrono::DateTime<chrono::Utc>| {
+        json!({"labels": {"alertname": name, "fingerprint_label": name, "receiver_type": "tacker",
+                "function_type": "vnffm", "vnf_instance_id": i, "vnfc_info_id": vnfc,
+                "perceived_severity": "MAJOR", "event_type": "EQUIPMENT_ALARM"},
+            "annotations": {"probable_cause": name},
+            "startsAt": start.to_rfc3339(), "endsAt": ends.to_rfc3339()})
+    };
+    let later = chrono::Utc::now() + chrono::Duration::hours(1);
+    m.push_alerts(&json!([alert("Kept", later), alert("Lost", later)]))
+        .await;
+    sub.wait("both alarms raised", |g| g.len() >= 2).await;
+    // "Lost" resolves at Alertmanager; the VNFM is not told.
+    m.push_alerts(&json!([alert("Lost", chrono::Utc::now())]))
+        .await;
+
+    let got = sub
+        .wait("the lost one cleared, the list rebuilt", |g| {
+            g.iter()
+                .any(|n| n["notificationType"] == "AlarmListRebuiltNotification")
+        })
+        .await;
+    let kinds: Vec<&str> = got
+        .iter()
+        .map(|n| n["notificationType"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "AlarmNotification",
+            "AlarmNotification",
+            "AlarmClearedNotification",
+            "AlarmListRebuiltNotification"
+        ],
+        "{got:#?}"
+    );
+    assert!(
+        got[3]["_links"]["alarms"]["href"]
+            .as_str()
+            .unwrap()
+            .ends_with("/vnffm/v1/alarms")
+    );
+    let alarms = e.alarms().await;
+    let cause = |a: &Value| a["probableCause"].as_str().unwrap().to_owned();
+    let lost = alarms.iter().find(|a| cause(a) == "Lost").unwrap();
+    let kept = alarms.iter().find(|a| cause(a) == "Kept").unwrap();
+    assert_eq!(got[2]["alarmId"], lost["id"]);
+    assert!(lost["alarmClearedTime"].is_string(), "{lost}");
+    assert!(kept["alarmClearedTime"].is_null(), "{kept}");
+    // Later passes change nothing more.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(sub.received().len(), 4);
+}

@@ -91,6 +91,27 @@ impl Monitoring {
         Self::start_in(dir, pport, aport, &[])
     }
 
+    /// Alertmanager's base URL.
+    pub fn alertmanager_url(&self) -> String {
+        format!("http://{}", self.alertmanager)
+    }
+
+    /// Alerts as Prometheus sends them to Alertmanager (`POST /api/v2/alerts`).
+    pub async fn push_alerts(&self, alerts: &Value) {
+        let r = reqwest::Client::new()
+            .post(format!("{}/api/v2/alerts", self.alertmanager_url()))
+            .json(alerts)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        assert!(
+            status.is_success(),
+            "push: {status} {}",
+            r.text().await.unwrap_or_default()
+        );
+    }
+
     /// The rules directory (`rules/`, read by `rule_files`).
     pub fn rules_dir(&self) -> PathBuf {
         self.dir.path().join("rules")
