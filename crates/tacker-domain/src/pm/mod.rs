@@ -4,6 +4,7 @@
 //! those rules feed ([`report`], [`threshold`]).
 
 pub mod job;
+pub mod metadata;
 pub mod report;
 pub mod rules;
 pub mod threshold;

@@ -361,3 +361,74 @@ async fn without_a_rule_delivery_pm_jobs_are_refused_and_not_kept() {
     assert_problem(r, 503, "pm.rules_dir").await;
     assert!(app.pm_get("/pm_jobs").await.as_array().unwrap().is_empty());
 }
+
+/// Upstream's `metadata.monitoring`: Prometheus without targets is taken (the rules go
+/// where `[pm]` says); a request naming its own Prometheus hosts (`targetsInfo`) or
+/// another monitor is refused with the reason and nothing kept, rather than accepted
+/// with its rules delivered elsewhere.
+#[tokio::test]
+async fn pm_requests_naming_their_own_prometheus_targets_are_refused() {
+    let rules = tempfile::tempdir().unwrap();
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            conductors: 1,
+            pm_rules_dir: Some(rules.path().to_owned()),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (i, _) = app.instantiated(None).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    let metric = format!("VCpuUsageMeanVnf.{i}");
+    let targets = json!({"monitoring": {"monitorName": "prometheus", "driverType": "external",
+        "targetsInfo": [{"prometheusHost": "prometheus.example", "prometheusHostPort": 22,
+            "authInfo": {"ssh_username": "ubuntu", "ssh_password": "ubuntu"},
+            "alertRuleConfigPath": "/etc/prometheus/rules",
+            "prometheusReloadApiEndpoint": "http://localhost:9090/-/reload"}]}});
+    let job = |metadata: Value| {
+        json!({"objectType": "Vnf", "objectInstanceIds": [i],
+            "criteria": {"performanceMetric": [metric], "collectionPeriod": 5, "reportingPeriod": 10},
+            "callbackUri": sub.url, "metadata": metadata})
+    };
+    let threshold = |metadata: Value| {
+        json!({"objectType": "Vnf", "objectInstanceId": i,
+            "criteria": {"performanceMetric": metric, "thresholdType": "SIMPLE",
+                "simpleThresholdDetails": {"thresholdValue": 1.0, "hysteresis": 0.1}},
+            "callbackUri": sub.url, "metadata": metadata})
+    };
+    for (path, body) in [
+        ("/pm_jobs", job(targets.clone())),
+        ("/thresholds", threshold(targets.clone())),
+    ] {
+        let r = app.pm_post(path, body).await;
+        assert_problem(r, 400, "targetsInfo").await;
+    }
+    let r = app
+        .pm_post(
+            "/pm_jobs",
+            job(json!({"monitoring": {"monitorName": "zabbix"}})),
+        )
+        .await;
+    assert_problem(r, 400, "monitorName").await;
+    assert!(app.pm_get("/pm_jobs").await.as_array().unwrap().is_empty());
+    assert!(
+        app.pm_get("/thresholds")
+            .await
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(std::fs::read_dir(rules.path()).unwrap().count(), 0);
+
+    let plain = json!({"monitoring": {"monitorName": "prometheus", "driverType": "external"}});
+    assert_eq!(
+        app.pm_post("/pm_jobs", job(plain.clone())).await.status(),
+        201
+    );
+    assert_eq!(
+        app.pm_post("/thresholds", threshold(plain)).await.status(),
+        201
+    );
+    assert_eq!(std::fs::read_dir(rules.path()).unwrap().count(), 2);
+}

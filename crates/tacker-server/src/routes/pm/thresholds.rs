@@ -30,10 +30,10 @@ pub struct CreateRequest {
     callback_uri: String,
     #[serde(default)]
     authentication: Option<Authentication>,
-    /// Tacker's `metadata.monitoring` (where to copy rule files over SFTP) is accepted
-    /// and not used: rules go where `[pm]` says.
-    #[serde(default, rename = "metadata")]
-    _metadata: Option<Value>,
+    /// Upstream Tacker's `metadata.monitoring`: Prometheus only, and no `targetsInfo`
+    /// (rules go where `[pm]` says; see `tacker_domain::pm::metadata`).
+    #[serde(default)]
+    metadata: Option<Value>,
 }
 
 pub async fn create(
@@ -42,6 +42,7 @@ pub async fn create(
     JsonBody(b): JsonBody<CreateRequest>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
+    tacker_domain::pm::metadata::check(b.metadata.as_ref()).map_err(ApiError::BadRequest)?;
     threshold::check(b.object_type, b.object_instance_id, &b.criteria)
         .map_err(ApiError::BadRequest)?;
     let (instances, tenant) = objects(&st, &who, &[b.object_instance_id]).await?;
