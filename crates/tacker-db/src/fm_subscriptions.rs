@@ -95,17 +95,12 @@ pub fn insert(
 
 /// How many FM subscriptions `tenant` has (`None`: those of no tenant).
 fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
-    let n: i64 = match tenant {
-        Some(t) => dsl::fm_subscriptions
-            .filter(dsl::tenant.eq(t))
-            .count()
-            .get_result(c)?,
-        None => dsl::fm_subscriptions
-            .filter(dsl::tenant.is_null())
-            .count()
-            .get_result(c)?,
-    };
-    Ok(u64::try_from(n).unwrap_or(0))
+    Ok(crate::quota::count_of_tenant!(
+        c,
+        dsl::fm_subscriptions,
+        dsl::tenant,
+        tenant
+    ))
 }
 
 /// The subscription `id`.

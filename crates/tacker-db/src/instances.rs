@@ -259,17 +259,12 @@ pub fn create(c: &mut DbConnection, instance: &VnfInstance, quota: u64) -> Resul
 
 /// How many instances `tenant` has (`None`: those of no tenant).
 pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
-    let n: i64 = match tenant {
-        Some(t) => dsl::vnf_instances
-            .filter(dsl::tenant.eq(t))
-            .count()
-            .get_result(c)?,
-        None => dsl::vnf_instances
-            .filter(dsl::tenant.is_null())
-            .count()
-            .get_result(c)?,
-    };
-    Ok(u64::try_from(n).unwrap_or(0))
+    Ok(crate::quota::count_of_tenant!(
+        c,
+        dsl::vnf_instances,
+        dsl::tenant,
+        tenant
+    ))
 }
 
 /// The instance `id`.

@@ -105,17 +105,12 @@ pub fn insert(
 
 /// How many package subscriptions `tenant` has (`None`: those of no tenant).
 fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
-    let n: i64 = match tenant {
-        Some(t) => dsl::pkgm_subscriptions
-            .filter(dsl::tenant.eq(t))
-            .count()
-            .get_result(c)?,
-        None => dsl::pkgm_subscriptions
-            .filter(dsl::tenant.is_null())
-            .count()
-            .get_result(c)?,
-    };
-    Ok(u64::try_from(n).unwrap_or(0))
+    Ok(crate::quota::count_of_tenant!(
+        c,
+        dsl::pkgm_subscriptions,
+        dsl::tenant,
+        tenant
+    ))
 }
 
 /// The subscription `id`.

@@ -8,6 +8,19 @@ use diesel::sql_types::BigInt;
 
 use crate::{DbConnection, Error, Result};
 
+/// How many rows of `$table` belong to `$tenant` (an `Option<&str>`; `None`: the rows of
+/// no tenant), by its `$column`, as a `u64`; `?` on the query's error.
+macro_rules! count_of_tenant {
+    ($c:expr, $table:expr, $column:expr, $tenant:expr) => {{
+        let n: i64 = match $tenant {
+            Some(t) => $table.filter($column.eq(t)).count().get_result($c)?,
+            None => $table.filter($column.is_null()).count().get_result($c)?,
+        };
+        u64::try_from(n).unwrap_or(0)
+    }};
+}
+pub(crate) use count_of_tenant;
+
 /// Serializes, until the transaction ends, the quota checks of `tenant` on `table`.
 pub fn lock(c: &mut DbConnection, table: &str, tenant: Option<&str>) -> Result<()> {
     if let DbConnection::Pg(pg) = c {

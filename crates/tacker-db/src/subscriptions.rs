@@ -72,17 +72,12 @@ pub fn insert(c: &mut DbConnection, s: &Subscription, quota: u64) -> Result<bool
 
 /// How many subscriptions `tenant` has (`None`: those of no tenant).
 pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {
-    let n: i64 = match tenant {
-        Some(t) => dsl::lccn_subscriptions
-            .filter(dsl::tenant.eq(t))
-            .count()
-            .get_result(c)?,
-        None => dsl::lccn_subscriptions
-            .filter(dsl::tenant.is_null())
-            .count()
-            .get_result(c)?,
-    };
-    Ok(u64::try_from(n).unwrap_or(0))
+    Ok(crate::quota::count_of_tenant!(
+        c,
+        dsl::lccn_subscriptions,
+        dsl::tenant,
+        tenant
+    ))
 }
 
 fn insert_row(c: &mut DbConnection, s: &Subscription) -> Result<()> {
