@@ -432,3 +432,40 @@ async fn pm_requests_naming_their_own_prometheus_targets_are_refused() {
     );
     assert_eq!(std::fs::read_dir(rules.path()).unwrap().count(), 2);
 }
+
+/// PM jobs and thresholds count against `server.max_subscriptions_per_tenant`, each
+/// kind on its own: beyond it 403 with the reason, and no rules written.
+#[tokio::test]
+async fn pm_jobs_and_thresholds_hold_the_tenant_quota() {
+    let rules = tempfile::tempdir().unwrap();
+    let app = TestApp::with(
+        TestDb::postgres(),
+        Options {
+            conductors: 1,
+            pm_rules_dir: Some(rules.path().to_owned()),
+            quotas: (0, 1),
+            ..Options::default()
+        },
+    )
+    .await;
+    let (i, _) = app.instantiated(None).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    let metric = format!("VCpuUsageMeanVnf.{i}");
+    let job = json!({"objectType": "Vnf", "objectInstanceIds": [i],
+        "criteria": {"performanceMetric": [metric], "collectionPeriod": 5, "reportingPeriod": 10},
+        "callbackUri": sub.url});
+    let threshold = json!({"objectType": "Vnf", "objectInstanceId": i,
+        "criteria": {"performanceMetric": metric, "thresholdType": "SIMPLE",
+            "simpleThresholdDetails": {"thresholdValue": 1.0, "hysteresis": 0.1}},
+        "callbackUri": sub.url});
+    for (path, body, what) in [
+        ("/pm_jobs", job, "1 PM jobs"),
+        ("/thresholds", threshold, "1 thresholds"),
+    ] {
+        assert_eq!(app.pm_post(path, body.clone()).await.status(), 201);
+        let r = app.pm_post(path, body).await;
+        assert_problem(r, 403, what).await;
+        assert_eq!(app.pm_get(path).await.as_array().unwrap().len(), 1);
+    }
+    assert_eq!(std::fs::read_dir(rules.path()).unwrap().count(), 2);
+}

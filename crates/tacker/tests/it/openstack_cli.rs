@@ -1,4 +1,6 @@
-//! The real client: python-openstackclient + python-tackerclient against `tacker all-in-one`.
+//! The real client: python-openstackclient + python-tackerclient against `tacker
+//! all-in-one` (packages) and against a server with two conductors on PostgreSQL and
+//! RabbitMQ (LCM v2, FM, PM).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -163,33 +165,21 @@ pub fn last_op(osc: &Osc, operation: &str) -> String {
 
 // Multi-threaded: the subscriber must answer while the test waits on the CLI.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn openstack_vnflcm_v2_flow_against_all_in_one() {
+async fn openstack_vnflcm_v2_fm_and_pm_on_a_cluster() {
     let dir = tempfile::tempdir().unwrap();
-    let env = ClusterEnv::new(
-        &format!("sqlite://{}/tacker.db", dir.path().display()),
-        "memory://",
-        &tacker_testkit::unique_prefix(),
-    );
-    let port = free_port();
-    let _aio = Proc::spawn(
-        env.command(&[
-            ("TACKER__SERVER__BIND", format!("127.0.0.1:{port}")),
-            ("TACKER__LCM__SIMULATED_VIM", "true".into()),
-            ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS.into()),
-            ("TACKER__PM__RULES_DIR", dir.path().display().to_string()),
-        ])
-        .arg("all-in-one"),
-        &env.log_path("aio"),
-    );
-    let endpoint = format!("http://127.0.0.1:{port}");
-    let http = reqwest::Client::new();
-    wait_status(
-        &http,
-        &format!("{endpoint}/readyz"),
-        200,
-        Duration::from_secs(30),
+    let rules = dir.path().display().to_string();
+    let c = crate::procs::Cluster::start_with(
+        1,
+        &["c1", "c2"],
+        &[
+            ("TACKER__LCM__SIMULATED_VIM", "true"),
+            ("TACKER__MGMT__DRIVERS", crate::procs::SIM_HOOKS),
+            ("TACKER__PM__RULES_DIR", rules.as_str()),
+        ],
     )
     .await;
+    let endpoint = c.api.clone();
+    let http = reqwest::Client::new();
     let osc = Osc::new(endpoint.clone());
     let pkg = osc.json(&["vnf", "package", "create"])["ID"]
         .as_str()

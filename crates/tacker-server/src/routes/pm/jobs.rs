@@ -66,7 +66,18 @@ pub async fn create(
         reports: Vec::new(),
     };
     let stored = j.clone();
-    st.db.run(move |c| pm_jobs::insert(c, &stored)).await?;
+    let quota = st.settings.max_subscriptions_per_tenant;
+    if !st
+        .db
+        .run(move |c| pm_jobs::insert(c, &stored, quota))
+        .await?
+    {
+        return Err(crate::routes::lcm::subscriptions::quota_reached(
+            "PM jobs",
+            quota,
+            who.owner(),
+        ));
+    }
     let id = j.id;
     if let Err(e) = deliver(&st, id, false, false).await {
         let _ = st.db.run(move |c| pm_jobs::delete(c, id)).await;

@@ -62,9 +62,18 @@ pub async fn create(
         state: Default::default(),
     };
     let stored = t.clone();
-    st.db
-        .run(move |c| pm_thresholds::insert(c, &stored))
-        .await?;
+    let quota = st.settings.max_subscriptions_per_tenant;
+    if !st
+        .db
+        .run(move |c| pm_thresholds::insert(c, &stored, quota))
+        .await?
+    {
+        return Err(crate::routes::lcm::subscriptions::quota_reached(
+            "thresholds",
+            quota,
+            who.owner(),
+        ));
+    }
     let id = t.id;
     if let Err(e) = deliver(&st, id, true, false).await {
         let _ = st.db.run(move |c| pm_thresholds::delete(c, id)).await;
