@@ -3,6 +3,7 @@
 
 mod conductors;
 mod packages;
+mod schema;
 mod sealed;
 
 use std::time::Duration;
