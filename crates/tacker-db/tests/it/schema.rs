@@ -23,11 +23,14 @@ struct Column {
     data_type: String,
 }
 
-/// Column name -> (Diesel type without `Nullable`, nullable), per table, from schema.rs.
-fn declared() -> BTreeMap<String, BTreeMap<String, (String, bool)>> {
+/// Column name -> (Diesel type without `Nullable`, nullable).
+type Columns = BTreeMap<String, (String, bool)>;
+
+/// The columns of each table, from schema.rs.
+fn declared() -> BTreeMap<String, Columns> {
     let text = include_str!("../../src/schema.rs");
     let mut tables = BTreeMap::new();
-    let mut current: Option<(String, BTreeMap<String, (String, bool)>)> = None;
+    let mut current: Option<(String, Columns)> = None;
     let mut expect_name = false;
     for line in text.lines().map(str::trim) {
         if line.starts_with("diesel::table!") {
@@ -45,10 +48,10 @@ fn declared() -> BTreeMap<String, BTreeMap<String, (String, bool)>> {
             if let Some((_, cols)) = current.as_mut() {
                 cols.insert(col.to_owned(), (ty.to_owned(), nullable));
             }
-        } else if line == "}" {
-            if let Some((name, cols)) = current.take() {
-                tables.insert(name, cols);
-            }
+        } else if line == "}"
+            && let Some((name, cols)) = current.take()
+        {
+            tables.insert(name, cols);
         }
     }
     tables
