@@ -54,6 +54,7 @@ test-only: build
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
 	@tests/infra/domain-has-no-io.sh
 	@tests/infra/deny.sh
 	@tests/infra/helm-check.sh
@@ -64,7 +65,7 @@ fmt:
 	$(CARGO) fmt --all
 
 doc:
-	$(CARGO) doc --workspace --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 
 bench: setup
 	@benches/run.sh

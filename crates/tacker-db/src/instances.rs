@@ -537,7 +537,7 @@ pub fn open_sealed(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
 }
 
 /// Re-seals every instance's parameters not sealed with the keyring's current key, a
-/// transaction per chunk, compare and swap per row (see [`crate::sealed::reseal_chunk`]);
+/// transaction per chunk, compare and swap per row (see `sealed::reseal_chunk`);
 /// how many changed.
 pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
     let mut n = 0;

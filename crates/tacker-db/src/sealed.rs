@@ -123,7 +123,7 @@ macro_rules! json_columns {
 
         /// Re-seals every value in the JSON columns not sealed with the keyring's current
         /// key; how many rows changed. Rows are read a chunk at a time in id order and
-        /// each chunk is written in one transaction by [`reseal_chunk`].
+        /// each chunk is written in one transaction by `reseal_chunk`.
         pub fn reseal_all(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
             let change = |text: &str| -> Result<Option<String>> {
                 let Ok(mut v) = serde_json::from_str::<Value>(text) else { return Ok(None) };

@@ -220,7 +220,7 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 }
 
 /// Re-seals every VIM's credentials not sealed with the keyring's current key, compare
-/// and swap per row (see [`crate::sealed::reseal_chunk`]); how many changed.
+/// and swap per row (see `sealed::reseal_chunk`); how many changed.
 pub fn reseal(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
     let rows: Vec<(String, String)> = dsl::vims.select((dsl::id, dsl::auth_cred)).load(c)?;
     let mut n = 0;

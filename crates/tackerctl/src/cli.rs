@@ -34,7 +34,7 @@ pub struct Cli {
     )]
     pub client_secret: Option<String>,
     /// Token endpoint for --client-id (else $TACKER_TOKEN_URL, the config file,
-    /// <url>/oauth2/token).
+    /// `<url>/oauth2/token`).
     #[arg(long, global = true, env = "TACKER_TOKEN_URL")]
     pub token_url: Option<String>,
     /// CA certificates (PEM) to trust for an https API besides the system's (else

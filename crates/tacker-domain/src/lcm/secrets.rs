@@ -108,7 +108,7 @@ pub fn has_secrets(v: &Value) -> bool {
 }
 
 /// Seals, with `seal`, the secrets of `additionalParams`: the whole value of every key
-/// that names one (see [`is_secret_param`]), at any depth.
+/// that names one (see `is_secret_param`), at any depth.
 pub fn seal_params<E>(
     params: &mut Map<String, Value>,
     declared: &[String],

@@ -181,7 +181,7 @@ pub struct RegistryConnection {
     pub password: Option<String>,
     /// The CA certificate in the package.
     pub certificate_path: Option<String>,
-    /// A line for `/etc/hosts` ("<IP> <FQDN>").
+    /// A line for `/etc/hosts` (`<IP> <FQDN>`).
     pub hosts_string: Option<String>,
 }
 
