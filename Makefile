@@ -57,6 +57,7 @@ lint:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --quiet
 	@tests/infra/domain-has-no-io.sh
 	@tests/infra/deny.sh
+	@tests/infra/unused-deps.sh
 	@tests/infra/helm-check.sh
 	@tests/infra/deploy-check.sh
 	@tests/infra/grafana-check.sh
