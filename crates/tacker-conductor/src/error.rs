@@ -17,6 +17,9 @@ pub enum Error {
     /// Filling the CSAR cache failed.
     #[error("cache: {0}")]
     Cache(String),
+    /// Prometheus rules could not be delivered, or Alertmanager not read.
+    #[error("{0}")]
+    Monitoring(String),
     /// A setting is invalid.
     #[error("configuration: {0}")]
     Config(String),

@@ -15,7 +15,7 @@ use tacker_domain::lcm::VnfInstance;
 use tacker_domain::pm::rules::{self, Owner};
 use uuid::Uuid;
 
-use crate::Ctx;
+use crate::{Ctx, Error, Result};
 
 /// How rules are delivered, and the PromQL table.
 #[derive(Debug, Clone)]
@@ -92,31 +92,23 @@ impl Stored {
 }
 
 /// Writes (or, `remove`, removes) the rules of job or threshold `id`; how many rules.
-pub async fn deliver(
-    ctx: &Arc<Ctx>,
-    id: Uuid,
-    threshold: bool,
-    remove: bool,
-) -> Result<u32, String> {
+pub async fn deliver(ctx: &Arc<Ctx>, id: Uuid, threshold: bool, remove: bool) -> Result<u32> {
     let s = &ctx.pm;
     if s.rules_dir.is_none() && !s.prometheus_rule {
-        return Err(
+        return Err(Error::Monitoring(
             "no delivery of Prometheus rules is configured (pm.rules_dir and/or pm.prometheus_rule)"
                 .into(),
-        );
+        ));
     }
-    let db = |e: tacker_db::Error| e.to_string();
     let stored = if threshold {
         ctx.db
             .run(move |c| pm_thresholds::get(c, id))
-            .await
-            .map_err(db)?
+            .await?
             .map(Stored::Threshold)
     } else {
         ctx.db
             .run(move |c| pm_jobs::get(c, id))
-            .await
-            .map_err(db)?
+            .await?
             .map(Stored::Job)
     };
     let name = rules::group_name(id);
@@ -131,15 +123,10 @@ pub async fn deliver(
         remove_file(ctx, &name).await?;
         return Ok(0);
     }
-    let st = stored.ok_or_else(|| format!("{id} not found"))?;
+    let st = stored.ok_or_else(|| Error::Monitoring(format!("{id} not found")))?;
     let mut instances: BTreeMap<Uuid, VnfInstance> = BTreeMap::new();
     for o in st.objects() {
-        if let Some(i) = ctx
-            .db
-            .run(move |c| instances::get(c, o))
-            .await
-            .map_err(db)?
-        {
+        if let Some(i) = ctx.db.run(move |c| instances::get(c, o)).await? {
             instances.insert(o, i);
         }
     }
@@ -147,19 +134,19 @@ pub async fn deliver(
         Stored::Job(j) => Owner::Job(j),
         Stored::Threshold(t) => Owner::Threshold(t, s.threshold_periods.0, s.threshold_periods.1),
     };
-    let group = rules::group(owner, &instances, &s.promql, None)?;
+    let group = rules::group(owner, &instances, &s.promql, None).map_err(Error::Monitoring)?;
     let count = group["rules"].as_array().map_or(0, Vec::len);
     if let Some(dir) = &s.rules_dir {
         let path = dir.join(format!("{name}.json"));
         let tmp = dir.join(format!(".{name}.json.tmp"));
-        let text =
-            serde_json::to_string_pretty(&json!({"groups": [group]})).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&json!({"groups": [group]}))
+            .map_err(|e| Error::Monitoring(e.to_string()))?;
         tokio::fs::write(&tmp, text)
             .await
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+            .map_err(|e| Error::Monitoring(format!("cannot write {}: {e}", tmp.display())))?;
         tokio::fs::rename(&tmp, &path)
             .await
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            .map_err(|e| Error::Monitoring(format!("cannot write {}: {e}", path.display())))?;
         if let Err(e) = reload(ctx).await {
             let _ = tokio::fs::remove_file(&path).await;
             let _ = reload(ctx).await;
@@ -169,7 +156,8 @@ pub async fn deliver(
     if s.prometheus_rule {
         let mut written = Vec::new();
         for o in st.objects() {
-            let g = rules::group(owner, &instances, &s.promql, Some(o))?;
+            let g =
+                rules::group(owner, &instances, &s.promql, Some(o)).map_err(Error::Monitoring)?;
             if let Err(e) = cluster_rules(ctx, o, &name, Some(&g)).await {
                 for w in written {
                     let _ = cluster_rules(ctx, w, &name, None).await;
@@ -185,7 +173,7 @@ pub async fn deliver(
 }
 
 /// Removes the rule file `name` (gone already is fine) and reloads Prometheus.
-async fn remove_file(ctx: &Ctx, name: &str) -> Result<(), String> {
+async fn remove_file(ctx: &Ctx, name: &str) -> Result<()> {
     let Some(dir) = &ctx.pm.rules_dir else {
         return Ok(());
     };
@@ -193,12 +181,15 @@ async fn remove_file(ctx: &Ctx, name: &str) -> Result<(), String> {
     match tokio::fs::remove_file(&path).await {
         Ok(()) => reload(ctx).await,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("cannot remove {}: {e}", path.display())),
+        Err(e) => Err(Error::Monitoring(format!(
+            "cannot remove {}: {e}",
+            path.display()
+        ))),
     }
 }
 
 /// POSTs Prometheus' reload endpoint, when configured.
-async fn reload(ctx: &Ctx) -> Result<(), String> {
+async fn reload(ctx: &Ctx) -> Result<()> {
     let Some(url) = &ctx.pm.reload_url else {
         return Ok(());
     };
@@ -207,31 +198,28 @@ async fn reload(ctx: &Ctx) -> Result<(), String> {
         .timeout(ctx.pm.timeout)
         .send()
         .await
-        .map_err(|e| format!("Prometheus' reload ({url}) failed: {e}"))?;
+        .map_err(|e| Error::Monitoring(format!("Prometheus' reload ({url}) failed: {e}")))?;
     if !r.status().is_success() {
         let status = r.status();
         let body = r.text().await.unwrap_or_default();
-        return Err(format!(
+        return Err(Error::Monitoring(format!(
             "Prometheus' reload ({url}) answered {status}: {}",
             body.trim()
-        ));
+        )));
     }
     Ok(())
 }
 
 /// Writes or removes the PrometheusRule `name` of instance `o` on its VIM.
-async fn cluster_rules(
-    ctx: &Arc<Ctx>,
-    o: Uuid,
-    name: &str,
-    group: Option<&Value>,
-) -> Result<(), String> {
+async fn cluster_rules(ctx: &Arc<Ctx>, o: Uuid, name: &str, group: Option<&Value>) -> Result<()> {
     let Some((driver, octx)) = crate::lcm::instance_driver(ctx, o)
         .await
-        .map_err(|f| f.detail)?
+        .map_err(|f| Error::Monitoring(f.detail))?
     else {
         return if group.is_some() {
-            Err(format!("VNF instance {o} is not instantiated"))
+            Err(Error::Monitoring(format!(
+                "VNF instance {o} is not instantiated"
+            )))
         } else {
             Ok(())
         };
@@ -240,9 +228,9 @@ async fn cluster_rules(
         .monitoring_rules(&octx, name, &ctx.pm.labels, group)
         .await
         .map_err(|e| {
-            format!(
+            Error::Monitoring(format!(
                 "PrometheusRule {name} of VNF instance {o}: {}",
                 e.problem().detail
-            )
+            ))
         })
 }

@@ -27,7 +27,8 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
 }
 
 /// One reconciliation: how many alarms were cleared.
-async fn pass(ctx: &Ctx) -> Result<usize, String> {
+async fn pass(ctx: &Ctx) -> crate::Result<usize> {
+    let fail = |e: String| crate::Error::Monitoring(e);
     let base = ctx.fm.alertmanager_url.trim_end_matches('/');
     let url =
         format!("{base}/api/v2/alerts?active=true&silenced=true&inhibited=true&unprocessed=true");
@@ -36,22 +37,25 @@ async fn pass(ctx: &Ctx) -> Result<usize, String> {
         .timeout(std::time::Duration::from_secs(10))
         .send()
         .await
-        .map_err(|e| format!("GET {url}: {e}"))?;
+        .map_err(|e| fail(format!("GET {url}: {e}")))?;
     if !r.status().is_success() {
-        return Err(format!("GET {url} answered {}", r.status()));
+        return Err(fail(format!("GET {url} answered {}", r.status())));
     }
-    let alerts: Vec<Value> = r.json().await.map_err(|e| format!("GET {url}: {e}"))?;
+    let alerts: Vec<Value> = r
+        .json()
+        .await
+        .map_err(|e| fail(format!("GET {url}: {e}")))?;
     let firing: HashSet<String> = alerts
         .iter()
         .map(|a| a["fingerprint"].as_str().map(str::to_owned))
         .collect::<Option<_>>()
-        .ok_or_else(|| format!("GET {url}: an alert without a fingerprint"))?;
+        .ok_or_else(|| fail(format!("GET {url}: an alert without a fingerprint")))?;
     let settled = chrono::Duration::from_std(ctx.fm.reconcile_interval)
         .ok()
         .and_then(|d| chrono::Utc::now().checked_sub_signed(d))
         .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
-    ctx.db
+    Ok(ctx
+        .db
         .run(move |c| tacker_db::alarms::reconcile(c, &firing, settled))
-        .await
-        .map_err(|e| e.to_string())
+        .await?)
 }
