@@ -1,5 +1,9 @@
 #![doc = include_str!("../README.md")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 pub mod cnf;
 pub mod csar;

@@ -1,5 +1,5 @@
 //! Real HTTP peers of the VNFM in tests: a notification subscriber and an NFVO.
-#![allow(missing_docs)]
+#![allow(missing_docs, reason = "test peers, documented by their module")]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

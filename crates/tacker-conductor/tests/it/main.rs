@@ -1,4 +1,8 @@
 //! Conductors against real PostgreSQL/SQLite and RabbitMQ/in-process bus.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod lifecycle;

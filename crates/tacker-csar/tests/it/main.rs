@@ -1,5 +1,9 @@
 //! tacker-csar on generated packages (valid, invalid, hostile) and on the reference samples.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod fixtures;
 mod hostile;

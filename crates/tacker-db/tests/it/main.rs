@@ -1,5 +1,9 @@
 //! tacker-db against real PostgreSQL and SQLite.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod conductors;
 mod packages;

@@ -1,6 +1,10 @@
 //! The driver against heat-sim, whose servers are SSH test hosts (needs root for the
 //! network namespaces; fails with a clear message without it).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod fixture;
 mod lifecycle;

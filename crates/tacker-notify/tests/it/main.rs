@@ -1,6 +1,10 @@
 //! The outbound client against real HTTP peers: an OAuth 2.0 token endpoint and a
 //! subscriber.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

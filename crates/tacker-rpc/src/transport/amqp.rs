@@ -254,7 +254,10 @@ impl Inner {
 }
 
 /// Holds the channel open until the delivery is settled, even after the consumer stopped.
-struct AmqpAck(lapin::Acker, #[allow(dead_code)] Channel);
+struct AmqpAck(
+    lapin::Acker,
+    #[expect(dead_code, reason = "held open, never read")] Channel,
+);
 
 #[async_trait::async_trait]
 impl Acker for AmqpAck {

@@ -1,5 +1,9 @@
 //! The bus on real RabbitMQ and on the in-process transport: the same tests on both.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod patterns;
 mod reconnect;

@@ -1,5 +1,9 @@
 //! The REST API over real HTTP, on PostgreSQL and on SQLite.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod auth;
 mod content;

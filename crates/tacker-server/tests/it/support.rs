@@ -17,7 +17,6 @@ pub struct TestApp {
     pub db: Db,
     pub http: reqwest::Client,
     pub store: tacker_storage::PackageStore,
-    #[allow(dead_code)]
     pub conductors: Vec<tacker_conductor::Conductor>,
     pub dir: tempfile::TempDir,
     stop: CancellationToken,

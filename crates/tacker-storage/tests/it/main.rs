@@ -1,5 +1,9 @@
 //! Package storage on S3 (moto) and the local filesystem, through the same API.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 use bytes::Bytes;
 use futures::TryStreamExt;

@@ -1,5 +1,9 @@
 //! The `tacker` binary as real processes against PostgreSQL and RabbitMQ.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 mod auth;
 mod chaos;

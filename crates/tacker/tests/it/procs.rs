@@ -27,7 +27,6 @@ pub struct Cluster {
     pub http: reqwest::Client,
     pub db: tacker_db::Db,
     pub prefix: String,
-    #[allow(dead_code)]
     pub servers: Vec<Proc>,
     pub nodes: BTreeMap<String, Node>,
     pub bus_url: String,

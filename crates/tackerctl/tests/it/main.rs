@@ -1,5 +1,9 @@
 //! The `tackerctl` binary as a shell runs it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking"
+)]
 
 use std::process::{Command, Stdio};
 

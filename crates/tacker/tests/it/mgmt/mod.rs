@@ -18,7 +18,7 @@ use crate::vm::{Vm, sim_with};
 pub const T: Duration = Duration::from_secs(180);
 
 /// What the tests of this module share.
-#[allow(dead_code)]
+#[allow(dead_code, reason = "each test uses some of it")]
 pub struct MgmtEnv {
     pub vm: Vm,
     pub shims: tempfile::TempDir,
