@@ -6,6 +6,7 @@
 )]
 
 mod auth;
+mod closed_loop;
 mod content;
 mod fm;
 mod golden;
