@@ -1,18 +1,19 @@
 #![doc = include_str!("../README.md")]
 
-pub mod client;
-pub mod cluster;
+mod client;
+mod cluster;
 pub(crate) mod driver;
 mod error;
 mod guard;
 pub mod helm;
-pub mod manifest;
-pub mod observe;
+mod manifest;
+mod observe;
 pub(crate) mod ops;
 mod settings;
-pub mod vnfc;
+mod vnfc;
 mod wait;
 
+pub use client::connect;
 pub use cluster::INSTANCE_LABEL;
 pub use driver::KubernetesDriver;
 pub use error::{Error, Result};

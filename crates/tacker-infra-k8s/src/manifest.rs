@@ -70,11 +70,6 @@ impl Plan {
             .find(|d| d.kind == v.kind && d.name == v.name)
     }
 
-    /// The binding of a VDU.
-    pub fn vdu(&self, id: &str) -> Option<&VduResource> {
-        self.vdus.iter().find(|v| v.vdu_id == id)
-    }
-
     /// What the instance stores to find its resources again
     /// (`instantiatedVnfInfo.metadata`).
     pub fn metadata(&self, files: &[String]) -> Value {

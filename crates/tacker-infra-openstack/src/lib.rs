@@ -2,13 +2,13 @@
 
 mod driver;
 mod error;
-pub mod heat;
-pub mod nfv;
+mod heat;
+mod nfv;
 mod ops;
-pub mod session;
+mod session;
 mod settings;
-pub mod template;
-pub mod vnfc;
+mod template;
+mod vnfc;
 
 pub use driver::{OPENSTACK, OpenStackDriver};
 pub use error::{Error, Result};

@@ -1,13 +1,13 @@
 #![doc = include_str!("../README.md")]
 
-pub mod cluster;
+mod cluster;
 mod docker;
-pub mod error;
-pub mod nodes;
-pub mod plugin;
+mod error;
+mod nodes;
+mod plugin;
 mod reach;
-pub mod registry_vnf;
-pub mod settings;
+mod registry_vnf;
+mod settings;
 pub mod ssh;
 
 use std::collections::HashMap;

@@ -57,7 +57,7 @@ impl Target {
         s.timing.nodes = 2;
         let h = kube_sim::spawn(s).unwrap();
         let vim = vim(&h.url, h.ca_pem.as_deref(), "driver-token");
-        let client = tacker_infra_k8s::client::connect(&vim, &tested()).unwrap();
+        let client = tacker_infra_k8s::connect(&vim, &tested()).unwrap();
         create_namespace(&client, "cnf-test").await;
         Self {
             vim,
@@ -97,7 +97,7 @@ impl Target {
                 .collect::<String>()
         });
         let vim = vim(&cfg.cluster_url.to_string(), ca.as_deref(), &token);
-        let client = tacker_infra_k8s::client::connect(&vim, &tested()).unwrap();
+        let client = tacker_infra_k8s::connect(&vim, &tested()).unwrap();
         let ns = format!(
             "tacker-it-{}",
             &uuid::Uuid::new_v4().simple().to_string()[..8]

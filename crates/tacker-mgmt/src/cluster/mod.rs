@@ -23,7 +23,7 @@ use tacker_domain::lcm::{OperationParams, plan};
 use tacker_domain::mgmt::params::K8sClusterParams;
 
 pub use install::Role;
-pub use registries::{Changes, Registry, hosts_toml, merged_daemon_json};
+pub use registries::{Changes, Registry};
 
 use crate::error::{Error, Result};
 use crate::nodes::{self, Node};

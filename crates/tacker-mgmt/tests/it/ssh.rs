@@ -4,8 +4,8 @@ use std::time::{Duration, Instant};
 
 use tacker_domain::lcm::driver::{DriverError, Services};
 use tacker_domain::vim::Vim;
-use tacker_mgmt::error::Error;
-use tacker_mgmt::settings::SshSettings;
+use tacker_mgmt::Error;
+use tacker_mgmt::SshSettings;
 use tacker_mgmt::ssh::{Login, Session, Target};
 
 /// Host keys kept in memory (the conductor keeps them in the database).
