@@ -97,12 +97,52 @@ pub struct OutboundConfig {
     pub allowed_networks: Vec<String>,
 }
 
+/// `auth.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    /// Anyone who reaches the port is an administrator (loopback only).
+    None,
+    /// A JWT on every call.
+    Oauth2,
+}
+
+/// `log.format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// `server.duplicate_subscriptions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DuplicateSubscriptions {
+    /// 303 See Other with the existing subscription.
+    SeeOther,
+    /// Another subscription.
+    Create,
+}
+
+/// `kubernetes.cluster_scoped`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusterScoped {
+    /// CNFs may create cluster-scoped objects.
+    Allow,
+    /// They may not.
+    Deny,
+}
+
 /// `[auth]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthConfig {
-    /// `none` or `oauth2`.
-    pub mode: String,
+    /// Who may call the API.
+    pub mode: AuthMode,
     /// Let mode `none` listen beyond loopback.
     pub allow_insecure_none: bool,
     /// An external authorization server's JWKS.
@@ -194,8 +234,8 @@ pub struct ServerConfig {
     pub page_size: usize,
     /// Largest JSON request body in bytes.
     pub max_json_body: usize,
-    /// `see_other` or `create` for a duplicate package subscription.
-    pub duplicate_subscriptions: String,
+    /// What a duplicate subscription gets.
+    pub duplicate_subscriptions: DuplicateSubscriptions,
 }
 
 /// `[database]`
@@ -420,8 +460,8 @@ pub struct KubernetesConfig {
     pub request_timeout: Duration,
     /// Credentials over plain http to non-loopback endpoints.
     pub allow_http: bool,
-    /// `allow` or `deny` cluster-scoped objects.
-    pub cluster_scoped: String,
+    /// Whether CNFs may have cluster-scoped objects.
+    pub cluster_scoped: ClusterScoped,
     /// Namespaces refused to CNFs.
     pub denied_namespaces: Vec<String>,
 }
@@ -497,8 +537,8 @@ pub struct AllInOneConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogConfig {
-    /// `text` or `json`.
-    pub format: String,
+    /// Text or JSON lines.
+    pub format: LogFormat,
     /// tracing filter directives.
     pub filter: String,
     /// Log each span as it closes, with the time it was busy and idle.
@@ -622,16 +662,6 @@ impl Config {
             format!(
                 "server.public_url {:?} is not a URL",
                 self.server.public_url
-            ),
-        );
-        check(
-            matches!(
-                self.server.duplicate_subscriptions.as_str(),
-                "see_other" | "create"
-            ),
-            format!(
-                "server.duplicate_subscriptions {:?} must be \"see_other\" or \"create\"",
-                self.server.duplicate_subscriptions
             ),
         );
         check(
@@ -794,20 +824,6 @@ impl Config {
             }
         }
         self.validate_auth(&mut check);
-        check(
-            matches!(self.kubernetes.cluster_scoped.as_str(), "allow" | "deny"),
-            format!(
-                "kubernetes.cluster_scoped {:?} must be \"allow\" or \"deny\"",
-                self.kubernetes.cluster_scoped
-            ),
-        );
-        check(
-            matches!(self.log.format.as_str(), "text" | "json"),
-            format!(
-                "log.format {:?} must be \"text\" or \"json\"",
-                self.log.format
-            ),
-        );
         if problems.is_empty() {
             Ok(())
         } else {
@@ -817,17 +833,13 @@ impl Config {
 
     fn validate_auth(&self, check: &mut impl FnMut(bool, String)) {
         let a = &self.auth;
-        check(
-            matches!(a.mode.as_str(), "none" | "oauth2"),
-            format!("auth.mode {:?} must be \"none\" or \"oauth2\"", a.mode),
-        );
         let loopback = self
             .server
             .bind
             .parse::<SocketAddr>()
             .is_ok_and(|b| b.ip().is_loopback());
         check(
-            a.mode != "none" || loopback || a.allow_insecure_none,
+            a.mode != AuthMode::None || loopback || a.allow_insecure_none,
             format!(
                 "auth.mode \"none\" makes anyone who reaches server.bind {:?} an administrator: \
                  bind a loopback address, set auth.mode = \"oauth2\", or (not for production) \

@@ -39,7 +39,7 @@ fn signing_key(cfg: &Config, all_in_one: bool) -> anyhow::Result<Option<SigningK
 /// The authentication of the API server.
 pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
     let a = &cfg.auth;
-    if a.mode == "none" {
+    if a.mode == tacker_config::AuthMode::None {
         let public_host = url::Url::parse(&cfg.server.public_url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_owned));

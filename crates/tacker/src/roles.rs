@@ -116,7 +116,8 @@ fn server_state(
             dead_after: cfg.conductor.dead_after,
             max_package_size: cfg.onboarding.max_package_size,
             progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
-            refuse_duplicate_subscriptions: cfg.server.duplicate_subscriptions == "see_other",
+            refuse_duplicate_subscriptions: cfg.server.duplicate_subscriptions
+                == tacker_config::DuplicateSubscriptions::SeeOther,
             mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
                 .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
             simulated_vim: cfg.lcm.simulated_vim,
@@ -192,7 +193,7 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         poll_interval: k.poll_interval,
         request_timeout: k.request_timeout,
         allow_http: k.allow_http,
-        cluster_scoped: k.cluster_scoped == "allow",
+        cluster_scoped: k.cluster_scoped == tacker_config::ClusterScoped::Allow,
         denied_namespaces: k.denied_namespaces.clone(),
         allowed_networks: cfg.outbound_networks(),
     };
@@ -363,7 +364,7 @@ async fn conductor(cfg: Config) -> anyhow::Result<()> {
 async fn all_in_one(mut cfg: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_token()?;
     // Its only user is on this machine: callbacks to it are no forgery.
-    if cfg.auth.mode == "none" {
+    if cfg.auth.mode == tacker_config::AuthMode::None {
         cfg.outbound
             .allowed_networks
             .extend(["127.0.0.0/8".to_owned(), "::1/128".to_owned()]);

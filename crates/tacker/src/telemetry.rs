@@ -16,7 +16,7 @@ pub fn init(cfg: &tacker_config::LogConfig) -> anyhow::Result<()> {
         .with_env_filter(filter)
         .with_span_events(spans)
         .with_writer(std::io::stderr);
-    let result = if cfg.format == "json" {
+    let result = if cfg.format == tacker_config::LogFormat::Json {
         builder.json().try_init()
     } else {
         builder.try_init()
