@@ -59,38 +59,35 @@ pub fn insert(
     refuse_duplicates: bool,
     quota: u64,
 ) -> Result<Insert> {
-    let tenant = s.tenant.as_deref();
-    let done = c.transaction(|c| {
-        if quota > 0 {
-            crate::quota::lock(c, "fm_subscriptions", tenant)?;
-        }
-        if refuse_duplicates
-            && let Some((d, _)) = list(c)?
-                .into_iter()
-                .find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
-        {
-            return Ok(Insert::Duplicate(d.id));
-        }
-        diesel::insert_into(fm_subscriptions::table)
-            .values(Row {
-                id: s.id.to_string(),
-                callback_uri: s.callback_uri.clone(),
-                filter: json_text(&s.filter),
-                authentication: s.authentication.as_ref().map(json_text),
-                scope: crate::scope_column::write(&s.confinement),
-                tenant: s.tenant.clone(),
-                created_at: now(),
-            })
-            .execute(c)?;
-        if quota > 0 && count_of_tenant(c, tenant)? > quota {
-            return Err(crate::quota::exceeded());
-        }
-        Ok(Insert::Created)
-    });
-    match done {
-        Err(e) if crate::quota::over(&e) => Ok(Insert::OverQuota),
-        other => other,
-    }
+    let stored = crate::quota::within(
+        c,
+        "fm_subscriptions",
+        s.tenant.as_deref(),
+        quota,
+        count_of_tenant,
+        |c| {
+            if refuse_duplicates
+                && let Some((d, _)) = list(c)?
+                    .into_iter()
+                    .find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
+            {
+                return Ok(Insert::Duplicate(d.id));
+            }
+            diesel::insert_into(fm_subscriptions::table)
+                .values(Row {
+                    id: s.id.to_string(),
+                    callback_uri: s.callback_uri.clone(),
+                    filter: json_text(&s.filter),
+                    authentication: s.authentication.as_ref().map(json_text),
+                    scope: crate::scope_column::write(&s.confinement),
+                    tenant: s.tenant.clone(),
+                    created_at: now(),
+                })
+                .execute(c)?;
+            Ok(Insert::Created)
+        },
+    )?;
+    Ok(stored.unwrap_or(Insert::OverQuota))
 }
 
 /// How many FM subscriptions `tenant` has (`None`: those of no tenant).

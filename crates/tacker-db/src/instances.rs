@@ -218,43 +218,40 @@ pub fn usable_package(c: &mut DbConnection, vnfd_id: &str, tenant: Option<&str>)
 /// Creates `instance`: its package becomes IN_USE and a VnfIdentifierCreationNotification
 /// is queued, in one transaction. `instance.vnf_pkg_id` must be ONBOARDED + ENABLED.
 pub fn create(c: &mut DbConnection, instance: &VnfInstance, quota: u64) -> Result<CreateOutcome> {
-    let tenant = instance.tenant.as_deref();
-    let done = c.transaction(|c| {
-        if quota > 0 {
-            crate::quota::lock(c, "vnf_instances", tenant)?;
-        }
-        let n = diesel::update(
-            pkg::vnf_packages
-                .filter(pkg::id.eq(instance.vnf_pkg_id.to_string()))
-                .filter(pkg::deleted_at.is_null())
-                .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
-                .filter(pkg::operational_state.eq(OperationalState::Enabled.as_str())),
-        )
-        .set((
-            pkg::usage_state.eq(UsageState::InUse.as_str()),
-            pkg::revision.eq(pkg::revision + 1),
-        ))
-        .execute(c)?;
-        if n == 0 {
-            return Ok(CreateOutcome::NoUsablePackage);
-        }
-        diesel::insert_into(vnf_instances::table)
-            .values(Row::from_domain(instance))
+    let made = crate::quota::within(
+        c,
+        "vnf_instances",
+        instance.tenant.as_deref(),
+        quota,
+        count_of_tenant,
+        |c| {
+            let n = diesel::update(
+                pkg::vnf_packages
+                    .filter(pkg::id.eq(instance.vnf_pkg_id.to_string()))
+                    .filter(pkg::deleted_at.is_null())
+                    .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
+                    .filter(pkg::operational_state.eq(OperationalState::Enabled.as_str())),
+            )
+            .set((
+                pkg::usage_state.eq(UsageState::InUse.as_str()),
+                pkg::revision.eq(pkg::revision + 1),
+            ))
             .execute(c)?;
-        if quota > 0 && count_of_tenant(c, tenant)? > quota {
-            return Err(crate::quota::exceeded());
-        }
-        outbox::enqueue_matching(
-            c,
-            &Notification::of_identifier(NotificationKind::VnfIdentifierCreation, instance.id),
-            instance,
-        )?;
-        Ok(CreateOutcome::Created)
-    });
-    match done {
-        Err(e) if crate::quota::over(&e) => Ok(CreateOutcome::QuotaReached),
-        other => other,
-    }
+            if n == 0 {
+                return Ok(CreateOutcome::NoUsablePackage);
+            }
+            diesel::insert_into(vnf_instances::table)
+                .values(Row::from_domain(instance))
+                .execute(c)?;
+            outbox::enqueue_matching(
+                c,
+                &Notification::of_identifier(NotificationKind::VnfIdentifierCreation, instance.id),
+                instance,
+            )?;
+            Ok(CreateOutcome::Created)
+        },
+    )?;
+    Ok(made.unwrap_or(CreateOutcome::QuotaReached))
 }
 
 /// How many instances `tenant` has (`None`: those of no tenant).

@@ -54,29 +54,32 @@ fn read(c: &mut DbConnection, r: Row) -> Result<(PmJob, DateTime<Utc>)> {
 /// Stores a new job unless its tenant has `quota` jobs already (0: no limit); whether it
 /// was stored.
 pub fn insert(c: &mut DbConnection, j: &PmJob, quota: u64) -> Result<bool> {
-    let tenant = j.tenant.as_deref();
-    let done = c.transaction(|c| {
-        if quota > 0 {
-            crate::quota::lock(c, "pm_jobs", tenant)?;
-        }
-        diesel::insert_into(pm_jobs::table)
-            .values(Row {
-                id: j.id.to_string(),
-                tenant: j.tenant.clone(),
-                body: json_text(j),
-                created_at: now(),
-            })
-            .execute(c)?;
-        if quota > 0 && crate::quota::count_of_tenant!(c, dsl::pm_jobs, dsl::tenant, tenant) > quota
-        {
-            return Err(crate::quota::exceeded());
-        }
-        Ok(true)
-    });
-    match done {
-        Err(e) if crate::quota::over(&e) => Ok(false),
-        other => other,
-    }
+    let stored = crate::quota::within(
+        c,
+        "pm_jobs",
+        j.tenant.as_deref(),
+        quota,
+        |c, t| {
+            Ok(crate::quota::count_of_tenant!(
+                c,
+                dsl::pm_jobs,
+                dsl::tenant,
+                t
+            ))
+        },
+        |c| {
+            diesel::insert_into(pm_jobs::table)
+                .values(Row {
+                    id: j.id.to_string(),
+                    tenant: j.tenant.clone(),
+                    body: json_text(j),
+                    created_at: now(),
+                })
+                .execute(c)
+                .map_err(Into::into)
+        },
+    )?;
+    Ok(stored.is_some())
 }
 
 /// The job `id`, with its reports.

@@ -33,30 +33,32 @@ fn read(r: Row) -> Result<(Threshold, DateTime<Utc>)> {
 /// Stores a new threshold unless its tenant has `quota` thresholds already (0: no
 /// limit); whether it was stored.
 pub fn insert(c: &mut DbConnection, t: &Threshold, quota: u64) -> Result<bool> {
-    let tenant = t.tenant.as_deref();
-    let done = c.transaction(|c| {
-        if quota > 0 {
-            crate::quota::lock(c, "pm_thresholds", tenant)?;
-        }
-        diesel::insert_into(pm_thresholds::table)
-            .values(Row {
-                id: t.id.to_string(),
-                tenant: t.tenant.clone(),
-                body: json_text(t),
-                created_at: now(),
-            })
-            .execute(c)?;
-        if quota > 0
-            && crate::quota::count_of_tenant!(c, dsl::pm_thresholds, dsl::tenant, tenant) > quota
-        {
-            return Err(crate::quota::exceeded());
-        }
-        Ok(true)
-    });
-    match done {
-        Err(e) if crate::quota::over(&e) => Ok(false),
-        other => other,
-    }
+    let stored = crate::quota::within(
+        c,
+        "pm_thresholds",
+        t.tenant.as_deref(),
+        quota,
+        |c, tenant| {
+            Ok(crate::quota::count_of_tenant!(
+                c,
+                dsl::pm_thresholds,
+                dsl::tenant,
+                tenant
+            ))
+        },
+        |c| {
+            diesel::insert_into(pm_thresholds::table)
+                .values(Row {
+                    id: t.id.to_string(),
+                    tenant: t.tenant.clone(),
+                    body: json_text(t),
+                    created_at: now(),
+                })
+                .execute(c)
+                .map_err(Into::into)
+        },
+    )?;
+    Ok(stored.is_some())
 }
 
 /// The threshold `id`.

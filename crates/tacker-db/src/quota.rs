@@ -3,10 +3,36 @@
 //! serialized for that (a PostgreSQL advisory lock per table and tenant; SQLite
 //! serializes writers already), so they cannot pass the limit together.
 
-use diesel::RunQueryDsl;
+use diesel::{Connection, RunQueryDsl};
 use diesel::sql_types::BigInt;
 
 use crate::{DbConnection, Error, Result};
+
+/// Runs `create` in one transaction, `tenant`'s quota checks on `table` serialized, and
+/// rolls it back when `count` then passes `quota` (0: no limit): `None`, nothing stored.
+pub fn within<T>(
+    c: &mut DbConnection,
+    table: &str,
+    tenant: Option<&str>,
+    quota: u64,
+    count: fn(&mut DbConnection, Option<&str>) -> Result<u64>,
+    create: impl FnOnce(&mut DbConnection) -> Result<T>,
+) -> Result<Option<T>> {
+    let done = c.transaction(|c| {
+        if quota > 0 {
+            lock(c, table, tenant)?;
+        }
+        let made = create(c)?;
+        if quota > 0 && count(c, tenant)? > quota {
+            return Err(exceeded());
+        }
+        Ok(Some(made))
+    });
+    match done {
+        Err(e) if over(&e) => Ok(None),
+        other => other,
+    }
+}
 
 /// How many rows of `$table` belong to `$tenant` (an `Option<&str>`; `None`: the rows of
 /// no tenant), by its `$column`, as a `u64`; `?` on the query's error.

@@ -53,21 +53,15 @@ impl Row {
 
 /// Stores a subscription.
 pub fn insert(c: &mut DbConnection, s: &Subscription, quota: u64) -> Result<bool> {
-    let tenant = s.tenant.as_deref();
-    let done = c.transaction(|c| {
-        if quota > 0 {
-            crate::quota::lock(c, "lccn_subscriptions", tenant)?;
-        }
-        insert_row(c, s)?;
-        if quota > 0 && count_of_tenant(c, tenant)? > quota {
-            return Err(crate::quota::exceeded());
-        }
-        Ok(true)
-    });
-    match done {
-        Err(e) if crate::quota::over(&e) => Ok(false),
-        other => other,
-    }
+    let stored = crate::quota::within(
+        c,
+        "lccn_subscriptions",
+        s.tenant.as_deref(),
+        quota,
+        count_of_tenant,
+        |c| insert_row(c, s),
+    )?;
+    Ok(stored.is_some())
 }
 
 /// How many subscriptions `tenant` has (`None`: those of no tenant).
