@@ -3,8 +3,8 @@
 //! serialized for that (a PostgreSQL advisory lock per table and tenant; SQLite
 //! serializes writers already), so they cannot pass the limit together.
 
-use diesel::{Connection, RunQueryDsl};
 use diesel::sql_types::BigInt;
+use diesel::{Connection, RunQueryDsl};
 
 use crate::{DbConnection, Error, Result};
 

@@ -9,7 +9,7 @@ use tacker_domain::pm::job::{self, Criteria, PM_JOB_ATTRIBUTES, PmJob};
 use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
-use super::{bases, check_vnfcs, deliver, objects};
+use super::{bases, check_vnfcs, deliver, objects, store_delivered};
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
 use crate::http::created;
@@ -65,24 +65,17 @@ pub async fn create(
         tenant,
         reports: Vec::new(),
     };
-    let stored = j.clone();
-    let quota = st.settings.max_subscriptions_per_tenant;
-    if !st
-        .db
-        .run(move |c| pm_jobs::insert(c, &stored, quota))
-        .await?
-    {
-        return Err(crate::routes::lcm::subscriptions::quota_reached(
-            "PM jobs",
-            quota,
-            who.owner(),
-        ));
-    }
-    let id = j.id;
-    if let Err(e) = deliver(&st, id, false, false).await {
-        let _ = st.db.run(move |c| pm_jobs::delete(c, id)).await;
-        return Err(e);
-    }
+    let (stored, id) = (j.clone(), j.id);
+    store_delivered(
+        &st,
+        &who,
+        "PM jobs",
+        id,
+        false,
+        move |c, quota| pm_jobs::insert(c, &stored, quota),
+        pm_jobs::delete,
+    )
+    .await?;
     tracing::info!(pm_job_id = %id, "PM job created");
     let (pm, lcm) = bases(&req, &st);
     Ok(created(j.to_json(&pm, &lcm)))

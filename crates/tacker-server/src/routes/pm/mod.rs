@@ -48,6 +48,33 @@ fn bases(req: &HttpRequest, st: &ServerState) -> (String, String) {
     (format!("{root}/vnfpm/v2"), ApiVersion::V2.base(&root))
 }
 
+/// Stores a new job or threshold (`what`, `id`) through `insert` under the tenant's
+/// quota, then has a conductor deliver its rules; when that fails it is removed again
+/// (`remove`) and the failure answered, so nothing is kept without its rules.
+async fn store_delivered(
+    st: &ServerState,
+    who: &Principal,
+    what: &str,
+    id: Uuid,
+    threshold: bool,
+    insert: impl FnOnce(&mut tacker_db::DbConnection, u64) -> tacker_db::Result<bool> + Send + 'static,
+    remove: fn(&mut tacker_db::DbConnection, Uuid) -> tacker_db::Result<bool>,
+) -> Result<(), ApiError> {
+    let quota = st.settings.max_subscriptions_per_tenant;
+    if !st.db.run(move |c| insert(c, quota)).await? {
+        return Err(crate::routes::lcm::subscriptions::quota_reached(
+            what,
+            quota,
+            who.owner(),
+        ));
+    }
+    if let Err(e) = deliver(st, id, threshold, false).await {
+        let _ = st.db.run(move |c| remove(c, id)).await;
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// The instances `ids` as `who` sees them, instantiated (404 unseen, 409 not
 /// instantiated), all of one tenant (422 otherwise): the instances and that tenant.
 async fn objects(

@@ -10,7 +10,7 @@ use tacker_domain::sol013::{Marker, Selector};
 use uuid::Uuid;
 
 use super::jobs::Modifications;
-use super::{bases, check_vnfcs, deliver, objects};
+use super::{bases, check_vnfcs, deliver, objects, store_delivered};
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
 use crate::http::created;
@@ -61,24 +61,17 @@ pub async fn create(
         tenant,
         state: Default::default(),
     };
-    let stored = t.clone();
-    let quota = st.settings.max_subscriptions_per_tenant;
-    if !st
-        .db
-        .run(move |c| pm_thresholds::insert(c, &stored, quota))
-        .await?
-    {
-        return Err(crate::routes::lcm::subscriptions::quota_reached(
-            "thresholds",
-            quota,
-            who.owner(),
-        ));
-    }
-    let id = t.id;
-    if let Err(e) = deliver(&st, id, true, false).await {
-        let _ = st.db.run(move |c| pm_thresholds::delete(c, id)).await;
-        return Err(e);
-    }
+    let (stored, id) = (t.clone(), t.id);
+    store_delivered(
+        &st,
+        &who,
+        "thresholds",
+        id,
+        true,
+        move |c, quota| pm_thresholds::insert(c, &stored, quota),
+        pm_thresholds::delete,
+    )
+    .await?;
     tracing::info!(threshold_id = %id, "threshold created");
     let (pm, lcm) = bases(&req, &st);
     Ok(created(t.to_json(&pm, &lcm)))
