@@ -105,8 +105,7 @@ impl TryFrom<&tacker_config::OnboardingConfig> for OnboardingSettings {
             download_timeout: o.download_timeout,
             uri_connect_timeout: o.uri_connect_timeout,
             uri_timeout: o.uri_timeout,
-            allowed_uri_networks: tacker_domain::uri_guard::parse_networks(&o.allowed_uri_networks)
-                .map_err(Error::Config)?,
+            allowed_uri_networks: o.allowed_uri_networks.clone(),
             stall_timeout: o.stall_timeout,
             recovery_interval: o.recovery_interval,
             limits: tacker_csar::Limits {

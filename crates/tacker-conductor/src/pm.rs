@@ -57,13 +57,12 @@ impl PmSettings {
         let secs = |d: Duration| u32::try_from(d.as_secs()).unwrap_or(u32::MAX);
         Ok(Self {
             rules_dir: Some(PathBuf::from(&p.rules_dir)).filter(|d| !d.as_os_str().is_empty()),
-            reload_url: Some(p.prometheus_reload_url.clone()).filter(|u| !u.is_empty()),
+            reload_url: p.prometheus_reload_url.as_ref().map(ToString::to_string),
             prometheus_rule: p.prometheus_rule,
             labels: p
                 .prometheus_rule_labels
                 .iter()
-                .filter_map(|l| l.split_once('='))
-                .map(|(k, v)| (k.to_owned(), json!(v)))
+                .map(|l| (l.name.clone(), json!(l.value)))
                 .collect(),
             threshold_periods: (
                 secs(p.threshold_collection_period),

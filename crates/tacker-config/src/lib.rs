@@ -4,6 +4,7 @@ mod duration;
 mod error;
 mod redact;
 mod reference;
+mod values;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use error::{Error, Result};
+pub use ipnet::IpNet;
+pub use values::{Entry, HttpUrl};
 
 /// The configuration reference in Markdown (every key, default, variable, meaning).
 pub fn reference() -> String {
@@ -94,7 +97,8 @@ impl std::fmt::Debug for Config {
 #[serde(deny_unknown_fields)]
 pub struct OutboundConfig {
     /// Internal networks outbound requests may reach.
-    pub allowed_networks: Vec<String>,
+    #[serde(with = "values::networks")]
+    pub allowed_networks: Vec<IpNet>,
 }
 
 /// `auth.mode`.
@@ -145,8 +149,9 @@ pub struct AuthConfig {
     pub mode: AuthMode,
     /// Let mode `none` listen beyond loopback.
     pub allow_insecure_none: bool,
-    /// An external authorization server's JWKS.
-    pub jwks_url: String,
+    /// An external authorization server's JWKS (`None`: the built-in endpoint's key only).
+    #[serde(with = "values::optional")]
+    pub jwks_url: Option<HttpUrl>,
     /// The `iss` of every token.
     pub issuer: String,
     /// The `aud` of every token.
@@ -197,9 +202,11 @@ pub struct AuthClient {
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// Listen address.
-    pub bind: String,
-    /// Base URL for links; empty derives it from the request.
-    pub public_url: String,
+    #[serde(with = "values::text")]
+    pub bind: SocketAddr,
+    /// Base URL for links; `None` derives it from the request.
+    #[serde(with = "values::optional")]
+    pub public_url: Option<HttpUrl>,
     /// Server certificate chain (PEM file); empty: plain http.
     pub tls_cert: String,
     /// Server private key (PEM file).
@@ -321,7 +328,8 @@ pub struct OnboardingConfig {
     #[serde(with = "duration")]
     pub uri_timeout: Duration,
     /// Networks upload_from_uri may reach despite being internal.
-    pub allowed_uri_networks: Vec<String>,
+    #[serde(with = "values::networks")]
+    pub allowed_uri_networks: Vec<IpNet>,
     /// No-progress time after which an UPLOADING package fails.
     #[serde(with = "duration")]
     pub stall_timeout: Duration,
@@ -345,7 +353,8 @@ pub struct ConductorConfig {
     #[serde(with = "duration")]
     pub dead_after: Duration,
     /// Health listener address.
-    pub health_bind: String,
+    #[serde(with = "values::text")]
+    pub health_bind: SocketAddr,
     /// Grace period for in-flight work on SIGTERM.
     #[serde(with = "duration")]
     pub shutdown_timeout: Duration,
@@ -355,8 +364,9 @@ pub struct ConductorConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LcmConfig {
-    /// External NFVO Grant API base; empty: built-in.
-    pub nfvo_grant_url: String,
+    /// External NFVO Grant API base; `None`: built-in.
+    #[serde(with = "values::optional")]
+    pub nfvo_grant_url: Option<HttpUrl>,
     /// NFVO user.
     pub nfvo_user: String,
     /// NFVO password (redacted by `config show`).
@@ -365,7 +375,8 @@ pub struct LcmConfig {
     #[serde(with = "duration")]
     pub grant_timeout: Duration,
     /// Default VIM (JSON of one vimConnectionInfo entry; redacted by `config show`).
-    pub default_vim: String,
+    #[serde(with = "values::json")]
+    pub default_vim: Option<tacker_domain::vim::VimConnectionInfo>,
     /// Offer the simulated VIM type.
     pub simulated_vim: bool,
     /// Outbound HTTP timeout.
@@ -410,8 +421,9 @@ pub struct FmConfig {
     pub alarm_retention: Duration,
     /// Alerts one webhook call may carry.
     pub max_alerts_per_call: usize,
-    /// Alertmanager, whose active alerts open alarms are reconciled with (empty: none).
-    pub alertmanager_url: String,
+    /// Alertmanager, whose active alerts open alarms are reconciled with (`None`: none).
+    #[serde(with = "values::optional")]
+    pub alertmanager_url: Option<HttpUrl>,
     /// How often alarms are reconciled with Alertmanager.
     #[serde(with = "duration")]
     pub reconcile_interval: Duration,
@@ -423,12 +435,13 @@ pub struct FmConfig {
 pub struct PmConfig {
     /// Where rule files are written (empty: none).
     pub rules_dir: String,
-    /// Prometheus' reload endpoint, called after a rule file changed (empty: none).
-    pub prometheus_reload_url: String,
+    /// Prometheus' reload endpoint, called after a rule file changed (`None`: none).
+    #[serde(with = "values::optional")]
+    pub prometheus_reload_url: Option<HttpUrl>,
     /// Deliver rules as PrometheusRule objects on the VNF's cluster.
     pub prometheus_rule: bool,
     /// Labels of those objects (`key=value`).
-    pub prometheus_rule_labels: Vec<String>,
+    pub prometheus_rule_labels: Vec<Entry>,
     /// Collection period of thresholds' rules.
     #[serde(with = "duration")]
     pub threshold_collection_period: Duration,
@@ -493,15 +506,15 @@ pub struct OpenStackConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MgmtConfig {
-    /// `"<artifact>=<driver>"` entries.
-    pub drivers: Vec<String>,
+    /// Which management driver runs the hooks of an artifact (`"<artifact>=<driver>"`).
+    pub drivers: tacker_domain::mgmt::Mapping,
     /// Longest one hook of a gRPC driver may take.
     #[serde(with = "duration")]
     pub plugin_timeout: Duration,
     /// CA file for `grpcs://` endpoints (empty: system roots).
     pub plugin_ca_file: String,
     /// `"<os-release ID>=<command>"` installing Docker.
-    pub docker_install: Vec<String>,
+    pub docker_install: Vec<Entry>,
     /// The registry's data directory on the private-registry VM.
     pub registry_data_dir: String,
 }
@@ -576,15 +589,16 @@ impl Config {
     /// The base URL links are written under: `server.public_url`, else
     /// `http://<server.bind>`.
     pub fn public_base_url(&self) -> String {
-        if self.server.public_url.is_empty() {
-            let scheme = if self.server.tls_cert.is_empty() {
-                "http"
-            } else {
-                "https"
-            };
-            format!("{scheme}://{}", self.server.bind)
-        } else {
-            self.server.public_url.trim_end_matches('/').to_owned()
+        match &self.server.public_url {
+            Some(u) => u.base().to_owned(),
+            None => {
+                let scheme = if self.server.tls_cert.is_empty() {
+                    "http"
+                } else {
+                    "https"
+                };
+                format!("{scheme}://{}", self.server.bind)
+            }
         }
     }
 
@@ -642,7 +656,9 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Checks values the types cannot: addresses, URL schemes, duration relations.
+    /// Checks what the types cannot: lower bounds, URL schemes of the stores, and rules
+    /// between settings (addresses, URLs, networks and entries are refused as they are
+    /// read).
     pub fn validate(&self) -> Result<()> {
         let mut problems = Vec::new();
         let mut check = |ok: bool, msg: String| {
@@ -650,48 +666,75 @@ impl Config {
                 problems.push(msg);
             }
         };
+        let s = &self.server;
         check(
-            self.server.bind.parse::<SocketAddr>().is_ok(),
-            format!(
-                "server.bind {:?} is not an ip:port address",
-                self.server.bind
-            ),
-        );
-        check(
-            self.server.public_url.is_empty() || url::Url::parse(&self.server.public_url).is_ok(),
-            format!(
-                "server.public_url {:?} is not a URL",
-                self.server.public_url
-            ),
-        );
-        check(
-            self.server.page_size >= 1,
-            "server.page_size must be at least 1".into(),
-        );
-        check(
-            self.server.max_filter_terms >= 1
-                && self.server.max_concurrent_uploads >= 1
-                && self.server.rate_burst >= 1,
-            "server.max_filter_terms, max_concurrent_uploads and rate_burst must be at least 1"
+            s.page_size >= 1 && s.max_filter_terms >= 1 && s.max_concurrent_uploads >= 1,
+            "server.page_size, max_filter_terms and max_concurrent_uploads must be at least 1"
                 .into(),
         );
         check(
-            self.server.tls_cert.is_empty() == self.server.tls_key.is_empty()
-                && (self.server.tls_client_ca.is_empty() || !self.server.tls_cert.is_empty()),
+            s.rate_burst >= 1 && self.bus.prefetch >= 1 && self.all_in_one.conductors >= 1,
+            "server.rate_burst, bus.prefetch and all_in_one.conductors must be at least 1".into(),
+        );
+        check(
+            s.tls_cert.is_empty() == s.tls_key.is_empty()
+                && (s.tls_client_ca.is_empty() || !s.tls_cert.is_empty()),
             "server.tls_cert and server.tls_key go together, and tls_client_ca needs them".into(),
         );
         check(
-            !self.server.body_idle_timeout.is_zero()
-                && !self.server.client_request_timeout.is_zero(),
+            !s.body_idle_timeout.is_zero() && !s.client_request_timeout.is_zero(),
             "server.body_idle_timeout and client_request_timeout must be positive".into(),
         );
+        self.validate_stores(&mut check);
         check(
-            self.conductor.health_bind.parse::<SocketAddr>().is_ok(),
+            !self.conductor.heartbeat_interval.is_zero()
+                && self.conductor.dead_after > self.conductor.heartbeat_interval * 2,
+            "conductor.dead_after must exceed twice conductor.heartbeat_interval (above 0s)".into(),
+        );
+        check(
+            self.conductor
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
             format!(
-                "conductor.health_bind {:?} is not an ip:port address",
-                self.conductor.health_bind
+                "conductor.id {:?} may hold only [A-Za-z0-9._-]",
+                self.conductor.id
             ),
         );
+        check(
+            self.pm.threshold_collection_period.as_secs() >= 1
+                && self.pm.threshold_reporting_period >= self.pm.threshold_collection_period,
+            "pm.threshold_collection_period must be at least 1s and threshold_reporting_period at least that".into(),
+        );
+        check(
+            !self.fm.loop_interval.is_zero() && self.fm.max_alerts_per_call >= 1,
+            "fm.loop_interval must be above 0s and fm.max_alerts_per_call at least 1".into(),
+        );
+        check(
+            self.fm.alertmanager_url.is_none() || !self.fm.reconcile_interval.is_zero(),
+            "fm.alertmanager_url needs fm.reconcile_interval above 0s".into(),
+        );
+        check(
+            self.lcm
+                .default_vim
+                .as_ref()
+                .is_none_or(|v| v.vim_type.as_deref().is_some_and(|t| !t.is_empty())),
+            "lcm.default_vim must be a JSON object with a vimType".into(),
+        );
+        check(
+            self.onboarding.max_package_size > 0 && self.ssh.max_parallel >= 1,
+            "onboarding.max_package_size and ssh.max_parallel must be positive".into(),
+        );
+        self.validate_auth(&mut check);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(problems))
+        }
+    }
+
+    /// The database, bus and storage URLs name kinds of store we have.
+    fn validate_stores(&self, check: &mut impl FnMut(bool, String)) {
         let db = &self.database.url;
         check(
             db.starts_with("sqlite://") && db.len() > "sqlite://".len()
@@ -718,141 +761,26 @@ impl Config {
                 self.bus.prefix
             ),
         );
-        check(
-            self.bus.prefetch >= 1,
-            "bus.prefetch must be at least 1".into(),
-        );
         let st = &self.storage.url;
         check(
-            st.starts_with("file://") && st.len() > "file://".len() || st.starts_with("s3://"),
+            st.starts_with("file://") && st.len() > "file://".len()
+                || st.starts_with("s3://") && st.len() > "s3://".len(),
             "storage.url must be file://<dir> or s3://<bucket>/<prefix>".into(),
         );
-        check(
-            !self.conductor.heartbeat_interval.is_zero(),
-            "conductor.heartbeat_interval must be positive".into(),
-        );
-        check(
-            self.conductor.dead_after > self.conductor.heartbeat_interval * 2,
-            "conductor.dead_after must exceed twice conductor.heartbeat_interval".into(),
-        );
-        check(
-            self.conductor
-                .id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
-            format!(
-                "conductor.id {:?} may hold only [A-Za-z0-9._-]",
-                self.conductor.id
-            ),
-        );
-        check(
-            self.pm
-                .prometheus_rule_labels
-                .iter()
-                .all(|l| l.split_once('=').is_some_and(|(k, _)| !k.is_empty())),
-            "pm.prometheus_rule_labels must be key=value entries".into(),
-        );
-        check(
-            self.pm.threshold_collection_period.as_secs() >= 1
-                && self.pm.threshold_reporting_period >= self.pm.threshold_collection_period,
-            "pm.threshold_collection_period must be at least 1s and threshold_reporting_period at least that".into(),
-        );
-        check(
-            !self.fm.loop_interval.is_zero() && self.fm.max_alerts_per_call >= 1,
-            "fm.loop_interval must be above 0s and fm.max_alerts_per_call at least 1".into(),
-        );
-        check(
-            self.fm.alertmanager_url.is_empty()
-                || ((self.fm.alertmanager_url.starts_with("http://")
-                    || self.fm.alertmanager_url.starts_with("https://"))
-                    && !self.fm.reconcile_interval.is_zero()),
-            "fm.alertmanager_url must be an http(s) URL, with fm.reconcile_interval above 0s"
-                .into(),
-        );
-        check(
-            self.all_in_one.conductors >= 1,
-            "all_in_one.conductors must be at least 1".into(),
-        );
-        check(
-            self.lcm.nfvo_grant_url.is_empty()
-                || url::Url::parse(&self.lcm.nfvo_grant_url)
-                    .is_ok_and(|u| u.username().is_empty() && u.password().is_none()),
-            // Not echoed: it may hold credentials.
-            "lcm.nfvo_grant_url is not a URL without credentials (give them in nfvo_user/nfvo_password)"
-                .into(),
-        );
-        check(
-            self.lcm.default_vim.is_empty()
-                || serde_json::from_str::<serde_json::Value>(&self.lcm.default_vim)
-                    .is_ok_and(|v| v.get("vimType").and_then(|t| t.as_str()).is_some()),
-            "lcm.default_vim must be a JSON object with a vimType".into(),
-        );
-        for net in &self.outbound.allowed_networks {
-            check(
-                net.parse::<ipnet::IpNet>().is_ok() || net.parse::<std::net::IpAddr>().is_ok(),
-                format!("outbound.allowed_networks: {net:?} is not a CIDR network"),
-            );
-        }
-        for net in &self.onboarding.allowed_uri_networks {
-            check(
-                net.parse::<ipnet::IpNet>().is_ok() || net.parse::<std::net::IpAddr>().is_ok(),
-                format!("onboarding.allowed_uri_networks: {net:?} is not a CIDR network"),
-            );
-        }
-        check(
-            self.onboarding.max_package_size > 0,
-            "onboarding.max_package_size must be positive".into(),
-        );
-        check(
-            !self.storage.url.starts_with("s3://") || self.storage.url.len() > "s3://".len(),
-            "storage.url s3://<bucket>/<prefix> needs a bucket".into(),
-        );
-        check(
-            self.ssh.max_parallel >= 1,
-            "ssh.max_parallel must be at least 1".into(),
-        );
-        for (key, entries) in [
-            ("mgmt.drivers", &self.mgmt.drivers),
-            ("mgmt.docker_install", &self.mgmt.docker_install),
-        ] {
-            for e in entries {
-                check(
-                    e.split_once('=')
-                        .is_some_and(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty()),
-                    format!("{key}: {e:?} is not <name>=<value>"),
-                );
-            }
-        }
-        self.validate_auth(&mut check);
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Invalid(problems))
-        }
     }
 
     fn validate_auth(&self, check: &mut impl FnMut(bool, String)) {
         let a = &self.auth;
-        let loopback = self
-            .server
-            .bind
-            .parse::<SocketAddr>()
-            .is_ok_and(|b| b.ip().is_loopback());
         check(
-            a.mode != AuthMode::None || loopback || a.allow_insecure_none,
+            a.mode != AuthMode::None
+                || self.server.bind.ip().is_loopback()
+                || a.allow_insecure_none,
             format!(
-                "auth.mode \"none\" makes anyone who reaches server.bind {:?} an administrator: \
+                "auth.mode \"none\" makes anyone who reaches server.bind {} an administrator: \
                  bind a loopback address, set auth.mode = \"oauth2\", or (not for production) \
                  auth.allow_insecure_none = true",
                 self.server.bind
             ),
-        );
-        check(
-            a.jwks_url.is_empty()
-                || url::Url::parse(&a.jwks_url).is_ok_and(|u| {
-                    matches!(u.scheme(), "http" | "https") && u.password().is_none()
-                }),
-            "auth.jwks_url must be an http(s) URL without credentials".into(),
         );
         check(
             !a.issuer.is_empty() && !a.audience.is_empty(),
@@ -900,19 +828,6 @@ impl Config {
         }
     }
 
-    /// The outbound guard's allowed networks (`outbound.allowed_networks`).
-    pub fn outbound_networks(&self) -> Vec<ipnet::IpNet> {
-        self.outbound
-            .allowed_networks
-            .iter()
-            .filter_map(|s| {
-                s.parse::<ipnet::IpNet>()
-                    .ok()
-                    .or_else(|| s.parse::<std::net::IpAddr>().ok().map(ipnet::IpNet::from))
-            })
-            .collect()
-    }
-
     /// This conductor's id: `conductor.id`, or hostname + a random suffix.
     pub fn conductor_id(&self) -> String {
         if !self.conductor.id.is_empty() {
@@ -934,37 +849,9 @@ impl Config {
 
     /// The configuration as TOML with every password and secret replaced by `***`.
     pub fn to_redacted_toml(&self) -> Result<String> {
-        let mut c = self.clone();
-        for url in [
-            &mut c.database.url,
-            &mut c.bus.url,
-            &mut c.storage.url,
-            &mut c.storage.s3_endpoint,
-            &mut c.lcm.nfvo_grant_url,
-            &mut c.auth.jwks_url,
-        ] {
-            *url = redact::url_secrets(url);
-        }
-        for d in &mut c.mgmt.drivers {
-            *d = redact::entry_secrets(d);
-        }
-        if !c.lcm.nfvo_password.is_empty() {
-            c.lcm.nfvo_password = "***".into();
-        }
-        if !c.lcm.default_vim.is_empty() {
-            c.lcm.default_vim = "***".into();
-        }
-        if !c.storage.s3_secret_access_key.is_empty() {
-            c.storage.s3_secret_access_key = "***".into();
-        }
-        for client in &mut c.auth.clients {
-            client.secret_hash = "***".into();
-        }
-        for k in &mut c.secrets.keys {
-            let id = k.split_once(':').map(|(id, _)| id).unwrap_or_default();
-            *k = format!("{id}:***");
-        }
-        toml::to_string(&c).map_err(|e| Error::Load(e.to_string()))
+        let mut t = toml::Table::try_from(self).map_err(|e| Error::Load(e.to_string()))?;
+        redact::table(&mut t);
+        toml::to_string(&t).map_err(|e| Error::Load(e.to_string()))
     }
 }
 

@@ -43,6 +43,76 @@ pub fn url_secrets(raw: &str) -> String {
     }
 }
 
+/// Hides every secret of the configuration as a TOML table: passwords in URLs, the
+/// NFVO password, the default VIM, the S3 secret key, client secret hashes and sealing keys
+/// (their ids stay).
+pub fn table(t: &mut toml::Table) {
+    let mut at = |section: &str, key: &str, f: &dyn Fn(&str) -> String| {
+        if let Some(v) = t
+            .get_mut(section)
+            .and_then(|s| s.as_table_mut())
+            .and_then(|s| s.get_mut(key))
+        {
+            redact_strings(v, f);
+        }
+    };
+    for (section, key) in [
+        ("database", "url"),
+        ("bus", "url"),
+        ("storage", "url"),
+        ("storage", "s3_endpoint"),
+        ("lcm", "nfvo_grant_url"),
+        ("auth", "jwks_url"),
+        ("fm", "alertmanager_url"),
+        ("pm", "prometheus_reload_url"),
+    ] {
+        at(section, key, &url_secrets);
+    }
+    at("mgmt", "drivers", &entry_secrets);
+    let stars = |v: &str| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            "***".into()
+        }
+    };
+    for (section, key) in [
+        ("lcm", "nfvo_password"),
+        ("lcm", "default_vim"),
+        ("storage", "s3_secret_access_key"),
+    ] {
+        at(section, key, &stars);
+    }
+    at("secrets", "keys", &|k| {
+        format!(
+            "{}:***",
+            k.split_once(':').map(|(id, _)| id).unwrap_or_default()
+        )
+    });
+    let clients = t
+        .get_mut("auth")
+        .and_then(|a| a.get_mut("clients"))
+        .and_then(|c| c.as_array_mut());
+    for c in clients
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.as_table_mut())
+    {
+        if let Some(h) = c.get_mut("secret_hash") {
+            *h = toml::Value::String("***".into());
+        }
+    }
+}
+
+/// Applies `f` to a string, or to every string of an array.
+fn redact_strings(v: &mut toml::Value, f: &dyn Fn(&str) -> String) {
+    match v {
+        toml::Value::String(s) => *s = f(s),
+        toml::Value::Array(items) => items.iter_mut().for_each(|i| redact_strings(i, f)),
+        _ => {}
+    }
+}
+
 /// A `"<name>=<URL>"` entry (`mgmt.drivers`) with the URL's secrets hidden.
 pub fn entry_secrets(raw: &str) -> String {
     match raw.split_once('=') {

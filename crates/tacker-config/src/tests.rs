@@ -15,7 +15,7 @@ fn env(pairs: &[(&str, &str)]) -> Sources {
 #[test]
 fn defaults_file_loads_and_validates() {
     let c = Config::defaults().unwrap();
-    assert_eq!(c.server.bind, "127.0.0.1:9890");
+    assert_eq!(c.server.bind.to_string(), "127.0.0.1:9890");
     assert_eq!(c.lcm.sync_interval, std::time::Duration::from_secs(300));
     assert_eq!(c.public_base_url(), "http://127.0.0.1:9890");
 }
@@ -95,17 +95,51 @@ fn missing_explicit_file_is_an_error() {
 #[test]
 fn invalid_values_are_reported_together() {
     let err = Config::load(&env(&[
-        ("TACKER__SERVER__BIND", "nowhere"),
+        ("TACKER__STORAGE__URL", "ftp://x"),
         ("TACKER__BUS__URL", "kafka://x"),
         ("TACKER__CONDUCTOR__DEAD_AFTER", "1s"),
     ]))
     .unwrap_err()
     .to_string();
-    for needle in ["server.bind", "bus.url", "dead_after"] {
+    for needle in ["storage.url", "bus.url", "dead_after"] {
         assert!(err.contains(needle), "{needle} missing from {err}");
     }
-    // A value outside a setting's kinds is refused as it is read, naming the key.
+    // A value that is not of its setting's type is refused as it is read, naming the key
+    // and the value.
     for (var, key, value) in [
+        ("TACKER__SERVER__BIND", "server.bind", "nowhere"),
+        (
+            "TACKER__CONDUCTOR__HEALTH_BIND",
+            "conductor.health_bind",
+            "9891",
+        ),
+        (
+            "TACKER__FM__ALERTMANAGER_URL",
+            "fm.alertmanager_url",
+            "ftp://am",
+        ),
+        (
+            "TACKER__AUTH__JWKS_URL",
+            "auth.jwks_url",
+            "http://u:pw@idp/jwks",
+        ),
+        ("TACKER__MGMT__DRIVERS", "mgmt.drivers", "ansible"),
+        ("TACKER__MGMT__DRIVERS", "mgmt.drivers", "grpc:/x"),
+        (
+            "TACKER__MGMT__DOCKER_INSTALL",
+            "mgmt.docker_install",
+            "ubuntu",
+        ),
+        (
+            "TACKER__PM__PROMETHEUS_RULE_LABELS",
+            "pm.prometheus_rule_labels",
+            "=x",
+        ),
+        (
+            "TACKER__OUTBOUND__ALLOWED_NETWORKS",
+            "outbound.allowed_networks",
+            "lan",
+        ),
         ("TACKER__LOG__FORMAT", "log.format", "xml"),
         ("TACKER__AUTH__MODE", "auth.mode", "keystone-ish"),
         (
@@ -122,6 +156,17 @@ fn invalid_values_are_reported_together() {
         let err = Config::load(&env(&[(var, value)])).unwrap_err().to_string();
         assert!(err.contains(key) && err.contains(value), "{err}");
     }
+    // The default VIM's JSON is refused without echoing it (it holds credentials).
+    let err = Config::load(&env(&[(
+        "TACKER__LCM__DEFAULT_VIM",
+        "{\"password\": \"pw1\"",
+    )]))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("lcm.default_vim") && !err.contains("pw1"),
+        "{err}"
+    );
     let err = Config::load(&env(&[("TACKER__CONDUCTOR__DEAD_AFTER", "soon")])).unwrap_err();
     assert!(err.to_string().contains("invalid duration"), "{err}");
 }
@@ -227,8 +272,23 @@ fn lists_come_from_the_environment_comma_separated() {
         "127.0.0.1/32,10.0.0.0/8",
     )]))
     .unwrap();
+    let nets: Vec<String> = c
+        .onboarding
+        .allowed_uri_networks
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(nets, ["127.0.0.1/32", "10.0.0.0/8"]);
+    let c = Config::load(&env(&[(
+        "TACKER__MGMT__DRIVERS",
+        "Scripts/a.py=private-registry,Scripts/b.py=grpc://plugin:50051/?x=1",
+    )]))
+    .unwrap();
     assert_eq!(
-        c.onboarding.allowed_uri_networks,
-        ["127.0.0.1/32", "10.0.0.0/8"]
+        c.mgmt.drivers.entries(),
+        [
+            "Scripts/a.py=private-registry",
+            "Scripts/b.py=grpc://plugin:50051/?x=1"
+        ]
     );
 }

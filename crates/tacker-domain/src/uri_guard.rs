@@ -113,25 +113,18 @@ pub fn refusal(ip: IpAddr, why: &str) -> String {
     format!("{ip} is a {why}; allow it in outbound.allowed_networks")
 }
 
-/// Parses networks (`10.0.0.0/8`, or a bare address meaning just it).
-pub fn parse_networks(items: &[String]) -> Result<Vec<IpNet>, String> {
-    items
-        .iter()
-        .map(|s| {
-            s.parse::<IpNet>()
-                .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
-                .map_err(|_| format!("{s:?} is not a network"))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn r(ip: &str, allowed: &[&str]) -> Option<&'static str> {
-        let allowed =
-            parse_networks(&allowed.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let allowed: Vec<IpNet> = allowed
+            .iter()
+            .map(|s| {
+                s.parse()
+                    .unwrap_or_else(|_| IpNet::from(s.parse::<IpAddr>().unwrap()))
+            })
+            .collect();
         refused(ip.parse().unwrap(), &allowed)
     }
 
@@ -196,6 +189,5 @@ mod tests {
         assert!(r("127.0.0.1", &["127.0.0.1/32"]).is_none());
         assert!(r("127.0.0.2", &["127.0.0.1"]).is_some());
         assert!(r("10.20.3.4", &["10.20.0.0/16"]).is_none());
-        assert!(parse_networks(&["nope".into()]).is_err());
     }
 }

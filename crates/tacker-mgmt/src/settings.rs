@@ -39,17 +39,7 @@ pub struct MgmtSettings {
     /// The registry's data directory on the private-registry VM.
     pub registry_data_dir: String,
 }
-
 impl MgmtSettings {
-    /// Reads `"<id>=<command>"` entries.
-    pub fn docker_commands(entries: &[String]) -> Vec<(String, String)> {
-        entries
-            .iter()
-            .filter_map(|e| e.split_once('='))
-            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-            .collect()
-    }
-
     /// The command installing Docker on distribution `id`.
     pub fn docker_install_for(&self, id: &str) -> Option<&str> {
         let find = |k: &str| {

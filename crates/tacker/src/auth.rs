@@ -40,9 +40,11 @@ fn signing_key(cfg: &Config, all_in_one: bool) -> anyhow::Result<Option<SigningK
 pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
     let a = &cfg.auth;
     if a.mode == tacker_config::AuthMode::None {
-        let public_host = url::Url::parse(&cfg.server.public_url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned));
+        let public_host = cfg
+            .server
+            .public_url
+            .as_ref()
+            .and_then(|u| u.url().host_str().map(str::to_owned));
         if a.allow_insecure_none {
             tracing::warn!(
                 "auth.mode = none with allow_insecure_none: anyone reaching the API is an administrator"
@@ -58,7 +60,7 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
         });
     }
     let key = signing_key(cfg, all_in_one)?;
-    if key.is_none() && a.jwks_url.is_empty() {
+    if key.is_none() && a.jwks_url.is_none() {
         bail!(
             "auth.mode = \"oauth2\" needs a key to check tokens with: auth.signing_key_file \
              (the built-in token endpoint; `tacker auth generate-key` makes one) or auth.jwks_url"
@@ -85,7 +87,7 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
             tenant: a.tenant_claim.clone(),
         },
         fixed,
-        Some(a.jwks_url.clone()).filter(|u| !u.is_empty()),
+        a.jwks_url.as_ref().map(ToString::to_string),
         clients.clone(),
     )?;
     let issuer = match key {

@@ -17,7 +17,7 @@ fn hook_mapping(args: &cli::Cli) -> anyhow::Result<tacker_domain::mgmt::Mapping>
     let cfg =
         tacker_config::Config::load(&tacker_config::Sources::standard(args.config.as_deref()))
             .or_else(|_| tacker_config::Config::defaults())?;
-    Ok(tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers).unwrap_or_default())
+    Ok(cfg.mgmt.drivers)
 }
 
 fn main() -> anyhow::Result<()> {

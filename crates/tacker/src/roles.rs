@@ -110,7 +110,7 @@ fn server_state(
         bus,
         store,
         settings: Settings {
-            public_url: Some(cfg.server.public_url.clone()).filter(|u| !u.is_empty()),
+            public_url: cfg.server.public_url.as_ref().map(|u| u.base().to_owned()),
             page_size: cfg.server.page_size,
             max_json_body: cfg.server.max_json_body,
             dead_after: cfg.conductor.dead_after,
@@ -118,8 +118,7 @@ fn server_state(
             progress_interval: (cfg.onboarding.stall_timeout / 4).max(Duration::from_millis(200)),
             refuse_duplicate_subscriptions: cfg.server.duplicate_subscriptions
                 == tacker_config::DuplicateSubscriptions::SeeOther,
-            mgmt: tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
-                .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?,
+            mgmt: cfg.mgmt.drivers.clone(),
             simulated_vim: cfg.lcm.simulated_vim,
             helm: helm_binary(cfg)?.is_some(),
             max_filter_terms: cfg.server.max_filter_terms,
@@ -129,7 +128,7 @@ fn server_state(
             client_request_timeout: cfg.server.client_request_timeout,
             keep_alive: cfg.server.keep_alive,
             tls: server_tls(cfg)?,
-            outbound: cfg.outbound_networks(),
+            outbound: cfg.outbound.allowed_networks.clone(),
             auto_heal_window: cfg.fm.auto_heal_window,
             auto_scale_window: cfg.fm.auto_scale_window,
             max_alerts_per_call: cfg.fm.max_alerts_per_call,
@@ -143,7 +142,7 @@ fn server_state(
         metrics: Arc::new(Metrics::new()?),
         notify: Arc::new(tacker_notify::Client::new(
             cfg.lcm.http_timeout,
-            tacker_notify::Guard::new(cfg.outbound_networks()),
+            tacker_notify::Guard::new(cfg.outbound.allowed_networks.clone()),
         )?),
         keys,
     })
@@ -195,7 +194,7 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         allow_http: k.allow_http,
         cluster_scoped: k.cluster_scoped == tacker_config::ClusterScoped::Allow,
         denied_namespaces: k.denied_namespaces.clone(),
-        allowed_networks: cfg.outbound_networks(),
+        allowed_networks: cfg.outbound.allowed_networks.clone(),
     };
     if let Some(helm) = helm_binary(cfg)? {
         drivers.infra.insert(
@@ -217,15 +216,13 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
             stack_timeout: o.stack_timeout,
             poll_interval: o.poll_interval,
         })
-        .with_allowed_networks(cfg.outbound_networks()),
+        .with_allowed_networks(cfg.outbound.allowed_networks.clone()),
     );
     drivers
         .infra
         .insert(tacker_infra_openstack::OPENSTACK.to_owned(), openstack);
-    let mapping = tacker_domain::mgmt::Mapping::parse(&cfg.mgmt.drivers)
-        .map_err(|e| anyhow::anyhow!("mgmt.drivers: {e}"))?;
     drivers.mgmt.extend(tacker_mgmt::drivers(
-        &mapping,
+        &cfg.mgmt.drivers,
         mgmt_settings(cfg),
         &plugin_settings(cfg)?,
     )?);
@@ -251,7 +248,12 @@ fn mgmt_settings(cfg: &Config) -> tacker_mgmt::MgmtSettings {
             max_parallel: s.max_parallel,
             accept_changed_host_keys: s.accept_changed_host_keys,
         },
-        docker_install: tacker_mgmt::MgmtSettings::docker_commands(&cfg.mgmt.docker_install),
+        docker_install: cfg
+            .mgmt
+            .docker_install
+            .iter()
+            .map(|e| (e.name.clone(), e.value.clone()))
+            .collect(),
         registry_data_dir: cfg.mgmt.registry_data_dir.clone(),
     }
 }
@@ -271,7 +273,7 @@ fn plugin_settings(cfg: &Config) -> anyhow::Result<tacker_mgmt::PluginSettings> 
     })
 }
 
-fn bind(addr: &str, what: &str) -> anyhow::Result<TcpListener> {
+fn bind(addr: &std::net::SocketAddr, what: &str) -> anyhow::Result<TcpListener> {
     let l = TcpListener::bind(addr).with_context(|| format!("binding {what} to {addr}"))?;
     tracing::info!(address = %l.local_addr()?, "{what} listening");
     Ok(l)
@@ -365,9 +367,10 @@ async fn all_in_one(mut cfg: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_token()?;
     // Its only user is on this machine: callbacks to it are no forgery.
     if cfg.auth.mode == tacker_config::AuthMode::None {
-        cfg.outbound
-            .allowed_networks
-            .extend(["127.0.0.0/8".to_owned(), "::1/128".to_owned()]);
+        cfg.outbound.allowed_networks.extend([
+            "127.0.0.0/8".parse::<tacker_config::IpNet>()?,
+            "::1/128".parse()?,
+        ]);
     }
     // Its data (database, packages, caches, keys) is its user's alone.
     if let Some(path) = cfg

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::Ctx;
 
 pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
-    if ctx.fm.alertmanager_url.is_empty() {
+    if ctx.fm.alertmanager_url.is_none() {
         return;
     }
     let period = ctx.fm.reconcile_interval;
@@ -29,7 +29,10 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
 /// One reconciliation: how many alarms were cleared.
 async fn pass(ctx: &Ctx) -> crate::Result<usize> {
     let fail = |e: String| crate::Error::Monitoring(e);
-    let base = ctx.fm.alertmanager_url.trim_end_matches('/');
+    let Some(am) = &ctx.fm.alertmanager_url else {
+        return Ok(0);
+    };
+    let base = am.base();
     let url =
         format!("{base}/api/v2/alerts?active=true&silenced=true&inhibited=true&unprocessed=true");
     let r = reqwest::Client::new()

@@ -88,7 +88,7 @@ impl LcmSettings {
     /// The `[lcm]` settings of `cfg`, with `drivers` (wired by the caller) and the
     /// hook mapping of `[mgmt]`, every driver it names offered.
     pub fn from_config(cfg: &tacker_config::Config, mut drivers: Drivers) -> crate::Result<Self> {
-        drivers.mapping = Mapping::parse(&cfg.mgmt.drivers).map_err(crate::Error::Config)?;
+        drivers.mapping = cfg.mgmt.drivers.clone();
         drivers
             .mgmt
             .entry(DriverName::Noop)
@@ -106,24 +106,15 @@ impl LcmSettings {
             }
         }
         let l = &cfg.lcm;
-        let default_vim = if l.default_vim.is_empty() {
-            None
-        } else {
-            Some(serde_json::from_str(&l.default_vim).map_err(|e| {
-                crate::Error::Config(format!(
-                    "lcm.default_vim is not a vimConnectionInfo entry: {e}"
-                ))
-            })?)
-        };
         Ok(Self {
             public_url: cfg.public_base_url(),
-            nfvo_grant_url: Some(l.nfvo_grant_url.clone()).filter(|u| !u.is_empty()),
+            nfvo_grant_url: l.nfvo_grant_url.as_ref().map(ToString::to_string),
             nfvo_auth: Some((l.nfvo_user.clone(), l.nfvo_password.clone()))
                 .filter(|(u, _)| !u.is_empty()),
             grant_timeout: l.grant_timeout,
-            default_vim,
+            default_vim: l.default_vim.clone(),
             http_timeout: l.http_timeout,
-            outbound: cfg.outbound_networks(),
+            outbound: cfg.outbound.allowed_networks.clone(),
             notification_max_backoff: l.notification_max_backoff,
             notification_retention: l.notification_retention,
             op_retention: l.op_retention,

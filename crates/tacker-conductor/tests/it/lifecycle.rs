@@ -36,7 +36,7 @@ async fn start(e: &Env, id: &str, health: Option<std::net::TcpListener>) -> Cond
     cfg.conductor.shutdown_timeout = Duration::from_secs(5);
     cfg.bus.prefetch = 4;
     // The built-in SSH drivers live in tacker-mgmt, which a bare conductor has not.
-    cfg.mgmt.drivers.clear();
+    cfg.mgmt.drivers = tacker_domain::mgmt::Mapping::default();
     let lcm = LcmSettings::from_config(&cfg, Drivers::default()).unwrap();
     let keys = std::sync::Arc::new(tacker_db::secrets::Keyring::plaintext());
     let mut settings = Settings::from_config(&cfg, id.into(), health, lcm, keys).unwrap();

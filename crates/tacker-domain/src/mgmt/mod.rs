@@ -60,23 +60,49 @@ impl std::fmt::Display for DriverName {
 }
 
 /// Which driver runs the hooks naming an artifact (by its path in the package, or its
-/// name in the VNFD).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// name in the VNFD). Written as `"<artifact>=<driver>"` entries (`mgmt.drivers`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
 pub struct Mapping {
     by_artifact: BTreeMap<String, DriverName>,
 }
 
+impl TryFrom<Vec<String>> for Mapping {
+    type Error = String;
+    fn try_from(entries: Vec<String>) -> Result<Self, String> {
+        Self::parse(&entries)
+    }
+}
+
+impl From<Mapping> for Vec<String> {
+    fn from(m: Mapping) -> Self {
+        m.entries()
+    }
+}
+
 impl Mapping {
-    /// Reads `"<artifact>=<driver>"` entries.
+    /// Reads `"<artifact>=<driver>"` entries (the driver is everything after the first
+    /// `=`: a plugin's URL may hold more).
     pub fn parse(entries: &[String]) -> Result<Self, String> {
         let mut by_artifact = BTreeMap::new();
         for e in entries {
-            let (artifact, driver) = e.rsplit_once('=').ok_or_else(|| {
-                format!("management driver entry {e:?} is not <artifact>=<driver>")
-            })?;
+            let (artifact, driver) = e
+                .split_once('=')
+                .filter(|(a, _)| !a.trim().is_empty())
+                .ok_or_else(|| {
+                    format!("management driver entry {e:?} is not <artifact>=<driver>")
+                })?;
             by_artifact.insert(artifact.trim().to_owned(), driver.trim().parse()?);
         }
         Ok(Self { by_artifact })
+    }
+
+    /// The `"<artifact>=<driver>"` entries.
+    pub fn entries(&self) -> Vec<String> {
+        self.by_artifact
+            .iter()
+            .map(|(a, d)| format!("{a}={d}"))
+            .collect()
     }
 
     /// Adds (or replaces) one mapping.

@@ -40,8 +40,8 @@ pub const MGMT_DRIVERS: [&str; 2] = ["Scripts/mgmt.py=sim", "Scripts/sample_scri
 /// The configuration these tests run with: the defaults, with short timeouts.
 fn config(opts: &Options, base: &str) -> tacker_config::Config {
     let mut cfg = tacker_config::Config::defaults().unwrap();
-    cfg.server.public_url = base.to_owned();
-    cfg.outbound.allowed_networks = vec!["127.0.0.1/32".into()];
+    cfg.server.public_url = Some(base.parse().unwrap());
+    cfg.outbound.allowed_networks = vec!["127.0.0.1/32".parse().unwrap()];
     cfg.conductor.heartbeat_interval = Duration::from_millis(200);
     cfg.conductor.dead_after = Duration::from_secs(2);
     cfg.conductor.shutdown_timeout = Duration::from_secs(10);
@@ -51,12 +51,12 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     o.allowed_uri_networks = opts
         .allowed_uri_networks
         .iter()
-        .map(|n| n.to_string())
+        .map(|n| n.parse().unwrap())
         .collect();
     o.stall_timeout = Duration::from_secs(3);
     o.recovery_interval = Duration::from_millis(300);
     let l = &mut cfg.lcm;
-    l.nfvo_grant_url = opts.nfvo_grant_url.clone().unwrap_or_default();
+    l.nfvo_grant_url = opts.nfvo_grant_url.as_deref().map(|u| u.parse().unwrap());
     l.grant_timeout = Duration::from_secs(5);
     l.notification_max_backoff = Duration::from_millis(500);
     l.notification_retention = opts.notification_retention;
@@ -72,13 +72,16 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
         .as_ref()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    cfg.mgmt.drivers = opts
-        .conductor_mgmt
-        .clone()
-        .unwrap_or(MGMT_DRIVERS.to_vec())
-        .iter()
-        .map(|d| d.to_string())
-        .collect();
+    cfg.mgmt.drivers = tacker_domain::mgmt::Mapping::parse(
+        &opts
+            .conductor_mgmt
+            .clone()
+            .unwrap_or(MGMT_DRIVERS.to_vec())
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
     cfg
 }
 
