@@ -36,17 +36,19 @@ impl K8sSettings {
     }
 }
 
-impl Default for K8sSettings {
-    fn default() -> Self {
+impl K8sSettings {
+    /// The settings of `[kubernetes]`, the API server allowed on `outbound.allowed_networks`.
+    pub fn from_config(cfg: &tacker_config::Config) -> Self {
+        let k = &cfg.kubernetes;
         Self {
-            ready_timeout: Duration::from_secs(300),
-            delete_timeout: Duration::from_secs(300),
-            poll_interval: Duration::from_secs(1),
-            request_timeout: Duration::from_secs(30),
-            allow_http: false,
-            cluster_scoped: true,
-            denied_namespaces: vec!["kube-*".into()],
-            allowed_networks: Vec::new(),
+            ready_timeout: k.ready_timeout,
+            delete_timeout: k.delete_timeout,
+            poll_interval: k.poll_interval,
+            request_timeout: k.request_timeout,
+            allow_http: k.allow_http,
+            cluster_scoped: k.cluster_scoped == tacker_config::ClusterScoped::Allow,
+            denied_namespaces: k.denied_namespaces.clone(),
+            allowed_networks: cfg.outbound.allowed_networks.clone(),
         }
     }
 }
@@ -57,7 +59,7 @@ mod tests {
     fn denied_namespaces_match_exactly_or_by_prefix() {
         let s = super::K8sSettings {
             denied_namespaces: vec!["kube-*".into(), "istio-system".into()],
-            ..Default::default()
+            ..super::K8sSettings::from_config(&tacker_config::Config::defaults().unwrap())
         };
         assert!(s.denied("kube-system"));
         assert!(s.denied("kube-public"));

@@ -12,3 +12,14 @@ pub struct OpenStackSettings {
     /// Longest pause between two polls of a stack (polls start fast and slow down to it).
     pub poll_interval: Duration,
 }
+
+impl OpenStackSettings {
+    /// The settings of `[openstack]`.
+    pub fn from_config(o: &tacker_config::OpenStackConfig) -> Self {
+        Self {
+            request_timeout: o.request_timeout,
+            stack_timeout: o.stack_timeout,
+            poll_interval: o.poll_interval,
+        }
+    }
+}

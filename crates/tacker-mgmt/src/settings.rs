@@ -17,14 +17,15 @@ pub struct SshSettings {
     pub accept_changed_host_keys: bool,
 }
 
-impl Default for SshSettings {
-    fn default() -> Self {
+impl SshSettings {
+    /// The settings of `[ssh]`.
+    pub fn from_config(s: &tacker_config::SshConfig) -> Self {
         Self {
-            connect_timeout: Duration::from_secs(10),
-            boot_timeout: Duration::from_secs(180),
-            command_timeout: Duration::from_secs(1200),
-            max_parallel: 8,
-            accept_changed_host_keys: false,
+            connect_timeout: s.connect_timeout,
+            boot_timeout: s.boot_timeout,
+            command_timeout: s.command_timeout,
+            max_parallel: s.max_parallel,
+            accept_changed_host_keys: s.accept_changed_host_keys,
         }
     }
 }
@@ -39,7 +40,22 @@ pub struct MgmtSettings {
     /// The registry's data directory on the private-registry VM.
     pub registry_data_dir: String,
 }
+
 impl MgmtSettings {
+    /// The settings of `[ssh]` and `[mgmt]`.
+    pub fn from_config(cfg: &tacker_config::Config) -> Self {
+        Self {
+            ssh: SshSettings::from_config(&cfg.ssh),
+            docker_install: cfg
+                .mgmt
+                .docker_install
+                .iter()
+                .map(|e| (e.name.clone(), e.value.clone()))
+                .collect(),
+            registry_data_dir: cfg.mgmt.registry_data_dir.clone(),
+        }
+    }
+
     /// The command installing Docker on distribution `id`.
     pub fn docker_install_for(&self, id: &str) -> Option<&str> {
         let find = |k: &str| {

@@ -185,17 +185,7 @@ pub fn helm_binary(cfg: &Config) -> anyhow::Result<Option<std::path::PathBuf>> {
 fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {
     use tacker_conductor::lcm::{Drivers, LcmSettings, sim};
     let mut drivers = Drivers::default();
-    let k = &cfg.kubernetes;
-    let k8s_settings = tacker_infra_k8s::K8sSettings {
-        ready_timeout: k.ready_timeout,
-        delete_timeout: k.delete_timeout,
-        poll_interval: k.poll_interval,
-        request_timeout: k.request_timeout,
-        allow_http: k.allow_http,
-        cluster_scoped: k.cluster_scoped == tacker_config::ClusterScoped::Allow,
-        denied_namespaces: k.denied_namespaces.clone(),
-        allowed_networks: cfg.outbound.allowed_networks.clone(),
-    };
+    let k8s_settings = tacker_infra_k8s::K8sSettings::from_config(cfg);
     if let Some(helm) = helm_binary(cfg)? {
         drivers.infra.insert(
             tacker_infra_k8s::helm::HELM.to_owned(),
@@ -209,13 +199,10 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
     drivers
         .infra
         .insert(tacker_conductor::lcm::KUBERNETES.to_owned(), kubernetes);
-    let o = &cfg.openstack;
     let openstack = Arc::new(
-        tacker_infra_openstack::OpenStackDriver::new(tacker_infra_openstack::OpenStackSettings {
-            request_timeout: o.request_timeout,
-            stack_timeout: o.stack_timeout,
-            poll_interval: o.poll_interval,
-        })
+        tacker_infra_openstack::OpenStackDriver::new(
+            tacker_infra_openstack::OpenStackSettings::from_config(&cfg.openstack),
+        )
         .with_allowed_networks(cfg.outbound.allowed_networks.clone()),
     );
     drivers
@@ -223,7 +210,7 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         .insert(tacker_infra_openstack::OPENSTACK.to_owned(), openstack);
     drivers.mgmt.extend(tacker_mgmt::drivers(
         &cfg.mgmt.drivers,
-        mgmt_settings(cfg),
+        tacker_mgmt::MgmtSettings::from_config(cfg),
         &plugin_settings(cfg)?,
     )?);
     if cfg.lcm.simulated_vim {
@@ -236,26 +223,6 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
             .insert(tacker_domain::mgmt::DriverName::Sim, simulated);
     }
     Ok(LcmSettings::from_config(cfg, drivers)?)
-}
-
-fn mgmt_settings(cfg: &Config) -> tacker_mgmt::MgmtSettings {
-    let s = &cfg.ssh;
-    tacker_mgmt::MgmtSettings {
-        ssh: tacker_mgmt::SshSettings {
-            connect_timeout: s.connect_timeout,
-            boot_timeout: s.boot_timeout,
-            command_timeout: s.command_timeout,
-            max_parallel: s.max_parallel,
-            accept_changed_host_keys: s.accept_changed_host_keys,
-        },
-        docker_install: cfg
-            .mgmt
-            .docker_install
-            .iter()
-            .map(|e| (e.name.clone(), e.value.clone()))
-            .collect(),
-        registry_data_dir: cfg.mgmt.registry_data_dir.clone(),
-    }
 }
 
 fn plugin_settings(cfg: &Config) -> anyhow::Result<tacker_mgmt::PluginSettings> {

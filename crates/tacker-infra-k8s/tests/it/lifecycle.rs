@@ -158,11 +158,16 @@ impl Target {
     }
 }
 
+/// The default settings (`defaults.toml`).
+pub fn defaults() -> K8sSettings {
+    K8sSettings::from_config(&tacker_config::Config::defaults().unwrap())
+}
+
 /// Settings for the test clusters (kube-sim, a kind cluster) on loopback.
 pub fn tested() -> K8sSettings {
     K8sSettings {
         allowed_networks: vec!["127.0.0.0/8".parse().unwrap()],
-        ..Default::default()
+        ..defaults()
     }
 }
 
@@ -582,7 +587,7 @@ async fn denied_namespaces_cluster_scoped_objects_and_plain_http_are_refused() {
 
     // The API server on loopback, which this conductor's outbound.allowed_networks does
     // not name: no request, by address or by a name resolving there.
-    let guarded = KubernetesDriver::new(K8sSettings::default());
+    let guarded = KubernetesDriver::new(defaults());
     let port = reqwest::Url::parse(&h.url).unwrap().port().unwrap();
     for endpoint in [h.url.clone(), format!("https://localhost:{port}")] {
         let mut vim = t.vim.clone();

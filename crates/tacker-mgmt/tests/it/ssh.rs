@@ -70,7 +70,7 @@ fn settings() -> SshSettings {
         connect_timeout: Duration::from_secs(2),
         boot_timeout: Duration::from_secs(2),
         command_timeout: Duration::from_secs(20),
-        ..SshSettings::default()
+        ..SshSettings::from_config(&tacker_config::Config::defaults().unwrap().ssh)
     }
 }
 

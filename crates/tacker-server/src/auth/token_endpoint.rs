@@ -81,13 +81,6 @@ impl TokenLimits {
     }
 }
 
-impl Default for TokenLimits {
-    /// The defaults of `[auth]`: 2 checks at once, 5 requests a second, 20 at once.
-    fn default() -> Self {
-        Self::new(2, 5, 20)
-    }
-}
-
 /// A §5.2-shaped refusal that asks the client to come back later.
 fn later(status: u16, error: &str, description: &str, after: u64) -> HttpResponse {
     let mut r = refuse(status, error, description, false);

@@ -10,8 +10,7 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tacker_server::auth::{
-    Access, Auth, BuiltinClient, Claims, Issuer, Mode, Role, SigningKey, TokenLimits, Verifier,
-    hash_secret,
+    Access, Auth, BuiltinClient, Claims, Issuer, Mode, Role, SigningKey, Verifier, hash_secret,
 };
 use tacker_testkit::TestDb;
 
@@ -89,7 +88,7 @@ async fn oauth2(idp: &SigningKey, jwks_url: Option<String>, public_metrics: bool
             issuer: "tacker".into(),
             audience: "tacker".into(),
             decoy_hash: hash,
-            limits: TokenLimits::default(),
+            limits: crate::support::token_limits(),
         }),
         public_metrics,
     })

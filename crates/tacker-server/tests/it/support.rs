@@ -37,6 +37,16 @@ pub fn sim() -> Arc<tacker_conductor::lcm::sim::SimDriver> {
 /// The test package's hooks run on the simulated VIM's driver.
 pub const MGMT_DRIVERS: [&str; 2] = ["Scripts/mgmt.py=sim", "Scripts/sample_script.py=noop"];
 
+/// The built-in token endpoint's limits of `defaults.toml`.
+pub fn token_limits() -> tacker_server::auth::TokenLimits {
+    let a = tacker_config::Config::defaults().unwrap().auth;
+    tacker_server::auth::TokenLimits::new(
+        a.token_concurrency,
+        a.token_rate_limit,
+        a.token_rate_burst,
+    )
+}
+
 /// The configuration these tests run with: the defaults, with short timeouts.
 fn config(opts: &Options, base: &str) -> tacker_config::Config {
     let mut cfg = tacker_config::Config::defaults().unwrap();

@@ -13,7 +13,7 @@ use rcgen::{
 use rustls::pki_types::pem::PemObject;
 use serde_json::{Value, json};
 use tacker_server::auth::{
-    Auth, BuiltinClient, Claims, Issuer, Mode, Role, SigningKey, TokenLimits, Verifier, hash_secret,
+    Auth, BuiltinClient, Claims, Issuer, Mode, Role, SigningKey, Verifier, hash_secret,
 };
 use tacker_testkit::TestDb;
 
@@ -110,7 +110,7 @@ async fn tokens_issued_over_mutual_tls_work_only_with_their_certificate() {
             issuer: "tacker".into(),
             audience: "tacker".into(),
             decoy_hash: hash,
-            limits: TokenLimits::default(),
+            limits: crate::support::token_limits(),
         }),
         public_metrics: false,
     };
