@@ -145,7 +145,7 @@ pub struct Ctx {
     /// Keys opening secrets at rest.
     pub keys: Arc<Keyring>,
     /// Outbound HTTP towards subscribers and the NFVO.
-    pub notify: tacker_notify::Client,
+    pub notify: tacker_outbound::Client,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     ready: AtomicBool,
@@ -174,9 +174,9 @@ impl Ctx {
             onboarding: settings.onboarding.clone(),
             fm: settings.fm.clone(),
             pm: settings.pm.clone(),
-            notify: tacker_notify::Client::new(
+            notify: tacker_outbound::Client::new(
                 settings.lcm.http_timeout,
-                tacker_notify::Guard::new(settings.lcm.outbound.clone()),
+                tacker_outbound::Guard::new(settings.lcm.outbound.clone()),
             )
             .map_err(|e| Error::Config(format!("http client: {e}")))?,
             lcm: settings.lcm.clone(),

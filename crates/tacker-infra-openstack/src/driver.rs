@@ -20,7 +20,7 @@ pub const OPENSTACK: &str = "ETSINFV.OPENSTACK_KEYSTONE.V_3";
 #[derive(Debug)]
 pub struct OpenStackDriver {
     settings: OpenStackSettings,
-    guard: tacker_notify::Guard,
+    guard: tacker_outbound::Guard,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
 }
 
@@ -29,7 +29,7 @@ impl OpenStackDriver {
     pub fn new(settings: OpenStackSettings) -> Self {
         Self {
             settings,
-            guard: tacker_notify::Guard::for_vims(Vec::new()),
+            guard: tacker_outbound::Guard::for_vims(Vec::new()),
             sessions: Mutex::new(HashMap::new()),
         }
     }
@@ -37,7 +37,7 @@ impl OpenStackDriver {
     /// The same, also reaching `allowed` (`outbound.allowed_networks`: a Keystone on
     /// loopback, say).
     pub fn with_allowed_networks(mut self, allowed: Vec<ipnet::IpNet>) -> Self {
-        self.guard = tacker_notify::Guard::for_vims(allowed);
+        self.guard = tacker_outbound::Guard::for_vims(allowed);
         self
     }
 

@@ -12,7 +12,7 @@ use tacker_domain::lcm::driver::VimConnection;
 use tokio::sync::Mutex;
 
 use crate::error::{Error, Result};
-use tacker_notify::Guard;
+use tacker_outbound::Guard;
 
 /// A token is fetched again when it expires within this margin.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);

@@ -94,7 +94,7 @@ pub struct ServerState {
     /// Metrics registry.
     pub metrics: Arc<Metrics>,
     /// Outbound HTTP towards subscribers (callback tests).
-    pub notify: Arc<tacker_notify::Client>,
+    pub notify: Arc<tacker_outbound::Client>,
     /// Keys sealing secrets at rest (registered VIMs' credentials).
     pub keys: Arc<tacker_db::secrets::Keyring>,
     /// Who may call the API.

@@ -140,9 +140,9 @@ fn server_state(
             cfg.server.rate_burst,
         )),
         metrics: Arc::new(Metrics::new()?),
-        notify: Arc::new(tacker_notify::Client::new(
+        notify: Arc::new(tacker_outbound::Client::new(
             cfg.lcm.http_timeout,
-            tacker_notify::Guard::new(cfg.outbound.allowed_networks.clone()),
+            tacker_outbound::Guard::new(cfg.outbound.allowed_networks.clone()),
         )?),
         keys,
     })

@@ -189,7 +189,8 @@ async fn external(ctx: &Ctx, base: &str, req: &Value) -> Result<Value, Failure> 
         .nfvo_auth
         .as_ref()
         .map(|(u, p)| (u.as_str(), p.as_str()));
-    let unreachable = |e: tacker_notify::Error| Failure::new(503, format!("NFVO unreachable: {e}"));
+    let unreachable =
+        |e: tacker_outbound::Error| Failure::new(503, format!("NFVO unreachable: {e}"));
     let (status, location, body) = ctx
         .notify
         .post_json(&url, auth, req)

@@ -345,9 +345,9 @@ impl TestApp {
             )),
             metrics: Arc::new(Metrics::new().unwrap()),
             notify: Arc::new(
-                tacker_notify::Client::new(
+                tacker_outbound::Client::new(
                     Duration::from_secs(5),
-                    tacker_notify::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
+                    tacker_outbound::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
                 )
                 .unwrap(),
             ),

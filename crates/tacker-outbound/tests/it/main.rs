@@ -12,7 +12,7 @@ use std::time::Duration;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use serde_json::json;
 use tacker_domain::lcm::SubscriptionAuth;
-use tacker_notify::Client;
+use tacker_outbound::Client;
 
 /// Token endpoint: client `c1` with password `right` gets `tok-1`, valid "forever".
 fn token_server(issued: Arc<Mutex<usize>>) -> String {
@@ -84,7 +84,7 @@ async fn a_cached_token_goes_only_with_its_own_secret_and_huge_lifetimes_are_cap
     let callback = subscriber(seen.clone());
     let client = Client::new(
         Duration::from_secs(5),
-        tacker_notify::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
+        tacker_outbound::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
     )
     .unwrap();
     let auth = |password: &str| SubscriptionAuth::OAuth2 {
@@ -158,12 +158,12 @@ async fn internal_targets_outside_the_allowed_networks_get_no_request() {
     let (internal, connections) = counting_listener("127.0.0.2");
     let client = Client::new(
         Duration::from_secs(5),
-        tacker_notify::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
+        tacker_outbound::Guard::new(vec!["127.0.0.1/32".parse().unwrap()]),
     )
     .unwrap();
-    let refused = |e: tacker_notify::Error| {
+    let refused = |e: tacker_outbound::Error| {
         assert!(
-            matches!(e, tacker_notify::Error::Refused { .. })
+            matches!(e, tacker_outbound::Error::Refused { .. })
                 || e.to_string().contains("allowed_networks"),
             "{e}"
         );
