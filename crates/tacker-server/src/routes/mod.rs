@@ -148,22 +148,22 @@ api! {
     [pm] "/vnfpm/v2/api_versions", Some("SOL013 v3.4.1"), { get [public] pm::api_versions => "API versions of VNF performance management" }
     [pm] "/vnfpm/v2/pm_jobs", SOL003_PM, {
         post [member] pm::jobs::create => "Create a PM job (its Prometheus rules delivered)",
-        get [reader] pm::jobs::list => "List PM jobs",
+        get [reader] pm::resource::list::<tacker_domain::pm::job::PmJob> => "List PM jobs",
     }
     [pm] "/vnfpm/v2/pm_jobs/{id}", SOL003_PM, {
-        get [reader] pm::jobs::show => "Read a PM job",
-        patch [member] pm::jobs::modify => "Modify a PM job's callback",
-        delete [member] pm::jobs::delete => "Delete a PM job (its rules removed)",
+        get [reader] pm::resource::show::<tacker_domain::pm::job::PmJob> => "Read a PM job",
+        patch [member] pm::resource::modify::<tacker_domain::pm::job::PmJob> => "Modify a PM job's callback",
+        delete [member] pm::resource::delete::<tacker_domain::pm::job::PmJob> => "Delete a PM job (its rules removed)",
     }
     [pm] "/vnfpm/v2/pm_jobs/{id}/reports/{reportId}", SOL003_PM, { get [reader] pm::jobs::report => "Read a PM report" }
     [pm] "/vnfpm/v2/thresholds", SOL003_PM, {
         post [member] pm::thresholds::create => "Create a threshold (its Prometheus rules delivered)",
-        get [reader] pm::thresholds::list => "List thresholds",
+        get [reader] pm::resource::list::<tacker_domain::pm::threshold::Threshold> => "List thresholds",
     }
     [pm] "/vnfpm/v2/thresholds/{id}", SOL003_PM, {
-        get [reader] pm::thresholds::show => "Read a threshold",
-        patch [member] pm::thresholds::modify => "Modify a threshold's callback",
-        delete [member] pm::thresholds::delete => "Delete a threshold (its rules removed)",
+        get [reader] pm::resource::show::<tacker_domain::pm::threshold::Threshold> => "Read a threshold",
+        patch [member] pm::resource::modify::<tacker_domain::pm::threshold::Threshold> => "Modify a threshold's callback",
+        delete [member] pm::resource::delete::<tacker_domain::pm::threshold::Threshold> => "Delete a threshold (its rules removed)",
     }
     [fm] "/vnffm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] fm::api_versions => "API versions of VNF fault management" }
     [fm] "/vnffm/v1/alarms", SOL003_FM, { get [reader] fm::alarms::list => "List alarms" }

@@ -1,19 +1,18 @@
-//! `/vnfpm/v2/pm_jobs`: create, list, read, modify, delete; reports.
+//! `/vnfpm/v2/pm_jobs`: create and reports (list, read, modify and delete are
+//! `resource`'s).
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tacker_db::pm_jobs;
 use tacker_domain::pm::ObjectType;
-use tacker_domain::pm::job::{self, Criteria, PM_JOB_ATTRIBUTES, PmJob};
-use tacker_domain::sol013::{Marker, Selector};
+use tacker_domain::pm::job::{self, Criteria, PmJob};
 use uuid::Uuid;
 
-use super::{bases, check_vnfcs, deliver, objects, store_delivered};
+use super::{bases, check_vnfcs, objects, store_delivered};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
 use crate::http::created;
-use crate::query::ListQuery;
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
 
@@ -81,106 +80,10 @@ pub async fn create(
     Ok(created(j.to_json(&pm, &lcm)))
 }
 
-pub async fn list(
-    req: HttpRequest,
-    who: Principal,
-    _: AcceptsJson,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(
-        req.query_string(),
-        PM_JOB_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
-    q.selector = Selector::All;
-    let tenant = who.scope().map(str::to_owned);
-    let all = st
-        .db
-        .run(move |c| pm_jobs::list(c, tenant.as_deref()))
-        .await?;
-    let (pm, lcm) = bases(&req, &st);
-    let docs = all
-        .iter()
-        .filter(|(j, _)| who.sees(j.tenant.as_deref()))
-        .map(|(j, t)| (Marker::of(*t, j.id.to_string()), j.to_json(&pm, &lcm)));
-    super::super::paged(
-        &q,
-        docs,
-        st.settings.page_size,
-        &format!("{pm}/pm_jobs"),
-        &[],
-    )
-}
-
-/// Job `raw`, when `who` sees its instances' tenant.
 impl Scoped for PmJob {
     async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
-        let j = crate::http::load(st, raw, "PM job", pm_jobs::get).await?;
-        if !who.sees(j.tenant.as_deref()) {
-            return Err(ApiError::NotFound(format!("PM job {raw} not found")));
-        }
-        Ok(j)
+        super::resource::load(st, raw, who).await
     }
-}
-
-pub async fn show(
-    req: HttpRequest,
-    _: AcceptsJson,
-    ByPath(j): ByPath<PmJob>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let (pm, lcm) = bases(&req, &st);
-    Ok(HttpResponse::Ok().json(j.to_json(&pm, &lcm)))
-}
-
-/// `PmJobModifications` / `ThresholdModifications`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Modifications {
-    #[serde(default)]
-    pub(super) callback_uri: Option<String>,
-    #[serde(default)]
-    pub(super) authentication: Option<Authentication>,
-}
-
-pub async fn modify(
-    ByPath(j): ByPath<PmJob>,
-    PatchBody(m): PatchBody<Modifications>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    if m.callback_uri.is_none() && m.authentication.is_none() {
-        return Err(ApiError::BadRequest(
-            "give callbackUri and/or authentication to modify".into(),
-        ));
-    }
-    let uri = m
-        .callback_uri
-        .clone()
-        .unwrap_or_else(|| j.callback_uri.clone());
-    let auth_given = m.authentication.is_some();
-    let authentication = checked_auth(&st, &uri, m.authentication).await?;
-    let (id, new_uri) = (j.id, m.callback_uri.clone());
-    let auth = auth_given.then_some(authentication);
-    st.db
-        .run(move |c| pm_jobs::set_callback(c, id, new_uri, auth))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("PM job {id} not found")))?;
-    let mut out = json!({});
-    if let Some(u) = m.callback_uri {
-        out["callbackUri"] = json!(u);
-    }
-    Ok(HttpResponse::Ok().json(out))
-}
-
-pub async fn delete(
-    ByPath(j): ByPath<PmJob>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let id = j.id;
-    deliver(&st, id, false, true).await?;
-    st.db.run(move |c| pm_jobs::delete(c, id)).await?;
-    tracing::info!(pm_job_id = %id, "PM job deleted");
-    Ok(HttpResponse::NoContent().finish())
 }
 
 /// `GET /pm_jobs/{id}/reports/{reportId}`.

@@ -6,6 +6,7 @@
 
 pub(super) mod events;
 pub(super) mod jobs;
+pub(super) mod resource;
 pub(super) mod thresholds;
 
 use std::time::Duration;

@@ -1,20 +1,17 @@
-//! `/vnfpm/v2/thresholds`: create, list, read, modify, delete.
+//! `/vnfpm/v2/thresholds`: create (list, read, modify and delete are `resource`'s).
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tacker_db::pm_thresholds;
 use tacker_domain::pm::ObjectType;
-use tacker_domain::pm::threshold::{self, Criteria, THRESHOLD_ATTRIBUTES, Threshold};
-use tacker_domain::sol013::{Marker, Selector};
+use tacker_domain::pm::threshold::{self, Criteria, Threshold};
 use uuid::Uuid;
 
-use super::jobs::Modifications;
-use super::{bases, check_vnfcs, deliver, objects, store_delivered};
+use super::{bases, check_vnfcs, objects, store_delivered};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
+use crate::extract::{JsonBody, Scoped};
 use crate::http::created;
-use crate::query::ListQuery;
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
 
@@ -77,94 +74,8 @@ pub async fn create(
     Ok(created(t.to_json(&pm, &lcm)))
 }
 
-pub async fn list(
-    req: HttpRequest,
-    who: Principal,
-    _: AcceptsJson,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(
-        req.query_string(),
-        THRESHOLD_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
-    q.selector = Selector::All;
-    let tenant = who.scope().map(str::to_owned);
-    let all = st
-        .db
-        .run(move |c| pm_thresholds::list(c, tenant.as_deref()))
-        .await?;
-    let (pm, lcm) = bases(&req, &st);
-    let docs = all
-        .iter()
-        .filter(|(t, _)| who.sees(t.tenant.as_deref()))
-        .map(|(t, at)| (Marker::of(*at, t.id.to_string()), t.to_json(&pm, &lcm)));
-    super::super::paged(
-        &q,
-        docs,
-        st.settings.page_size,
-        &format!("{pm}/thresholds"),
-        &[],
-    )
-}
-
-/// Threshold `raw`, when `who` sees its instance's tenant.
 impl Scoped for Threshold {
     async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
-        let t = crate::http::load(st, raw, "threshold", pm_thresholds::get).await?;
-        if !who.sees(t.tenant.as_deref()) {
-            return Err(ApiError::NotFound(format!("threshold {raw} not found")));
-        }
-        Ok(t)
+        super::resource::load(st, raw, who).await
     }
-}
-
-pub async fn show(
-    req: HttpRequest,
-    _: AcceptsJson,
-    ByPath(t): ByPath<Threshold>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let (pm, lcm) = bases(&req, &st);
-    Ok(HttpResponse::Ok().json(t.to_json(&pm, &lcm)))
-}
-
-pub async fn modify(
-    ByPath(t): ByPath<Threshold>,
-    PatchBody(m): PatchBody<Modifications>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    if m.callback_uri.is_none() && m.authentication.is_none() {
-        return Err(ApiError::BadRequest(
-            "give callbackUri and/or authentication to modify".into(),
-        ));
-    }
-    let uri = m
-        .callback_uri
-        .clone()
-        .unwrap_or_else(|| t.callback_uri.clone());
-    let auth_given = m.authentication.is_some();
-    let authentication = checked_auth(&st, &uri, m.authentication).await?;
-    let (id, new_uri) = (t.id, m.callback_uri.clone());
-    let auth = auth_given.then_some(authentication);
-    st.db
-        .run(move |c| pm_thresholds::set_callback(c, id, new_uri, auth))
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("threshold {id} not found")))?;
-    let mut out = json!({});
-    if let Some(u) = m.callback_uri {
-        out["callbackUri"] = json!(u);
-    }
-    Ok(HttpResponse::Ok().json(out))
-}
-
-pub async fn delete(
-    ByPath(t): ByPath<Threshold>,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
-    let id = t.id;
-    deliver(&st, id, true, true).await?;
-    st.db.run(move |c| pm_thresholds::delete(c, id)).await?;
-    tracing::info!(threshold_id = %id, "threshold deleted");
-    Ok(HttpResponse::NoContent().finish())
 }
