@@ -9,10 +9,11 @@ pub mod openapi;
 mod package_content;
 mod package_files;
 mod packages;
-mod pkgm_subscriptions;
+mod pkgm;
 mod pm;
 mod scan;
 mod server_notification;
+mod subscriptions;
 mod version;
 mod vims;
 
@@ -172,12 +173,12 @@ api! {
         patch [member] fm::alarms::modify => "Acknowledge an alarm (ackState)",
     }
     [fm] "/vnffm/v1/subscriptions", SOL003_FM, {
-        post [member] fm::subscriptions::create => "Subscribe to alarm notifications",
-        get [reader] fm::subscriptions::list => "List FM subscriptions",
+        post [member] subscriptions::create::<tacker_domain::fm::subscription::FmSubscription> => "Subscribe to alarm notifications",
+        get [reader] subscriptions::list::<tacker_domain::fm::subscription::FmSubscription> => "List FM subscriptions",
     }
     [fm] "/vnffm/v1/subscriptions/{id}", SOL003_FM, {
-        get [reader] fm::subscriptions::show => "Read an FM subscription",
-        delete [member] fm::subscriptions::delete => "Terminate an FM subscription",
+        get [reader] subscriptions::show::<tacker_domain::fm::subscription::FmSubscription> => "Read an FM subscription",
+        delete [member] subscriptions::delete::<tacker_domain::fm::subscription::FmSubscription> => "Terminate an FM subscription",
     }
     [] "/v1.0/vims", TACKER, {
         get [reader] vims::list => "List registered VIMs (filters id=, name=)",
@@ -192,15 +193,15 @@ api! {
         put [member] vims::update => "Update a VIM",
         delete [member] vims::delete => "Delete a VIM not in use",
     }
-    [] "/vnfpkgm/api_versions", Some("SOL013 v3.4.1"), { get [public] pkgm_subscriptions::api_versions => "API versions of package management" }
-    [] "/vnfpkgm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] pkgm_subscriptions::api_versions => "API versions of package management v1" }
+    [] "/vnfpkgm/api_versions", Some("SOL013 v3.4.1"), { get [public] pkgm::api_versions => "API versions of package management" }
+    [] "/vnfpkgm/v1/api_versions", Some("SOL013 v3.4.1"), { get [public] pkgm::api_versions => "API versions of package management v1" }
     [] "/vnfpkgm/v1/subscriptions", SOL005, {
-        post [member] pkgm_subscriptions::create => "Subscribe to package notifications",
-        get [reader] pkgm_subscriptions::list => "List package subscriptions",
+        post [member] subscriptions::create::<tacker_domain::pkgm::PkgmSubscription> => "Subscribe to package notifications",
+        get [reader] subscriptions::list::<tacker_domain::pkgm::PkgmSubscription> => "List package subscriptions",
     }
     [] "/vnfpkgm/v1/subscriptions/{id}", SOL005, {
-        get [reader] pkgm_subscriptions::show => "Read a package subscription",
-        delete [member] pkgm_subscriptions::delete => "Terminate a package subscription",
+        get [reader] subscriptions::show::<tacker_domain::pkgm::PkgmSubscription> => "Read a package subscription",
+        delete [member] subscriptions::delete::<tacker_domain::pkgm::PkgmSubscription> => "Terminate a package subscription",
     }
     [] "/vnfpkgm/v1/vnf_packages", SOL005, {
         get [reader] packages::list => "List VNF packages",

@@ -2,7 +2,6 @@
 //! Tacker's v2 API serves them (`Version: 1.3.0`).
 
 pub(super) mod alarms;
-pub(super) mod subscriptions;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -33,6 +32,11 @@ pub(super) async fn api_versions() -> HttpResponse {
         .insert_header(("Version", API_VERSION))
         .json(json!({"uriPrefix": "/vnffm/v1",
             "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
+}
+
+/// `<base>/vnffm/v1`.
+pub(super) fn base(req: &HttpRequest, st: &ServerState) -> String {
+    bases(req, st).0
 }
 
 /// `<base>/vnffm/v1`, and `<base>/vnflcm/v2` (alarms link to their instance there).

@@ -55,83 +55,66 @@ pub trait PmResource: Scoped + Send + Sync {
     fn delete(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<bool>;
 }
 
-impl PmResource for PmJob {
-    const NAME: &'static str = "PM job";
-    const COLLECTION: &'static str = "pm_jobs";
-    const ATTRIBUTES: &'static [&'static str] = tacker_domain::pm::job::PM_JOB_ATTRIBUTES;
-    const THRESHOLD: bool = false;
-    fn id(&self) -> Uuid {
-        self.id
-    }
-    fn tenant(&self) -> Option<&str> {
-        self.tenant.as_deref()
-    }
-    fn callback_uri(&self) -> &str {
-        &self.callback_uri
-    }
-    fn to_json(&self, pm: &str, lcm: &str) -> Value {
-        PmJob::to_json(self, pm, lcm)
-    }
-    fn list(
-        c: &mut DbConnection,
-        t: Option<&str>,
-    ) -> tacker_db::Result<Vec<(Self, DateTime<Utc>)>> {
-        tacker_db::pm_jobs::list(c, t)
-    }
-    fn get(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<Option<Self>> {
-        tacker_db::pm_jobs::get(c, id)
-    }
-    fn set_callback(
-        c: &mut DbConnection,
-        id: Uuid,
-        uri: Option<String>,
-        auth: Option<Option<SubscriptionAuth>>,
-    ) -> tacker_db::Result<Option<Self>> {
-        tacker_db::pm_jobs::set_callback(c, id, uri, auth)
-    }
-    fn delete(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<bool> {
-        tacker_db::pm_jobs::delete(c, id)
-    }
+/// Implements [`PmResource`] for `$t` over the table module `$table`.
+macro_rules! pm_resource {
+    ($t:ty, $table:ident, $name:literal, $collection:literal, $attributes:path, $threshold:literal) => {
+        impl PmResource for $t {
+            const NAME: &'static str = $name;
+            const COLLECTION: &'static str = $collection;
+            const ATTRIBUTES: &'static [&'static str] = $attributes;
+            const THRESHOLD: bool = $threshold;
+            fn id(&self) -> Uuid {
+                self.id
+            }
+            fn tenant(&self) -> Option<&str> {
+                self.tenant.as_deref()
+            }
+            fn callback_uri(&self) -> &str {
+                &self.callback_uri
+            }
+            fn to_json(&self, pm: &str, lcm: &str) -> Value {
+                <$t>::to_json(self, pm, lcm)
+            }
+            fn list(
+                c: &mut DbConnection,
+                t: Option<&str>,
+            ) -> tacker_db::Result<Vec<(Self, DateTime<Utc>)>> {
+                tacker_db::$table::list(c, t)
+            }
+            fn get(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<Option<Self>> {
+                tacker_db::$table::get(c, id)
+            }
+            fn set_callback(
+                c: &mut DbConnection,
+                id: Uuid,
+                uri: Option<String>,
+                auth: Option<Option<SubscriptionAuth>>,
+            ) -> tacker_db::Result<Option<Self>> {
+                tacker_db::$table::set_callback(c, id, uri, auth)
+            }
+            fn delete(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<bool> {
+                tacker_db::$table::delete(c, id)
+            }
+        }
+    };
 }
 
-impl PmResource for Threshold {
-    const NAME: &'static str = "threshold";
-    const COLLECTION: &'static str = "thresholds";
-    const ATTRIBUTES: &'static [&'static str] = tacker_domain::pm::threshold::THRESHOLD_ATTRIBUTES;
-    const THRESHOLD: bool = true;
-    fn id(&self) -> Uuid {
-        self.id
-    }
-    fn tenant(&self) -> Option<&str> {
-        self.tenant.as_deref()
-    }
-    fn callback_uri(&self) -> &str {
-        &self.callback_uri
-    }
-    fn to_json(&self, pm: &str, lcm: &str) -> Value {
-        Threshold::to_json(self, pm, lcm)
-    }
-    fn list(
-        c: &mut DbConnection,
-        t: Option<&str>,
-    ) -> tacker_db::Result<Vec<(Self, DateTime<Utc>)>> {
-        tacker_db::pm_thresholds::list(c, t)
-    }
-    fn get(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<Option<Self>> {
-        tacker_db::pm_thresholds::get(c, id)
-    }
-    fn set_callback(
-        c: &mut DbConnection,
-        id: Uuid,
-        uri: Option<String>,
-        auth: Option<Option<SubscriptionAuth>>,
-    ) -> tacker_db::Result<Option<Self>> {
-        tacker_db::pm_thresholds::set_callback(c, id, uri, auth)
-    }
-    fn delete(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<bool> {
-        tacker_db::pm_thresholds::delete(c, id)
-    }
-}
+pm_resource!(
+    PmJob,
+    pm_jobs,
+    "PM job",
+    "pm_jobs",
+    tacker_domain::pm::job::PM_JOB_ATTRIBUTES,
+    false
+);
+pm_resource!(
+    Threshold,
+    pm_thresholds,
+    "threshold",
+    "thresholds",
+    tacker_domain::pm::threshold::THRESHOLD_ATTRIBUTES,
+    true
+);
 
 /// The job or threshold `raw`, when `who` sees its instances' tenant (404 otherwise).
 pub async fn load<T: PmResource>(
