@@ -1,9 +1,11 @@
 //! Extractors for what every JSON handler repeats: content negotiation, the request's
-//! Content-Type, the body limit and a precise 400 for a body that does not parse, and
-//! the resource a path names, loaded as the caller may see it ([`ByPath`]).
+//! Content-Type, the body limit and a precise 400 for a body that does not parse, a
+//! list's query ([`Listed`]), and the resource a path names, loaded as the caller may see
+//! it ([`ByPath`]).
 //! (The `Version` header of `/vnflcm` is the `lcm::version` middleware's.)
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
@@ -12,6 +14,7 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::Principal;
 use crate::http::{json_body, negotiate, require_content_type};
+use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
 /// The media type of every JSON answer and request body.
@@ -29,6 +32,39 @@ impl FromRequest for AcceptsJson {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         std::future::ready(negotiate(req, &[JSON]).map(|()| AcceptsJson))
+    }
+}
+
+/// What may be listed: the attributes a list query may name.
+pub trait Listable {
+    /// The attributes a filter, `fields` or `exclude_fields` may name.
+    const ATTRIBUTES: &'static [&'static str];
+    /// Whether answers carry every attribute whatever the query (FM, PM, subscriptions:
+    /// no attribute selectors in their APIs).
+    const EVERY_ATTRIBUTE: bool = false;
+}
+
+/// The query of a list of `T` (SOL013 filter, attribute selectors, paging marker): the
+/// client must accept JSON (else 406) and the query parse (else 400).
+#[derive(Debug)]
+pub struct Listed<T>(pub ListQuery, pub PhantomData<T>);
+
+impl<T: Listable> FromRequest for Listed<T> {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let max_terms = req
+            .app_data::<web::Data<ServerState>>()
+            .map(|st| st.settings.max_filter_terms)
+            .ok_or_else(|| ApiError::Internal("no server state".into()));
+        std::future::ready(negotiate(req, &[JSON]).and_then(|()| {
+            let mut q = ListQuery::parse(req.query_string(), T::ATTRIBUTES, max_terms?)?;
+            if T::EVERY_ATTRIBUTE {
+                q.selector = tacker_domain::sol013::Selector::All;
+            }
+            Ok(Listed(q, PhantomData))
+        }))
     }
 }
 

@@ -13,9 +13,8 @@ use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::{base_url, created, parse_id};
-use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::sees_package;
 use crate::{ApiError, ServerState};
@@ -53,14 +52,9 @@ pub async fn create(
 pub async fn list(
     req: HttpRequest,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<packages::Stored>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = ListQuery::parse(
-        req.query_string(),
-        VNF_PKG_INFO_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
     let base = api_base(&req, &st);
     let listing = Listing {
         query: &q,
@@ -245,4 +239,8 @@ pub async fn delete(
     }
     tracing::info!(package_id = %id, "VNF package deleted");
     Ok(HttpResponse::NoContent().finish())
+}
+
+impl Listable for packages::Stored {
+    const ATTRIBUTES: &'static [&'static str] = VNF_PKG_INFO_ATTRIBUTES;
 }

@@ -13,13 +13,12 @@ use tacker_domain::fm::subscription::{FmFilter, FmSubscription};
 use tacker_domain::lcm::SubscriptionAuth;
 use tacker_domain::pkgm::{PkgmFilter, PkgmSubscription};
 use tacker_domain::scope::Confinement;
-use tacker_domain::sol013::{Marker, Selector};
+use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, Scoped};
 use crate::http::created;
-use crate::query::ListQuery;
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth, quota_reached};
 use crate::{ApiError, ServerState};
 
@@ -38,7 +37,7 @@ pub struct CreateRequest<F> {
 }
 
 /// A kind of subscription, as the routes handle it.
-pub trait Subscribable: Scoped + Clone + Send + Sync {
+pub trait Subscribable: Scoped + Listable + Clone + Send + Sync {
     /// Its filter.
     type Filter: DeserializeOwned + Default + Send;
     /// Its name in messages ("FM subscription").
@@ -130,6 +129,11 @@ macro_rules! subscribable {
             }
         }
 
+        impl Listable for $t {
+            const ATTRIBUTES: &'static [&'static str] = ATTRIBUTES;
+            const EVERY_ATTRIBUTE: bool = true;
+        }
+
         impl Scoped for $t {
             async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
                 load(st, raw, who).await
@@ -193,11 +197,9 @@ pub async fn create<T: Subscribable>(
 pub async fn list<T: Subscribable>(
     req: HttpRequest,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<T>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(req.query_string(), ATTRIBUTES, st.settings.max_filter_terms)?;
-    q.selector = Selector::All;
     let all = st.db.run(T::list).await?;
     let base = T::base(&req, &st);
     let mine = who.confinement();

@@ -5,26 +5,19 @@ use serde::Deserialize;
 use serde_json::json;
 use tacker_db::alarms::{self, Acknowledged};
 use tacker_domain::fm::{ALARM_ATTRIBUTES, AckState, Alarm};
-use tacker_domain::sol013::{Marker, Selector};
+use tacker_domain::sol013::Marker;
 
 use super::{bases, sees};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, PatchBody, Scoped};
-use crate::query::ListQuery;
+use crate::extract::{AcceptsJson, ByPath, Listable, Listed, PatchBody, Scoped};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
     req: HttpRequest,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<Alarm>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(
-        req.query_string(),
-        ALARM_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
-    q.selector = Selector::All;
     let tenant = who.scope().map(str::to_owned);
     let all = st
         .db
@@ -94,4 +87,9 @@ pub async fn modify(
         Acknowledged::Same => Err(ApiError::Conflict(format!("alarm {id} is {state} already"))),
         Acknowledged::Missing => Err(ApiError::NotFound(format!("alarm {id} not found"))),
     }
+}
+
+impl Listable for Alarm {
+    const ATTRIBUTES: &'static [&'static str] = ALARM_ATTRIBUTES;
+    const EVERY_ATTRIBUTE: bool = true;
 }

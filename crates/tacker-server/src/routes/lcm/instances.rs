@@ -15,9 +15,8 @@ use uuid::Uuid;
 
 use super::{Api, check_vims, start};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::created;
-use crate::query::ListQuery;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
@@ -93,14 +92,9 @@ pub async fn list(
     req: HttpRequest,
     api: Api,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = ListQuery::parse(
-        req.query_string(),
-        VNF_INSTANCE_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
     let base = api.base(&req, &st);
     let areas = vim_areas(&st, &who).await?;
     let listing = Listing {
@@ -287,4 +281,8 @@ pub async fn delete(
             "VNF instance {id} is INSTANTIATED or has an operation on it; only a NOT_INSTANTIATED instance can be deleted"
         ))),
     }
+}
+
+impl Listable for VnfInstance {
+    const ATTRIBUTES: &'static [&'static str] = VNF_INSTANCE_ATTRIBUTES;
 }

@@ -14,8 +14,7 @@ use uuid::Uuid;
 
 use super::{Api, cast};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, Scoped};
-use crate::query::ListQuery;
+use crate::extract::{AcceptsJson, ByPath, Listable, Listed, Scoped};
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
@@ -24,14 +23,9 @@ pub async fn list(
     req: HttpRequest,
     api: Api,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<OpOcc>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = ListQuery::parse(
-        req.query_string(),
-        OP_OCC_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
     let base = api.base(&req, &st);
     let listing = Listing {
         query: &q,
@@ -227,4 +221,8 @@ pub async fn fail(
     let op = from_failed_temp(&st, &op, t, "fail").await?;
     tracing::info!(op_occ_id = %op.id, "failed for good");
     Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
+}
+
+impl Listable for OpOcc {
+    const ATTRIBUTES: &'static [&'static str] = OP_OCC_ATTRIBUTES;
 }

@@ -4,14 +4,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use tacker_db::subscriptions;
 use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
-use tacker_domain::sol013::{Marker, Selector};
+use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::Api;
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, Scoped};
 use crate::http::created;
-use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
 /// `LccnSubscriptionRequest`.
@@ -185,15 +184,9 @@ pub async fn list(
     req: HttpRequest,
     api: Api,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<Subscription>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(
-        req.query_string(),
-        SUB_ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
-    q.selector = Selector::All;
     let all = st.db.run(subscriptions::list).await?;
     let base = api.base(&req, &st);
     let docs = all
@@ -250,4 +243,9 @@ pub async fn delete(
     } else {
         Err(ApiError::NotFound(format!("subscription {id} not found")))
     }
+}
+
+impl Listable for Subscription {
+    const ATTRIBUTES: &'static [&'static str] = SUB_ATTRIBUTES;
+    const EVERY_ATTRIBUTE: bool = true;
 }

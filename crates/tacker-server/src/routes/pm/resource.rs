@@ -9,24 +9,21 @@ use tacker_db::DbConnection;
 use tacker_domain::lcm::SubscriptionAuth;
 use tacker_domain::pm::job::PmJob;
 use tacker_domain::pm::threshold::Threshold;
-use tacker_domain::sol013::{Marker, Selector};
+use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::{bases, deliver};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, PatchBody, Scoped};
-use crate::query::ListQuery;
+use crate::extract::{AcceptsJson, ByPath, Listable, Listed, PatchBody, Scoped};
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
 
 /// A PM job or a threshold, as the routes handle it.
-pub trait PmResource: Scoped + Send + Sync {
+pub trait PmResource: Scoped + Listable + Send + Sync {
     /// Its name in messages ("PM job").
     const NAME: &'static str;
     /// Its collection under `/vnfpm/v2`.
     const COLLECTION: &'static str;
-    /// The attributes a list filter may name.
-    const ATTRIBUTES: &'static [&'static str];
     /// Whether its rules are a threshold's.
     const THRESHOLD: bool;
     /// Its id.
@@ -61,7 +58,6 @@ macro_rules! pm_resource {
         impl PmResource for $t {
             const NAME: &'static str = $name;
             const COLLECTION: &'static str = $collection;
-            const ATTRIBUTES: &'static [&'static str] = $attributes;
             const THRESHOLD: bool = $threshold;
             fn id(&self) -> Uuid {
                 self.id
@@ -95,6 +91,11 @@ macro_rules! pm_resource {
             fn delete(c: &mut DbConnection, id: Uuid) -> tacker_db::Result<bool> {
                 tacker_db::$table::delete(c, id)
             }
+        }
+
+        impl Listable for $t {
+            const ATTRIBUTES: &'static [&'static str] = $attributes;
+            const EVERY_ATTRIBUTE: bool = true;
         }
     };
 }
@@ -132,15 +133,9 @@ pub async fn load<T: PmResource>(
 pub async fn list<T: PmResource>(
     req: HttpRequest,
     who: Principal,
-    _: AcceptsJson,
+    Listed(q, _): Listed<T>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut q = ListQuery::parse(
-        req.query_string(),
-        T::ATTRIBUTES,
-        st.settings.max_filter_terms,
-    )?;
-    q.selector = Selector::All;
     let tenant = who.scope().map(str::to_owned);
     let all = st.db.run(move |c| T::list(c, tenant.as_deref())).await?;
     let (pm, lcm) = bases(&req, &st);
