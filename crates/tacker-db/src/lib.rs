@@ -22,6 +22,7 @@ pub mod schema;
 mod scope_column;
 pub mod sealed;
 pub mod secrets;
+mod subscription_table;
 pub mod subscriptions;
 mod usage;
 pub mod vims;
