@@ -63,15 +63,11 @@ fn touch(c: &mut DbConnection, instance: Uuid, fingerprint: &str) -> Result<()> 
 }
 
 fn open_one(c: &mut DbConnection, instance: Uuid, fingerprint: &str) -> Result<Option<Alarm>> {
-    dsl::alarms
+    let q = dsl::alarms
         .filter(dsl::vnf_instance_id.eq(instance.to_string()))
         .filter(dsl::fingerprint.eq(fingerprint))
-        .filter(dsl::cleared_at.is_null())
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(|r| r.into_domain().map(|(a, _)| a))
-        .transpose()
+        .filter(dsl::cleared_at.is_null());
+    crate::rows::one!(c, q, |r: Row| r.into_domain().map(|(a, _)| a))
 }
 
 /// Stores `alarm` unless its alert's alarm is open already (then answers that one), and
@@ -216,27 +212,15 @@ pub fn reconcile(
 
 /// The alarm `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Alarm>> {
-    dsl::alarms
-        .filter(dsl::id.eq(id.to_string()))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(|r| r.into_domain().map(|(a, _)| a))
-        .transpose()
+    crate::rows::one!(c, dsl::alarms.filter(dsl::id.eq(id.to_string())), |r| r
+        .into_domain()
+        .map(|(a, _)| a))
 }
 
 /// The alarms of `tenant` (`None`: every alarm), oldest first, with their creation time.
 pub fn list(c: &mut DbConnection, tenant: Option<&str>) -> Result<Vec<(Alarm, DateTime<Utc>)>> {
-    let mut q = dsl::alarms.into_boxed::<crate::scan::Backend>();
-    if let Some(t) = tenant {
-        q = q.filter(dsl::tenant.eq(t.to_owned()));
-    }
-    q.order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(Row::into_domain)
-        .collect()
+    let q = crate::rows::of_tenant!(dsl::alarms, dsl::tenant, tenant);
+    crate::rows::oldest_first!(c, q, dsl, Row::into_domain)
 }
 
 /// What acknowledging did.

@@ -266,24 +266,16 @@ pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64
 
 /// The instance `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<VnfInstance>> {
-    dsl::vnf_instances
-        .filter(dsl::id.eq(id.to_string()))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(Row::into_domain)
-        .transpose()
+    crate::rows::one!(
+        c,
+        dsl::vnf_instances.filter(dsl::id.eq(id.to_string())),
+        Row::into_domain
+    )
 }
 
 /// Every instance, oldest first.
 pub fn list(c: &mut DbConnection) -> Result<Vec<VnfInstance>> {
-    dsl::vnf_instances
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(Row::into_domain)
-        .collect()
+    crate::rows::oldest_first!(c, dsl::vnf_instances, dsl, Row::into_domain)
 }
 
 /// Up to `limit` instances from `from` on, in (created_at, id) order.

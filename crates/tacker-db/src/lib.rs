@@ -17,6 +17,7 @@ pub mod pkgm_subscriptions;
 pub mod pm_jobs;
 pub mod pm_thresholds;
 pub mod quota;
+mod rows;
 pub mod scan;
 pub mod schema;
 mod scope_column;

@@ -178,24 +178,16 @@ pub fn create(
 
 /// The occurrence `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<OpOcc>> {
-    dsl::vnf_lcm_op_occs
-        .filter(dsl::id.eq(id.to_string()))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(Row::into_domain)
-        .transpose()
+    crate::rows::one!(
+        c,
+        dsl::vnf_lcm_op_occs.filter(dsl::id.eq(id.to_string())),
+        Row::into_domain
+    )
 }
 
 /// Every occurrence, oldest first.
 pub fn list(c: &mut DbConnection) -> Result<Vec<OpOcc>> {
-    dsl::vnf_lcm_op_occs
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(Row::into_domain)
-        .collect()
+    crate::rows::oldest_first!(c, dsl::vnf_lcm_op_occs, dsl, Row::into_domain)
 }
 
 /// Up to `limit` occurrences from `from` on, in (start time, id) order (`created_at`,

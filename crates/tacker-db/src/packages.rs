@@ -165,14 +165,10 @@ pub fn insert(c: &mut DbConnection, p: &VnfPackage) -> Result<()> {
 
 /// The package `id`, unless it does not exist or is deleted.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Stored>> {
-    dsl::vnf_packages
+    let q = dsl::vnf_packages
         .filter(dsl::id.eq(id.to_string()))
-        .filter(dsl::deleted_at.is_null())
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(Row::into_stored)
-        .transpose()
+        .filter(dsl::deleted_at.is_null());
+    crate::rows::one!(c, q, Row::into_stored)
 }
 
 /// Every package that is not deleted, oldest first (then by id).
@@ -274,12 +270,7 @@ pub fn soft_delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
 }
 
 fn get_including_deleted(c: &mut DbConnection, id: Uuid) -> Result<Option<Stored>> {
-    by_id(id)
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(Row::into_stored)
-        .transpose()
+    crate::rows::one!(c, by_id(id), Row::into_stored)
 }
 
 fn soft_delete_row(c: &mut DbConnection, id: Uuid) -> Result<bool> {

@@ -97,11 +97,7 @@ pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<PmJob>> {
 
 /// The jobs of `tenant` (`None`: all), oldest first, with their creation time.
 pub fn list(c: &mut DbConnection, tenant: Option<&str>) -> Result<Vec<(PmJob, DateTime<Utc>)>> {
-    let mut q = dsl::pm_jobs.into_boxed::<crate::scan::Backend>();
-    if let Some(t) = tenant {
-        q = q.filter(dsl::tenant.eq(t.to_owned()));
-    }
-    let rows = q
+    let rows = crate::rows::of_tenant!(dsl::pm_jobs, dsl::tenant, tenant)
         .order((dsl::created_at.asc(), dsl::id.asc()))
         .select(Row::as_select())
         .load(c)?;

@@ -63,27 +63,17 @@ pub fn insert(c: &mut DbConnection, t: &Threshold, quota: u64) -> Result<bool> {
 
 /// The threshold `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Threshold>> {
-    dsl::pm_thresholds
-        .filter(dsl::id.eq(id.to_string()))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(|r| read(r).map(|(t, _)| t))
-        .transpose()
+    crate::rows::one!(
+        c,
+        dsl::pm_thresholds.filter(dsl::id.eq(id.to_string())),
+        |r| read(r).map(|(t, _)| t)
+    )
 }
 
 /// The thresholds of `tenant` (`None`: all), oldest first.
 pub fn list(c: &mut DbConnection, tenant: Option<&str>) -> Result<Vec<(Threshold, DateTime<Utc>)>> {
-    let mut q = dsl::pm_thresholds.into_boxed::<crate::scan::Backend>();
-    if let Some(t) = tenant {
-        q = q.filter(dsl::tenant.eq(t.to_owned()));
-    }
-    q.order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(read)
-        .collect()
+    let q = crate::rows::of_tenant!(dsl::pm_thresholds, dsl::tenant, tenant);
+    crate::rows::oldest_first!(c, q, dsl, read)
 }
 
 fn update_with(

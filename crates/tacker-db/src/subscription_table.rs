@@ -113,13 +113,9 @@ macro_rules! subscription_table {
         /// The subscription `id`.
         pub fn get(c: &mut crate::DbConnection, id: uuid::Uuid) -> crate::Result<Option<$domain>> {
             use crate::schema::$table::dsl;
-            dsl::$table
-                .filter(dsl::id.eq(id.to_string()))
-                .select(Row::as_select())
-                .first(c)
-                .optional()?
-                .map(|r| r.into_domain().map(|(s, _)| s))
-                .transpose()
+            crate::rows::one!(c, dsl::$table.filter(dsl::id.eq(id.to_string())), |r: Row| {
+                r.into_domain().map(|(s, _)| s)
+            })
         }
 
         /// Every subscription, oldest first, with its creation time.
@@ -127,13 +123,7 @@ macro_rules! subscription_table {
             c: &mut crate::DbConnection,
         ) -> crate::Result<Vec<($domain, chrono::DateTime<chrono::Utc>)>> {
             use crate::schema::$table::dsl;
-            dsl::$table
-                .order((dsl::created_at.asc(), dsl::id.asc()))
-                .select(Row::as_select())
-                .load(c)?
-                .into_iter()
-                .map(Row::into_domain)
-                .collect()
+            crate::rows::oldest_first!(c, dsl::$table, dsl, Row::into_domain)
         }
 
         /// Deletes a subscription and what it has not received yet; false when absent.

@@ -94,27 +94,19 @@ fn insert_row(c: &mut DbConnection, s: &Subscription) -> Result<()> {
 
 /// The subscription `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Subscription>> {
-    dsl::lccn_subscriptions
-        .filter(dsl::id.eq(id.to_string()))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(Row::into_domain)
-        .transpose()
+    crate::rows::one!(
+        c,
+        dsl::lccn_subscriptions.filter(dsl::id.eq(id.to_string())),
+        Row::into_domain
+    )
 }
 
 /// Every subscription, oldest first, with its creation time.
 pub fn list(c: &mut DbConnection) -> Result<Vec<(Subscription, chrono::DateTime<chrono::Utc>)>> {
-    dsl::lccn_subscriptions
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(|r| {
-            let t = r.created_at.and_utc();
-            r.into_domain().map(|s| (s, t))
-        })
-        .collect()
+    crate::rows::oldest_first!(c, dsl::lccn_subscriptions, dsl, |r: Row| {
+        let t = r.created_at.and_utc();
+        r.into_domain().map(|s| (s, t))
+    })
 }
 
 /// Deletes a subscription and what it has not received yet; false when absent.

@@ -162,13 +162,9 @@ pub fn update(c: &mut DbConnection, v: &Vim, keys: &Keyring) -> Result<Option<Co
 
 /// VIM `id`.
 pub fn get(c: &mut DbConnection, id: Uuid, keys: &Keyring) -> Result<Option<Vim>> {
-    dsl::vims
-        .filter(dsl::id.eq(id.to_string()))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(|r| r.into_domain(keys))
-        .transpose()
+    crate::rows::one!(c, dsl::vims.filter(dsl::id.eq(id.to_string())), |r: Row| {
+        r.into_domain(keys)
+    })
 }
 
 /// The VIM of tenant `tenant` ('' : none) called `name`.
@@ -178,40 +174,24 @@ pub fn by_name(
     name: &str,
     keys: &Keyring,
 ) -> Result<Option<Vim>> {
-    dsl::vims
+    let q = dsl::vims
         .filter(dsl::tenant_id.eq(tenant))
-        .filter(dsl::name.eq(name))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(|r| r.into_domain(keys))
-        .transpose()
+        .filter(dsl::name.eq(name));
+    crate::rows::one!(c, q, |r| r.into_domain(keys))
 }
 
 /// The default VIM of tenant `tenant` ('': none), if it has one.
 pub fn default_vim(c: &mut DbConnection, tenant: &str, keys: &Keyring) -> Result<Option<Vim>> {
-    dsl::vims
+    let q = dsl::vims
         .filter(dsl::tenant_id.eq(tenant))
-        .filter(dsl::is_default.eq(true))
-        .select(Row::as_select())
-        .first(c)
-        .optional()?
-        .map(|r| r.into_domain(keys))
-        .transpose()
+        .filter(dsl::is_default.eq(true));
+    crate::rows::one!(c, q, |r| r.into_domain(keys))
 }
 
 /// Every VIM, or those of tenant `tenant` ('': none), oldest first.
 pub fn list(c: &mut DbConnection, tenant: Option<&str>, keys: &Keyring) -> Result<Vec<Vim>> {
-    let mut q = dsl::vims.into_boxed::<crate::scan::Backend>();
-    if let Some(t) = tenant {
-        q = q.filter(dsl::tenant_id.eq(t.to_owned()));
-    }
-    q.order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(|r| r.into_domain(keys))
-        .collect()
+    let q = crate::rows::of_tenant!(dsl::vims, dsl::tenant_id, tenant);
+    crate::rows::oldest_first!(c, q, dsl, |r: Row| r.into_domain(keys))
 }
 
 /// Removes VIM `id`; false when there was none.
