@@ -105,3 +105,56 @@ async fn tacker_kubernetes_cluster_sample_base_hot_instantiates() {
             "lcm-operation-user-data-class": "KubernetesClusterUserData"}});
     instantiate_and_terminate(f, params, &[("masterNode", 1), ("workerNode", 2)]).await;
 }
+
+/// Upstream's v1 layout sizes its groups with a fixed `desired_capacity` and scales them
+/// through `OS::Heat::ScalingPolicy` signals: a scale through `nfv` changes nothing
+/// there, and must fail saying so, not complete with no worker added.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
+    let root = need_samples!();
+    let csar = package(
+        &root.join("mgmt_driver/kubernetes/kubernetes_vnf_package"),
+        Some(&root.join("tests/etc/samples/etsi/nfv/common/Definitions")),
+        &[
+            "Scripts/kubernetes_mgmt.py",
+            "Scripts/install_k8s_cluster.sh",
+            "Scripts/install_helm.sh",
+            "Files/images/ubuntu-20.04-server-cloudimg-amd64.img",
+        ],
+    );
+    let mut f = Fixture::with_package(csar);
+    let d = driver();
+    let params = json!({"flavourId": "simple", "extVirtualLinks": [
+        tacker_testkit::vm::ext_virtual_link("net0", "sim-net", &["masterNode_CP1", "workerNode_CP2"])]});
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, params))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    f.apply(&o);
+    let workers = |f: &Fixture| f.vnfcs().iter().filter(|v| v.0 == "workerNode").count();
+    assert_eq!(workers(&f), 2);
+    let e = d
+        .scale(&f.ctx(
+            LcmOperation::Scale,
+            json!({"type": "SCALE_OUT", "aspectId": "worker_instance", "numberOfSteps": 1}),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status, 422, "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("workerNode has 2 VNFCs, 3 expected") && text.contains("ScalingPolicy"),
+        "{text}"
+    );
+    // Nothing was recorded as scaled: the instance still has its two workers.
+    assert_eq!(workers(&f), 2);
+    let o = d
+        .terminate(&f.ctx(
+            LcmOperation::Terminate,
+            json!({"terminationType": "FORCEFUL"}),
+        ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    assert!(f.sim.sim.engine.hosts.running().is_empty());
+}
