@@ -1,6 +1,7 @@
 //! The `private-registry` driver: a Docker private registry on the VNF's VM
 //! (`instantiate_end`, and `heal_end` on the new VM), configured by
-//! `additionalParams.private_registry_installation_param`.
+//! `additionalParams.private_registry_installation_param` (with upstream's `proxy`: apt's
+//! and Docker's proxy on the VM).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -89,7 +90,13 @@ impl PrivateRegistry {
         p: &PrivateRegistryParams,
         image: Option<&Path>,
     ) -> Result<()> {
+        if let Some(proxy) = &p.proxy {
+            docker::configure_proxy(s, proxy).await?;
+        }
         docker::ensure(s, &self.settings).await?;
+        if p.proxy.is_some() {
+            docker::restart_for_proxy(s).await?;
+        }
         let running = s
             .sudo_status(
                 &format!("docker inspect -f '{{{{.State.Running}}}}' {CONTAINER}"),

@@ -61,6 +61,88 @@ pub struct PrivateRegistryParams {
     pub image_path: Option<String>,
     /// The registry's port (5000).
     pub port_no: u16,
+    /// The proxy the VM reaches the outside through (apt, Docker).
+    pub proxy: Option<Proxy>,
+}
+
+/// `proxy`: what the VM's package manager and Docker go out through (values may hold
+/// credentials: never logged).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Proxy {
+    /// `http_proxy`.
+    pub http_proxy: Option<String>,
+    /// `https_proxy`.
+    pub https_proxy: Option<String>,
+    /// `no_proxy`: hosts and networks reached directly.
+    pub no_proxy: Option<String>,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy")
+            .field("no_proxy", &self.no_proxy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Proxy {
+    const KEYS: [&'static str; 3] = ["http_proxy", "https_proxy", "no_proxy"];
+
+    fn parse(v: Option<&Value>, path: &str) -> Result<Option<Self>, Failure> {
+        let m = match v {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(invalid(path, "must be an object")),
+        };
+        known_keys(m, path, &Self::KEYS)?;
+        let p = Self {
+            http_proxy: text(m, path, "http_proxy")?,
+            https_proxy: text(m, path, "https_proxy")?,
+            no_proxy: text(m, path, "no_proxy")?,
+        };
+        for (k, v) in [
+            ("http_proxy", &p.http_proxy),
+            ("https_proxy", &p.https_proxy),
+            ("no_proxy", &p.no_proxy),
+        ] {
+            if v.as_deref()
+                .is_some_and(|v| v.chars().any(|c| c.is_whitespace() || "\"'\\".contains(c)))
+            {
+                return Err(invalid(
+                    &format!("{path}.{k}"),
+                    "must hold no blanks or quotes",
+                ));
+            }
+        }
+        for (k, v) in [
+            ("http_proxy", &p.http_proxy),
+            ("https_proxy", &p.https_proxy),
+        ] {
+            if let Some(u) = v
+                && !(u.starts_with("http://") || u.starts_with("https://"))
+            {
+                return Err(invalid(&format!("{path}.{k}"), "must be an http(s):// URL"));
+            }
+        }
+        if p.http_proxy.is_none() && p.https_proxy.is_none() {
+            return Err(invalid(path, "needs http_proxy and/or https_proxy"));
+        }
+        Ok(Some(p))
+    }
+}
+
+/// Refuses a key of `m` that is not one of `known` (a name we would not act on).
+fn known_keys(m: &Object, path: &str, known: &[&str]) -> Result<(), Failure> {
+    match m.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(invalid(
+            &format!("{path}.{k}"),
+            &format!(
+                "is not a parameter of this driver (known: {})",
+                known.join(", ")
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 impl std::fmt::Debug for PrivateRegistryParams {
@@ -70,6 +152,7 @@ impl std::fmt::Debug for PrivateRegistryParams {
             .field("ssh_username", &self.ssh_username)
             .field("image_path", &self.image_path)
             .field("port_no", &self.port_no)
+            .field("proxy", &self.proxy)
             .finish_non_exhaustive()
     }
 }
@@ -94,12 +177,25 @@ impl PrivateRegistryParams {
     pub fn parse(params: &Object) -> Result<Self, Failure> {
         let p = Self::KEY;
         let s = section(params, p)?;
+        known_keys(
+            s,
+            p,
+            &[
+                "ssh_cp_name",
+                "ssh_username",
+                "ssh_password",
+                "image_path",
+                "port_no",
+                "proxy",
+            ],
+        )?;
         Ok(Self {
             ssh_cp_name: required(s, p, "ssh_cp_name")?,
             ssh_username: required(s, p, "ssh_username")?,
             ssh_password: required(s, p, "ssh_password")?,
             image_path: text(s, p, "image_path")?,
             port_no: port(s.get("port_no"), &format!("{p}.port_no"))?.unwrap_or(5000),
+            proxy: Proxy::parse(s.get("proxy"), &format!("{p}.proxy"))?,
         })
     }
 

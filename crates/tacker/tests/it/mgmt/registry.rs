@@ -83,6 +83,36 @@ async fn private_registry_vnf_installs_heals_and_refuses_bad_parameters() {
     bad_port["additionalParams"]["private_registry_installation_param"]["port_no"] = json!(70000);
     let r = e.post_v1(&i, "instantiate", &bad_port).await;
     assert_eq!(r.status(), 422);
+    // A parameter the driver would not act on is refused, not ignored.
+    for (key, value, named) in [
+        (
+            "proxyy",
+            json!({}),
+            "private_registry_installation_param.proxyy is not a parameter",
+        ),
+        (
+            "proxy",
+            json!({"ftp_proxy": "ftp://p:21"}),
+            "proxy.ftp_proxy is not a parameter",
+        ),
+        (
+            "proxy",
+            json!({"http_proxy": "socks5://p:1080"}),
+            "proxy.http_proxy must be an http(s)",
+        ),
+        (
+            "proxy",
+            json!({"no_proxy": "a"}),
+            "proxy needs http_proxy and/or https_proxy",
+        ),
+    ] {
+        let mut b = spec_body(&e, None, None);
+        b["additionalParams"]["private_registry_installation_param"][key] = value;
+        let r = e.post_v1(&i, "instantiate", &b).await;
+        assert_eq!(r.status(), 422);
+        let p: Value = r.json().await.unwrap();
+        assert!(p["detail"].as_str().unwrap().contains(named), "{p}");
+    }
     assert!(e.ops_of(&i).await.is_empty());
     assert!(e.vm.hosts().len() == 1, "only the hub: {:?}", e.vm.hosts());
 
@@ -130,19 +160,43 @@ async fn private_registry_vnf_installs_heals_and_refuses_bad_parameters() {
         "the image was transferred: {loaded}"
     );
 
-    // Without image_path and on another port: pulled (from the hub).
+    // Without image_path, on another port and behind upstream's `proxy`: pulled (from
+    // the hub), with apt's and Docker's proxy written on the VM and Docker restarted.
     let i2 = e.create(REGISTRY_VNFD_ID, "registry-2").await;
+    let proxy = "http://proxyuser:proxy-pw@127.0.0.1:3128";
+    let mut behind_proxy = spec_body(&e, None, Some(5050));
+    behind_proxy["additionalParams"]["private_registry_installation_param"]["proxy"] = json!({"http_proxy": proxy, "https_proxy": proxy, "no_proxy": "registry.example.com,127.0.0.1"});
     let op2 =
         e.vm.run(
             "v1",
             &i2,
             "instantiate",
-            spec_body(&e, None, Some(5050)),
+            behind_proxy,
             &["COMPLETED", "FAILED_TEMP"],
         )
         .await;
     assert_eq!(op2["operationState"], "COMPLETED", "{op2}");
-    let (_, ip2) = vnfc(&e, &i2).await;
+    let (server2, ip2) = vnfc(&e, &i2).await;
+    let pid2 = e.pid_of(&server2).await;
+    let docker_env = tacker_testkit::mgmt::host_file(
+        pid2,
+        "/etc/systemd/system/docker.service.d/http-proxy.conf",
+    )
+    .expect("Docker's proxy drop-in");
+    assert!(
+        docker_env.contains(&format!("Environment=\"HTTPS_PROXY={proxy}\""))
+            && docker_env.contains("Environment=\"NO_PROXY=registry.example.com,127.0.0.1\""),
+        "{docker_env}"
+    );
+    let apt = tacker_testkit::mgmt::host_file(pid2, "/etc/apt/apt.conf.d/95tacker-proxy.conf")
+        .expect("apt's proxy settings");
+    assert!(
+        apt.contains(&format!("Acquire::http::Proxy \"{proxy}\";")),
+        "{apt}"
+    );
+    let restarts =
+        tacker_testkit::mgmt::host_file(pid2, "/var/log/systemctl-shim.log").unwrap_or_default();
+    assert!(restarts.contains("restart docker"), "{restarts}");
     assert_eq!(
         catalog(&ip2, 5050).await.unwrap(),
         json!({"repositories": []})
@@ -171,6 +225,7 @@ async fn private_registry_vnf_installs_heals_and_refuses_bad_parameters() {
     // The VMs' password is in no answer, notification or log.
     let shown = e.everything_shown().await;
     assert!(!shown.contains(&e.vm_password), "the SSH password leaked");
+    assert!(!shown.contains("proxy-pw"), "the proxy's password leaked");
     let got = sub.wait("notifications", |g| g.len() >= 6).await;
     assert!(!Value::Array(got).to_string().contains(&e.vm_password));
 }
