@@ -107,6 +107,70 @@ pub enum Error {
     /// The conductor's services (VIM registry, host keys) failed.
     #[error("{0}")]
     Services(DriverError),
+    /// Several nodes failed (each for its own reason; the same command failing alike on
+    /// several nodes is said once, naming them).
+    #[error("{} of {of} nodes failed: {}", failed.len(), summary(failed))]
+    Nodes {
+        /// How many nodes the work was on.
+        of: usize,
+        /// The failures.
+        failed: Vec<Error>,
+    },
+}
+
+/// The failures of several nodes, a command that failed alike on several said once.
+fn summary(failed: &[Error]) -> String {
+    let mut parts: Vec<(String, Vec<&str>)> = Vec::new();
+    for e in failed {
+        match e {
+            Error::Command {
+                node,
+                step,
+                status,
+                stderr,
+            } => {
+                let what = format!("{step} failed (exit status {status}): {stderr}");
+                match parts.iter_mut().find(|(w, _)| *w == what) {
+                    Some((_, nodes)) => nodes.push(node),
+                    None => parts.push((what, vec![node])),
+                }
+            }
+            other => parts.push((other.to_string(), Vec::new())),
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(what, nodes)| match nodes.as_slice() {
+            [] => what,
+            [one] => format!("{one}: {what}"),
+            many => format!("{} on {}", what, many.join(", ")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl Error {
+    /// The status of the occurrence's ProblemDetails: 422 for what the parameters or
+    /// the instance do not allow, 504 for what did not answer in time, the plugin's own,
+    /// 500 for the rest; several nodes' failures share theirs when they agree (else 500).
+    pub fn status(&self) -> u16 {
+        match self {
+            Error::Refused { status, .. } => *status,
+            Error::Services(d) => d.status,
+            Error::Invalid(_) => 422,
+            Error::Unreachable { .. } | Error::Timeout { .. } | Error::Plugin { .. } => 504,
+            Error::Nodes { failed, .. } => {
+                let mut statuses = failed.iter().map(Error::status);
+                let first = statuses.next().unwrap_or(500);
+                if statuses.all(|s| s == first) {
+                    first
+                } else {
+                    500
+                }
+            }
+            _ => 500,
+        }
+    }
 }
 
 /// The title of every management driver failure.
@@ -131,14 +195,54 @@ impl From<Error> for DriverError {
                 title
             }),
             Error::Services(d) => d,
-            Error::Invalid(_) => DriverError::new(422, e.to_string()).with_title(TITLE),
-            Error::Unreachable { .. } | Error::Timeout { .. } | Error::Plugin { .. } => {
-                DriverError::new(504, e.to_string()).with_title(TITLE)
-            }
-            other => DriverError::new(500, other.to_string()).with_title(TITLE),
+            other => DriverError::new(other.status(), other.to_string()).with_title(TITLE),
         }
     }
 }
 
 /// Result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    fn command(node: &str, status: u32, stderr: &str) -> Error {
+        Error::Command {
+            node: node.into(),
+            step: "installing Docker".into(),
+            status,
+            stderr: stderr.into(),
+        }
+    }
+
+    #[test]
+    fn several_nodes_failing_alike_are_said_once_with_their_cause_and_status() {
+        let e = Error::Nodes {
+            of: 3,
+            failed: vec![
+                command("workerNode-0", 100, "E: no network"),
+                command("workerNode-1", 100, "E: no network"),
+                command("masterNode-0", 1, "disk full"),
+            ],
+        };
+        assert_eq!(
+            e.to_string(),
+            "3 of 3 nodes failed: installing Docker failed (exit status 100): E: no network \
+             on workerNode-0, workerNode-1; masterNode-0: installing Docker failed (exit status \
+             1): disk full"
+        );
+        assert!(!e.to_string().contains("SSH"));
+        assert_eq!(e.status(), 500);
+        let refused = Error::Nodes {
+            of: 2,
+            failed: vec![Error::Invalid("a".into()), Error::Invalid("b".into())],
+        };
+        assert_eq!(refused.status(), 422);
+        let mixed = Error::Nodes {
+            of: 2,
+            failed: vec![Error::Invalid("a".into()), command("n", 1, "x")],
+        };
+        assert_eq!(mixed.status(), 500);
+    }
+}

@@ -56,28 +56,9 @@ where
             .into_iter()
             .next()
             .unwrap_or(Error::Invalid(String::new()))),
-        n => {
-            let (status_of, mut details) = (failed.first().map(is_invalid), Vec::new());
-            for e in &failed {
-                details.push(e.to_string());
-            }
-            let text = format!(
-                "{n} of {} nodes failed: {}",
-                nodes.len(),
-                details.join("; ")
-            );
-            Err(if status_of == Some(true) {
-                Error::Invalid(text)
-            } else {
-                Error::Ssh {
-                    node: format!("{n} nodes"),
-                    cause: text,
-                }
-            })
-        }
+        _ => Err(Error::Nodes {
+            of: nodes.len(),
+            failed,
+        }),
     }
-}
-
-fn is_invalid(e: &Error) -> bool {
-    matches!(e, Error::Invalid(_))
 }
