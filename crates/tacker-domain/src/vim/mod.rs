@@ -299,6 +299,15 @@ impl Vim {
             && self.extra.get("use_helm").and_then(Value::as_bool) == Some(true)
     }
 
+    /// The `vimType` its connections have (Helm's for a Kubernetes VIM with `use_helm`).
+    pub fn connection_type(&self) -> &'static str {
+        if self.uses_helm() {
+            crate::lcm::vim_type::HELM
+        } else {
+            self.vim_type.sol_type()
+        }
+    }
+
     /// The VIM as a connection (credentials included: for drivers only), under key `id`.
     pub fn connection(&self, id: &str) -> VimConnection {
         let c = &self.auth_cred;
@@ -344,11 +353,7 @@ impl Vim {
                 }
             }
         }
-        let vim_type = if self.uses_helm() {
-            crate::lcm::vim_type::HELM.to_owned()
-        } else {
-            self.vim_type.sol_type().to_owned()
-        };
+        let vim_type = self.connection_type().to_owned();
         VimConnection {
             id: id.to_owned(),
             vim_type: vim_type.clone(),

@@ -171,14 +171,19 @@ pub async fn usable_package(
 
 /// Refuses (422) `vimConnectionInfo` entries of a VIM type nothing drives (the simulated
 /// VIM while `lcm.simulated_vim` is off), or naming a VIM that is not registered, not seen
-/// by the caller, or another tenant's than the instance's (`tenant`).
+/// by the caller, or another tenant's than the instance's (`tenant`). The VIM types of
+/// the entries (canonical; a registered Helm VIM as Helm's) when they are usable.
 pub async fn check_vims<'a>(
     st: &ServerState,
     who: &Principal,
     tenant: Option<&str>,
     vci: impl IntoIterator<Item = (&'a String, &'a VimConnectionInfo)>,
-) -> Result<(), ApiError> {
+) -> Result<Vec<String>, ApiError> {
+    let mut types = Vec::new();
     for (k, e) in vci {
+        if let Some(t) = e.vim_type.as_deref() {
+            types.push(vim_type::canonical(t));
+        }
         if let Some(area) = e.area()
             && !who.sees_areas([area])
         {
@@ -227,8 +232,9 @@ pub async fn check_vims<'a>(
                  VNFM has no helm binary (install Helm 3 in PATH or set helm.binary)"
             )));
         }
+        types.push(vim.connection_type().to_owned());
     }
-    Ok(())
+    Ok(types)
 }
 
 /// Starts an operation occurrence on an instance: STARTING (409 when another operation

@@ -295,3 +295,38 @@ async fn an_unreachable_vm_fails_after_bounded_retries_and_a_retry_completes_onc
         json!({"repositories": []})
     );
 }
+
+/// Upstream's own private-registry package has no Base HOT (upstream builds one from the
+/// VNFD): on an OpenStack VIM it is refused at the request, naming what is missing,
+/// instead of accepted and failed after the grant.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstreams_vnfd_only_registry_package_is_refused_at_the_request() {
+    let Some(root) = tacker_testkit::samples::samples_dir() else {
+        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+        return;
+    };
+    let e = mgmt_env(&[]).await;
+    let csar = tacker_testkit::samples::package(
+        &root.join("mgmt_driver/kubernetes/private_registry_vnf_package"),
+        None,
+        &[
+            "Scripts/private_registry_mgmt.py",
+            "Files/images/ubuntu-20.04-server-cloudimg-amd64.img",
+        ],
+    );
+    e.onboard(csar.zip()).await;
+    let i = e
+        .create("b1bb0ce7-ebca-4fa7-95ed-4840d70a1189", "upstream-registry")
+        .await;
+    let r = e
+        .post_v1(&i, "instantiate", &spec_body(&e, None, None))
+        .await;
+    assert_eq!(r.status(), 422);
+    let p: Value = r.json().await.unwrap();
+    let detail = p["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("no BaseHOT/simple/") && detail.contains("OpenStack"),
+        "{p}"
+    );
+    assert!(e.ops_of(&i).await.is_empty(), "no occurrence was started");
+}
