@@ -9,7 +9,7 @@ use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::request::InstantiateRequest;
 use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
 
-use super::{Work, changes, metadata, parameters, stack_name};
+use super::{Work, changes, counts_of, metadata, parameters, runs_as_asked, stack_name};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
 use crate::{nfv, template};
@@ -71,6 +71,9 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     });
     let stack = ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
+    let vdus: Vec<&String> = counts.keys().collect();
+    let what = format!("instantiating flavour {}", flavour.id);
+    runs_as_asked(&what, &vdus, &counts, &counts_of(&read.resources))?;
     let (scale_status, max_scale_levels) =
         plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level.as_deref());
     let resource_changes = changes(&[], &read.resources);

@@ -121,6 +121,38 @@ pub fn counts_of(list: &[VnfcResourceInfo]) -> BTreeMap<String, u32> {
     out
 }
 
+/// Whether the stack runs, for every VDU of `vdus`, the VNFCs `wanted` asks for (`got`
+/// read back from Heat); else the operation fails, `what` and the reason naming the VDUs
+/// and their counts: an operation is never completed with fewer or more VNFCs than asked.
+pub fn runs_as_asked(
+    what: &str,
+    vdus: &[&String],
+    wanted: &BTreeMap<String, u32>,
+    got: &BTreeMap<String, u32>,
+) -> Result<()> {
+    let missed: Vec<String> = vdus
+        .iter()
+        .filter_map(|vdu| {
+            let want = wanted.get(*vdu).copied().unwrap_or(0);
+            let have = got.get(*vdu).copied().unwrap_or(0);
+            (want != have).then(|| format!("{vdu} has {have} VNFCs, {want} expected"))
+        })
+        .collect();
+    if missed.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Stack {
+        title: "VNFCs not as asked".into(),
+        reason: format!(
+            "{what}: after the stack operation {}: the base HOT does not size these VDUs' \
+             OS::Heat::AutoScalingGroup from nfv.VDU.<vdu>.desired_capacity (a fixed \
+             desired_capacity scaled through OS::Heat::ScalingPolicy signals, or one resource \
+             per VNFC as upstream's StandardUserData templates have, is not supported yet)",
+            missed.join("; ")
+        ),
+    })
+}
+
 /// `nfv` with every VDU's `desired_capacity` set from `counts` (VDUs the template
 /// sizes with it).
 pub fn with_capacities(nfv: &Value, counts: &BTreeMap<String, u32>) -> Value {

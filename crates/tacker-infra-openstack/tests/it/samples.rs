@@ -158,3 +158,37 @@ async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
     f.apply(&o);
     assert!(f.sim.sim.engine.hosts.running().is_empty());
 }
+
+/// The same layout instantiated at a level its fixed capacities do not have (3 masters
+/// and 4 workers asked, 1 and 2 made): FAILED with the reason, never COMPLETED with
+/// fewer VNFCs; the rollback removes what was made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instantiation_level_the_base_hot_does_not_make_fails_with_the_reason() {
+    let root = need_samples!();
+    let csar = package(
+        &root.join("mgmt_driver/kubernetes/kubernetes_vnf_package"),
+        Some(&root.join("tests/etc/samples/etsi/nfv/common/Definitions")),
+        &[
+            "Scripts/kubernetes_mgmt.py",
+            "Scripts/install_k8s_cluster.sh",
+            "Scripts/install_helm.sh",
+            "Files/images/ubuntu-20.04-server-cloudimg-amd64.img",
+        ],
+    );
+    let f = Fixture::with_package(csar);
+    let d = driver();
+    let params = json!({"flavourId": "simple", "instantiationLevelId": "instantiation_level_2",
+        "extVirtualLinks": [tacker_testkit::vm::ext_virtual_link(
+            "net0", "sim-net", &["masterNode_CP1", "workerNode_CP2"])]});
+    let ctx = f.ctx(LcmOperation::Instantiate, params);
+    let e = d.instantiate(&ctx).await.unwrap_err();
+    assert_eq!(e.status, 422, "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("masterNode has 1 VNFCs, 3 expected")
+            && text.contains("workerNode has 2 VNFCs, 4 expected"),
+        "{text}"
+    );
+    d.rollback(&ctx).await.unwrap();
+    assert!(f.sim.sim.engine.hosts.running().is_empty());
+}
