@@ -39,6 +39,7 @@ impl Handler for Dispatcher {
             proto::RunLcmOp::NAME => handlers::run_lcm_op::handle(ctx, decode(&req)?).await,
             proto::SyncInstance::NAME => handlers::sync_instance::handle(ctx, decode(&req)?).await,
             proto::DeliverRules::NAME => handlers::deliver_rules::handle(ctx, decode(&req)?).await,
+            proto::CheckVim::NAME => handlers::check_vim::handle(ctx, decode(&req)?).await,
             proto::ClosedLoopDue::NAME => {
                 handlers::closed_loop_due::handle(ctx, decode(&req)?).await
             }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use tacker_domain::lcm::InstantiatedVnfInfo;
-use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome};
+use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome, VimConnection};
 
 use crate::error::{Error, Result};
 use crate::heat::Heat;
@@ -90,6 +90,15 @@ impl OpenStackDriver {
 
 #[async_trait::async_trait]
 impl InfraDriver for OpenStackDriver {
+    async fn check_vim(&self, vim: &VimConnection) -> std::result::Result<(), DriverError> {
+        let s = Session::new(
+            Credentials::from_vim(vim)?,
+            self.settings.request_timeout,
+            &self.guard,
+        )?;
+        Ok(s.verify().await?)
+    }
+
     async fn instantiate(&self, ctx: &OpContext) -> std::result::Result<Outcome, DriverError> {
         self.with(ctx, |w| Box::pin(ops::instantiate::run(w))).await
     }

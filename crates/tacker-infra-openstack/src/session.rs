@@ -264,6 +264,11 @@ impl Session {
         }
     }
 
+    /// Authenticates now (a fresh token) and finds Heat in the catalog.
+    pub async fn verify(&self) -> Result<()> {
+        self.token(true).await.map(|_| ())
+    }
+
     /// `method` on `path` (relative to Heat's endpoint, e.g. `stacks/x`) with a JSON
     /// body; a 401 fetches a new token and tries once more.
     pub async fn heat(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Answer> {

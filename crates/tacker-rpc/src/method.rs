@@ -33,4 +33,6 @@ methods!(
     DeliverRules,
     RulesDelivered,
     ClosedLoopDue,
+    CheckVim,
+    VimChecked,
 );

@@ -1,5 +1,6 @@
 //! One file per request the conductor handles.
 
+pub mod check_vim;
 pub mod closed_loop_due;
 pub mod delete_package;
 pub mod deliver_rules;

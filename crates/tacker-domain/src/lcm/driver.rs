@@ -146,6 +146,12 @@ pub trait InfraDriver: Send + Sync {
             "changing the VNF package is not supported for this VIM type",
         ))
     }
+    /// Checks that `vim` can be used as an operation would use it (its credentials
+    /// accepted, what the driver needs found); the default accepts it unchecked.
+    async fn check_vim(&self, vim: &VimConnection) -> Result<(), DriverError> {
+        let _ = vim;
+        Ok(())
+    }
     /// Undoes a failed instantiate, scale-out or package change.
     async fn rollback(&self, ctx: &OpContext) -> Result<Outcome, DriverError>;
     /// Reads what actually runs, to reconcile the stored VNFC lists.

@@ -3,11 +3,15 @@
 //! answered as `***`. A VIM belongs to the tenant that registered it (an administrator
 //! may register one for another tenant with `tenant_id`): only that tenant sees, changes
 //! and uses it, and each tenant has its own default VIM; administrators see every VIM.
+//! An OpenStack VIM is registered (or its credentials changed) only once a conductor's
+//! driver authenticated with them (`CheckVim`): 400 naming what failed, nothing stored.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 use tacker_db::{instances, vims};
-use tacker_domain::vim::{Vim, parse_new};
+use tacker_domain::vim::{Vim, VimType, parse_new};
+use tacker_rpc::Target;
+use tacker_rpc::proto::{CheckVim, VimChecked};
 use uuid::Uuid;
 
 use crate::auth::{Principal, Role};
@@ -102,6 +106,39 @@ fn owner_of_new(who: &Principal, b: &Value) -> Result<String, ApiError> {
     }
 }
 
+/// Has a conductor's driver authenticate with an OpenStack VIM's credentials, as an
+/// operation would (a Keystone token, Heat in its catalog): 400 naming what failed, 503
+/// when no conductor answers. The connection travels sealed with the keyring.
+async fn check_credentials(st: &ServerState, vim: &Vim) -> Result<(), ApiError> {
+    if vim.vim_type != VimType::OpenStack {
+        return Ok(());
+    }
+    let mut conn = vim.connection("vim");
+    conn.info.vim_type = Some(conn.vim_type.clone());
+    let json = serde_json::to_string(&conn.info)
+        .map_err(|e| ApiError::Internal(format!("the VIM connection as JSON: {e}")))?;
+    let msg = CheckVim {
+        sealed_connection: st.keys.seal(&json)?,
+    };
+    let checked: VimChecked = st
+        .bus
+        .call(Target::Any, &msg, &[], std::time::Duration::from_secs(45))
+        .await
+        .map_err(|e| {
+            ApiError::Unavailable(format!(
+                "no conductor could check the VIM's credentials ({e}); try again"
+            ))
+        })?;
+    if checked.problem.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "VIM {} cannot be used: {}",
+            vim.name, checked.problem
+        )))
+    }
+}
+
 pub async fn create(
     req: HttpRequest,
     who: Principal,
@@ -112,6 +149,7 @@ pub async fn create(
     let vim = parse_new(&b, &owner_of_new(&who, &b)?)?;
     check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
+    check_credentials(&st, &vim).await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::create(c, &stored, &keys)).await? {
         return Err(conflict(c, &vim.name));
@@ -137,6 +175,7 @@ pub async fn update(
     vim.update(&b)?;
     check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
+    check_credentials(&st, &vim).await?;
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::update(c, &stored, &keys)).await? {
         return Err(conflict(c, &vim.name));

@@ -194,3 +194,75 @@ async fn a_vm_fault_notification_heals_the_vm_on_heat_sim() {
         server.as_str()
     );
 }
+
+/// Registering an OpenStack VIM authenticates with its credentials (through a
+/// conductor's driver, on heat-sim's Keystone): a wrong password, or a region where the
+/// catalog has no Heat, is 400 naming what failed and nothing is stored; the right
+/// credentials register it, and changing them is checked the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vim_registration_authenticates_with_keystone() {
+    let v = Vm::start(sim_with(heat_sim::Settings::default()), &[]).await;
+    let s = heat_sim::Settings::default();
+    let body = |name: &str, password: &str, region: Option<&str>| {
+        let mut extra = json!({});
+        if let Some(r) = region {
+            extra["region"] = json!(r);
+        }
+        json!({"vim": {"name": name, "type": "openstack",
+            "auth_url": format!("{}/v3", v.sim.url),
+            "auth_cred": {"username": s.user, "password": password, "user_domain_name": "Default"},
+            "vim_project": {"name": s.project, "project_domain_name": "Default"},
+            "extra": extra}})
+    };
+    let post = |b: Value| {
+        let http = v.c.http.clone();
+        let url = format!("{}/v1.0/vims", v.c.api);
+        async move { http.post(url).json(&b).send().await.unwrap() }
+    };
+    let r = post(body("wrong-password", "not-the-password", None)).await;
+    assert_eq!(r.status(), 400);
+    let p: Value = r.json().await.unwrap();
+    let detail = p["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("wrong-password") && detail.contains("Keystone refused the credentials"),
+        "{p}"
+    );
+    assert!(!detail.contains("not-the-password"), "{p}");
+    let r = post(body("no-heat", &v.password, Some("Nowhere"))).await;
+    assert_eq!(r.status(), 400);
+    let p: Value = r.json().await.unwrap();
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no public Heat endpoint in region Nowhere"),
+        "{p}"
+    );
+    let listed =
+        v.c.http
+            .get(format!("{}/v1.0/vims", v.c.api))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+    assert!(
+        !listed.contains("wrong-password") && !listed.contains("no-heat"),
+        "nothing was stored: {listed}"
+    );
+    let r = post(body("good", &v.password, None)).await;
+    assert_eq!(r.status(), 201);
+    let id = r.json::<Value>().await.unwrap()["vim"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r =
+        v.c.http
+            .put(format!("{}/v1.0/vims/{id}", v.c.api))
+            .json(&json!({"vim": {"auth_cred": {"password": "changed-wrongly"}}}))
+            .send()
+            .await
+            .unwrap();
+    assert_eq!(r.status(), 400);
+}
