@@ -116,6 +116,10 @@ fn routes(cfg: &mut web::ServiceConfig) {
             web::patch().to(heat::mark),
         )
         .route(
+            &format!("{S}/{{name}}/{{id}}/resources/{{resource}}/signal"),
+            web::post().to(heat::signal),
+        )
+        .route(
             &format!("{S}/{{name}}/{{id}}/resources/{{resource}}/events"),
             web::get().to(heat::events),
         )

@@ -211,6 +211,59 @@ impl<'a> Heat<'a> {
         }
     }
 
+    /// Signals resource `name` of stack `r` (a scaling policy: its group resizes).
+    pub async fn signal(&self, r: &StackRef, name: &str) -> Result<()> {
+        let path = format!("{}/resources/{name}/signal", r.path());
+        let a = self.s.heat(Method::POST, &path, Some(&json!({}))).await?;
+        match a.status {
+            200 | 202 | 204 => Ok(()),
+            _ => Err(api(&a)),
+        }
+    }
+
+    /// Waits until resource `name` of stack `r` has ended its update (after a signal):
+    /// its failure is Heat's reason.
+    pub async fn wait_resource(&self, r: &StackRef, name: &str) -> Result<()> {
+        let path = format!("{}/resources/{name}", r.path());
+        let deadline = tokio::time::Instant::now() + self.settings.stack_timeout;
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let a = self.s.heat(Method::GET, &path, None).await?;
+            if a.status != 200 {
+                return Err(api(&a));
+            }
+            let status = a
+                .body
+                .pointer("/resource/resource_status")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            if status.ends_with("_FAILED") {
+                return Err(Error::Stack {
+                    title: "Scaling failed".into(),
+                    reason: a
+                        .body
+                        .pointer("/resource/resource_status_reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or(&status)
+                        .to_owned(),
+                });
+            }
+            if !status.ends_with("_IN_PROGRESS") {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(Error::Timeout {
+                    stack: format!("{} resource {name}", r.text()),
+                    after: self.settings.stack_timeout,
+                    status,
+                });
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(self.settings.poll_interval);
+        }
+    }
+
     async fn poll<T>(
         &self,
         r: &StackRef,

@@ -100,3 +100,49 @@ pub fn load(package_dir: &Path, flavour: &str) -> Result<BaseHot> {
     }
     Ok(BaseHot { top, parsed, files })
 }
+
+/// The scaling policy `name` of the top template (upstream's v1 layout names them
+/// `<aspect>_scale_out` and `<aspect>_scale_in`) and the group it scales, when that
+/// group's `desired_capacity` is fixed: a group sized from a parameter (`nfv`, our
+/// layout) is scaled through it, the stack's parameters staying what the group has.
+pub fn scaling_policy(parsed: &Value, name: &str) -> Option<String> {
+    let resources = parsed.get("resources")?;
+    let r = resources.get(name)?;
+    if r.get("type").and_then(Value::as_str) != Some("OS::Heat::ScalingPolicy") {
+        return None;
+    }
+    let group = r
+        .pointer("/properties/auto_scaling_group_id/get_resource")
+        .and_then(Value::as_str)?;
+    let fixed = !resources
+        .get(group)?
+        .pointer("/properties/desired_capacity")
+        .is_some_and(Value::is_object);
+    fixed.then(|| group.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn scaling_policies_are_found_with_their_group() {
+        let t = |capacity: serde_json::Value| {
+            json!({"resources": {
+            "worker_scale_out": {"type": "OS::Heat::ScalingPolicy", "properties": {
+                "auto_scaling_group_id": {"get_resource": "worker"}, "scaling_adjustment": 1}},
+            "worker": {"type": "OS::Heat::AutoScalingGroup",
+                "properties": {"desired_capacity": capacity}}}})
+        };
+        let fixed = t(json!(2));
+        assert_eq!(
+            super::scaling_policy(&fixed, "worker_scale_out").as_deref(),
+            Some("worker")
+        );
+        assert_eq!(super::scaling_policy(&fixed, "worker"), None);
+        assert_eq!(super::scaling_policy(&fixed, "worker_scale_in"), None);
+        // Sized from nfv: scaled through it, not through the policy.
+        let ours = t(json!({"get_param": ["nfv", "VDU", "worker", "desired_capacity"]}));
+        assert_eq!(super::scaling_policy(&ours, "worker_scale_out"), None);
+    }
+}

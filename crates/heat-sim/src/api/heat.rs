@@ -487,6 +487,17 @@ pub async fn mark(
     Ok(HttpResponse::Ok().json(json!({})))
 }
 
+/// `POST /stacks/{name}/{id}/resources/{resource}/signal` to an `OS::Heat::ScalingPolicy`:
+/// its group resizes (the group resource UPDATE_IN_PROGRESS, then UPDATE_COMPLETE).
+pub async fn signal(req: HttpRequest, sim: web::Data<Sim>, path: ResourcePath) -> Answer {
+    authorize(&req, &sim)?;
+    let (_, name, id, res) = path.into_inner();
+    let sid = exact(&sim.engine.lock(), &name, &id)?.id;
+    let step = engine::signal(sim.engine.clone(), sid, &res).map_err(SimError::bad)?;
+    tokio::spawn(step);
+    Ok(HttpResponse::Ok().json(Value::Null))
+}
+
 fn event_json(sim: &Sim, s: &Stack, e: &Event) -> Value {
     let url = stack_url(sim, s);
     json!({

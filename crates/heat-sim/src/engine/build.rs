@@ -719,7 +719,15 @@ async fn update_group(
     let Some(nid) = old.nested else {
         return replace(engine.clone(), stack, name.to_owned()).await;
     };
-    let target = types::group_size(&w.props).map_err(|e| format!("resources.{name}: {e}"))?;
+    let wanted = types::group_size(&w.props).map_err(|e| format!("resources.{name}: {e}"))?;
+    // As Heat: a group whose desired_capacity did not change keeps the size it has (a
+    // scaling policy may have moved it); a changed one, or a failed group, is resized.
+    let current = with_stack(engine, nid, |s| s.resources.len()).unwrap_or(wanted);
+    let target = if !unhealthy(old) && types::group_size(&old.properties).ok() == Some(wanted) {
+        current
+    } else {
+        wanted
+    };
     let def = member_def(&w.props).map_err(|e| format!("resources.{name}: {e}"))?;
     with_stack(engine, stack, |s| {
         if let Some(r) = s.resource_mut(name) {
@@ -773,6 +781,88 @@ async fn resize(
         steps.push(add_member(engine.clone(), nid, def.clone()));
     }
     first_error(futures::future::join_all(steps).await)
+}
+
+/// A signal to scaling policy `policy` of stack `stack`: its group's capacity moves by the
+/// policy's adjustment (`change_in_capacity`, `exact_capacity` or
+/// `percent_change_in_capacity`, at least one member; clamped to `min_size` and
+/// `max_size`), unhealthy members leaving first. The group is UPDATE_IN_PROGRESS when
+/// this returns; the step resizes it.
+pub fn signal(engine: Arc<Engine>, stack: Uuid, policy: &str) -> Result<Step, String> {
+    let (group, nid, target, def) = {
+        let mut st = engine.lock();
+        let s = st.stack(stack).map_err(|e| e.message)?;
+        let p = s
+            .resource(policy)
+            .ok_or_else(|| format!("The Resource ({policy}) could not be found."))?;
+        if p.kind != "OS::Heat::ScalingPolicy" {
+            return Err(format!("{policy} is a {}, not a scaling policy", p.kind));
+        }
+        let props = &p.properties;
+        let num = |k: &str| match props.get(k) {
+            Some(Value::Number(n)) => n.as_i64(),
+            Some(Value::String(t)) => t.trim().parse().ok(),
+            _ => None,
+        };
+        let adjustment = num("scaling_adjustment")
+            .ok_or_else(|| format!("{policy}: scaling_adjustment is required"))?;
+        let group_id = props
+            .get("auto_scaling_group_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let g = s
+            .resources
+            .iter()
+            .find(|r| r.physical_id == group_id || r.name == group_id)
+            .ok_or_else(|| format!("{policy}: auto_scaling_group_id {group_id:?} is no group"))?;
+        let nid = g
+            .nested
+            .ok_or_else(|| format!("{policy}: group {} has no members", g.name))?;
+        let (name, gprops) = (g.name.clone(), g.properties.clone());
+        let current = i64::try_from(st.stack(nid).map(|n| n.resources.len()).unwrap_or(0))
+            .unwrap_or(i64::MAX);
+        let limit = |k: &str, d: i64| match gprops.get(k) {
+            Some(Value::Number(n)) => n.as_i64().unwrap_or(d),
+            Some(Value::String(t)) => t.trim().parse().unwrap_or(d),
+            _ => d,
+        };
+        let wanted = match props
+            .get("adjustment_type")
+            .and_then(Value::as_str)
+            .unwrap_or("change_in_capacity")
+        {
+            "exact_capacity" => adjustment,
+            "percent_change_in_capacity" => {
+                let delta = current * adjustment / 100;
+                current
+                    + if delta == 0 {
+                        adjustment.signum()
+                    } else {
+                        delta
+                    }
+            }
+            _ => current + adjustment,
+        };
+        let target = wanted.clamp(limit("min_size", 0), limit("max_size", i64::MAX));
+        let def = member_def(&gprops)?;
+        let s = st.stack_mut(stack).map_err(|e| e.message)?;
+        s.set_resource_status(
+            &name,
+            status("UPDATE", "IN_PROGRESS"),
+            format!("signal from {policy}"),
+        );
+        (name, nid, usize::try_from(target).unwrap_or(0), def)
+    };
+    Ok(Box::pin(async move {
+        with_stack(&engine, nid, |s| {
+            s.set_status(UPDATING, "Stack UPDATE started")
+        });
+        let result = resize(&engine, nid, target, &def).await;
+        settle_nested(&engine, nid, "UPDATE", &result);
+        finish_update(&engine, stack, &group, &result);
+        result
+    }))
 }
 
 async fn remove_member(engine: &Arc<Engine>, nid: Uuid, member: &str) -> Result<(), String> {

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-pub use build::{CREATING, DELETING, UPDATING, create, delete, new_stack, update};
+pub use build::{CREATING, DELETING, UPDATING, create, delete, new_stack, signal, update};
 
 /// CHECK_FAILED: marked unhealthy (replaced at the next update).
 pub const CHECK_FAILED: Status = Status {

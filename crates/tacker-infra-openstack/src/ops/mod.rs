@@ -144,10 +144,11 @@ pub fn runs_as_asked(
     Err(Error::Stack {
         title: "VNFCs not as asked".into(),
         reason: format!(
-            "{what}: after the stack operation {}: the base HOT does not size these VDUs' \
-             OS::Heat::AutoScalingGroup from nfv.VDU.<vdu>.desired_capacity (a fixed \
-             desired_capacity scaled through OS::Heat::ScalingPolicy signals, or one resource \
-             per VNFC as upstream's StandardUserData templates have, is not supported yet)",
+            "{what}: after the stack operation {}: the base HOT neither sizes these VDUs' \
+             OS::Heat::AutoScalingGroup from nfv.VDU.<vdu>.desired_capacity nor has the \
+             aspect's OS::Heat::ScalingPolicy (<aspect>_scale_out, <aspect>_scale_in) for a \
+             fixed desired_capacity (one resource per VNFC, as upstream's StandardUserData \
+             templates have, is not supported yet)",
             missed.join("; ")
         ),
     })

@@ -1,4 +1,7 @@
-//! Scale: each VDU's `desired_capacity` moves by the aspect's delta. Scaling in marks
+//! Scale: each VDU's `desired_capacity` moves by the aspect's delta, or, when the base
+//! HOT's group has a fixed capacity and the aspect's `OS::Heat::ScalingPolicy`
+//! (`<aspect>_scale_out`/`_in`, upstream's v1 layout), the policy is signalled once per
+//! step. Scaling in marks
 //! the autoscaling group members of the leaving VNFCs (the newest) unhealthy first, so
 //! exactly those go. The VNFCs are read back from Heat afterwards: a scale the stack did
 //! not follow (a base HOT whose groups keep a fixed `desired_capacity`) fails with the
@@ -11,7 +14,7 @@ use tacker_domain::lcm::{OperationParams, plan};
 use super::{Work, apply, changes, counts_of, metadata, runs_as_asked, stored, with_capacities};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
-use crate::vnfc;
+use crate::{template, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
@@ -39,7 +42,24 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         mark_member(w, r).await?;
     }
     let nfv = with_capacities(&s.nfv, &counts);
-    apply(w, &s.stack, &nfv).await?;
+    // Upstream's v1 layout (a fixed desired_capacity) scales through the aspect's policies
+    // (`<aspect>_scale_out`, `_scale_in`), signalled once per step; ours through `nfv`.
+    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
+    let direction = if step.to_level > step.from_level {
+        "out"
+    } else {
+        "in"
+    };
+    let policy = format!("{}_scale_{direction}", step.aspect);
+    match template::scaling_policy(&hot.parsed, &policy) {
+        Some(group) => {
+            for _ in 0..step.to_level.abs_diff(step.from_level) {
+                w.heat.signal(&s.stack, &policy).await?;
+                w.heat.wait_resource(&s.stack, &group).await?;
+            }
+        }
+        None => apply(w, &s.stack, &nfv).await?,
+    }
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
     let changed: Vec<&String> = step
         .deltas

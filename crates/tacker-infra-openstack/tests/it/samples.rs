@@ -106,13 +106,10 @@ async fn tacker_kubernetes_cluster_sample_base_hot_instantiates() {
     instantiate_and_terminate(f, params, &[("masterNode", 1), ("workerNode", 2)]).await;
 }
 
-/// Upstream's v1 layout sizes its groups with a fixed `desired_capacity` and scales them
-/// through `OS::Heat::ScalingPolicy` signals: a scale through `nfv` changes nothing
-/// there, and must fail saying so, not complete with no worker added.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
-    let root = need_samples!();
-    let csar = package(
+/// Upstream's Kubernetes-cluster sample package (the v1 layout: fixed
+/// `desired_capacity`, `OS::Heat::ScalingPolicy` per aspect and direction).
+fn k8s_cluster_sample(root: &std::path::Path) -> tacker_testkit::csar::Csar {
+    package(
         &root.join("mgmt_driver/kubernetes/kubernetes_vnf_package"),
         Some(&root.join("tests/etc/samples/etsi/nfv/common/Definitions")),
         &[
@@ -121,23 +118,106 @@ async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
             "Scripts/install_helm.sh",
             "Files/images/ubuntu-20.04-server-cloudimg-amd64.img",
         ],
-    );
-    let mut f = Fixture::with_package(csar);
+    )
+}
+
+fn scale(kind: &str, steps: u32) -> serde_json::Value {
+    json!({"type": kind, "aspectId": "worker_instance", "numberOfSteps": steps})
+}
+
+fn cluster_params() -> serde_json::Value {
+    json!({"flavourId": "simple", "extVirtualLinks": [
+        tacker_testkit::vm::ext_virtual_link("net0", "sim-net", &["masterNode_CP1", "workerNode_CP2"])]})
+}
+
+fn workers(f: &Fixture) -> Vec<String> {
+    f.vnfcs()
+        .into_iter()
+        .filter(|v| v.0 == "workerNode")
+        .map(|v| v.1)
+        .collect()
+}
+
+/// Upstream's v1 layout scales through its policies: scale out signals
+/// `worker_instance_scale_out` once per step (2 workers become 4), scale in marks the
+/// newest unhealthy and signals `worker_instance_scale_in` (back to 3, the oldest kept);
+/// a later stack update (a heal) keeps the scaled size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstreams_scaling_policies_scale_the_cluster_sample() {
+    let root = need_samples!();
+    let mut f = Fixture::with_package(k8s_cluster_sample(&root));
     let d = driver();
-    let params = json!({"flavourId": "simple", "extVirtualLinks": [
-        tacker_testkit::vm::ext_virtual_link("net0", "sim-net", &["masterNode_CP1", "workerNode_CP2"])]});
     let o = d
-        .instantiate(&f.ctx(LcmOperation::Instantiate, params))
+        .instantiate(&f.ctx(LcmOperation::Instantiate, cluster_params()))
         .await
         .unwrap_or_else(|e| panic!("{e:?}"));
     f.apply(&o);
-    let workers = |f: &Fixture| f.vnfcs().iter().filter(|v| v.0 == "workerNode").count();
-    assert_eq!(workers(&f), 2);
-    let e = d
-        .scale(&f.ctx(
-            LcmOperation::Scale,
-            json!({"type": "SCALE_OUT", "aspectId": "worker_instance", "numberOfSteps": 1}),
+    let first = workers(&f);
+    assert_eq!(first.len(), 2);
+    let o = d
+        .scale(&f.ctx(LcmOperation::Scale, scale("SCALE_OUT", 2)))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    f.apply(&o);
+    let grown = workers(&f);
+    assert_eq!(grown.len(), 4, "{grown:?}");
+    assert!(
+        first.iter().all(|w| grown.contains(w)),
+        "the first two stay"
+    );
+    let info = f.instance.instantiated_vnf_info.clone().unwrap();
+    let level = info
+        .scale_status
+        .iter()
+        .find(|s| s.aspect_id == "worker_instance");
+    assert_eq!(level.map(|s| s.scale_level), Some(2));
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 5);
+    let o = d
+        .scale(&f.ctx(LcmOperation::Scale, scale("SCALE_IN", 1)))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    f.apply(&o);
+    let shrunk = workers(&f);
+    assert_eq!(shrunk.len(), 3, "{shrunk:?}");
+    assert!(first.iter().all(|w| shrunk.contains(w)), "the oldest stay");
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 4);
+    // Heal every VNFC (SOL003, a stack update): the group keeps its scaled size.
+    let o = d
+        .heal(&f.ctx(LcmOperation::Heal, json!({})))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    f.apply(&o);
+    assert_eq!(workers(&f).len(), 3);
+    let o = d
+        .terminate(&f.ctx(
+            LcmOperation::Terminate,
+            json!({"terminationType": "FORCEFUL"}),
         ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    assert!(f.sim.sim.engine.hosts.running().is_empty());
+}
+
+/// The same layout without its policies sizes nothing through `nfv`: a scale changes
+/// nothing there, and must fail saying so, not complete with no worker added.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
+    let root = need_samples!();
+    let csar = k8s_cluster_sample(&root).edit("BaseHOT/simple/simple_hot_top.yaml", |t| {
+        t.replace("_scale_out:", "_grow:")
+            .replace("_scale_in:", "_shrink:")
+    });
+    let mut f = Fixture::with_package(csar);
+    let d = driver();
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, cluster_params()))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    f.apply(&o);
+    assert_eq!(workers(&f).len(), 2);
+    let e = d
+        .scale(&f.ctx(LcmOperation::Scale, scale("SCALE_OUT", 1)))
         .await
         .unwrap_err();
     assert_eq!(e.status, 422, "{e:?}");
@@ -147,7 +227,7 @@ async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
         "{text}"
     );
     // Nothing was recorded as scaled: the instance still has its two workers.
-    assert_eq!(workers(&f), 2);
+    assert_eq!(workers(&f).len(), 2);
     let o = d
         .terminate(&f.ctx(
             LcmOperation::Terminate,
@@ -165,21 +245,10 @@ async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_instantiation_level_the_base_hot_does_not_make_fails_with_the_reason() {
     let root = need_samples!();
-    let csar = package(
-        &root.join("mgmt_driver/kubernetes/kubernetes_vnf_package"),
-        Some(&root.join("tests/etc/samples/etsi/nfv/common/Definitions")),
-        &[
-            "Scripts/kubernetes_mgmt.py",
-            "Scripts/install_k8s_cluster.sh",
-            "Scripts/install_helm.sh",
-            "Files/images/ubuntu-20.04-server-cloudimg-amd64.img",
-        ],
-    );
-    let f = Fixture::with_package(csar);
+    let f = Fixture::with_package(k8s_cluster_sample(&root));
     let d = driver();
-    let params = json!({"flavourId": "simple", "instantiationLevelId": "instantiation_level_2",
-        "extVirtualLinks": [tacker_testkit::vm::ext_virtual_link(
-            "net0", "sim-net", &["masterNode_CP1", "workerNode_CP2"])]});
+    let mut params = cluster_params();
+    params["instantiationLevelId"] = json!("instantiation_level_2");
     let ctx = f.ctx(LcmOperation::Instantiate, params);
     let e = d.instantiate(&ctx).await.unwrap_err();
     assert_eq!(e.status, 422, "{e:?}");
