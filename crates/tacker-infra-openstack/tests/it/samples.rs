@@ -4,6 +4,7 @@
 use serde_json::json;
 use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::InfraDriver;
+use tacker_infra_openstack::OpenStackDriver;
 use tacker_testkit::samples::{package, samples_dir};
 
 use crate::fixture::{Fixture, ssh_hostname};
@@ -21,17 +22,35 @@ macro_rules! need_samples {
     };
 }
 
+/// Runs `op` with `params` through the driver and records its outcome, as the engine
+/// would.
+async fn done(f: &mut Fixture, d: &OpenStackDriver, op: LcmOperation, params: serde_json::Value) {
+    let ctx = f.ctx(op, params);
+    let o = match op {
+        LcmOperation::Instantiate => d.instantiate(&ctx).await,
+        LcmOperation::Scale => d.scale(&ctx).await,
+        LcmOperation::Heal => d.heal(&ctx).await,
+        LcmOperation::Terminate => d.terminate(&ctx).await,
+        other => panic!("not run here: {other:?}"),
+    }
+    .unwrap_or_else(|e| panic!("{op:?}: {e:?}"));
+    f.apply(&o);
+}
+
+/// Terminates (FORCEFUL): no VM is left running.
+async fn terminated(f: &mut Fixture, d: &OpenStackDriver) {
+    let params = json!({"terminationType": "FORCEFUL"});
+    done(f, d, LcmOperation::Terminate, params).await;
+    assert!(f.sim.sim.engine.hosts.running().is_empty());
+}
+
 async fn instantiate_and_terminate(
     mut f: Fixture,
     params: serde_json::Value,
     expect: &[(&str, usize)],
 ) {
     let d = driver();
-    let o = d
-        .instantiate(&f.ctx(LcmOperation::Instantiate, params))
-        .await
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    f.apply(&o);
+    done(&mut f, &d, LcmOperation::Instantiate, params).await;
     let vnfcs = f.vnfcs();
     for (vdu, n) in expect {
         assert_eq!(
@@ -56,15 +75,7 @@ async fn instantiate_and_terminate(
             assert_eq!(ssh_hostname(ip).unwrap(), *vdu);
         }
     }
-    let o = d
-        .terminate(&f.ctx(
-            LcmOperation::Terminate,
-            json!({"terminationType": "FORCEFUL"}),
-        ))
-        .await
-        .unwrap();
-    f.apply(&o);
-    assert!(f.sim.sim.engine.hosts.running().is_empty());
+    terminated(&mut f, &d).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,18 +158,10 @@ async fn upstreams_scaling_policies_scale_the_cluster_sample() {
     let root = need_samples!();
     let mut f = Fixture::with_package(k8s_cluster_sample(&root));
     let d = driver();
-    let o = d
-        .instantiate(&f.ctx(LcmOperation::Instantiate, cluster_params()))
-        .await
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    f.apply(&o);
+    done(&mut f, &d, LcmOperation::Instantiate, cluster_params()).await;
     let first = workers(&f);
     assert_eq!(first.len(), 2);
-    let o = d
-        .scale(&f.ctx(LcmOperation::Scale, scale("SCALE_OUT", 2)))
-        .await
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    f.apply(&o);
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_OUT", 2)).await;
     let grown = workers(&f);
     assert_eq!(grown.len(), 4, "{grown:?}");
     assert!(
@@ -172,31 +175,15 @@ async fn upstreams_scaling_policies_scale_the_cluster_sample() {
         .find(|s| s.aspect_id == "worker_instance");
     assert_eq!(level.map(|s| s.scale_level), Some(2));
     assert_eq!(f.sim.sim.engine.hosts.running().len(), 5);
-    let o = d
-        .scale(&f.ctx(LcmOperation::Scale, scale("SCALE_IN", 1)))
-        .await
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    f.apply(&o);
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_IN", 1)).await;
     let shrunk = workers(&f);
     assert_eq!(shrunk.len(), 3, "{shrunk:?}");
     assert!(first.iter().all(|w| shrunk.contains(w)), "the oldest stay");
     assert_eq!(f.sim.sim.engine.hosts.running().len(), 4);
     // Heal every VNFC (SOL003, a stack update): the group keeps its scaled size.
-    let o = d
-        .heal(&f.ctx(LcmOperation::Heal, json!({})))
-        .await
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    f.apply(&o);
+    done(&mut f, &d, LcmOperation::Heal, json!({})).await;
     assert_eq!(workers(&f).len(), 3);
-    let o = d
-        .terminate(&f.ctx(
-            LcmOperation::Terminate,
-            json!({"terminationType": "FORCEFUL"}),
-        ))
-        .await
-        .unwrap();
-    f.apply(&o);
-    assert!(f.sim.sim.engine.hosts.running().is_empty());
+    terminated(&mut f, &d).await;
 }
 
 /// The same layout without its policies sizes nothing through `nfv`: a scale changes
@@ -210,11 +197,7 @@ async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
     });
     let mut f = Fixture::with_package(csar);
     let d = driver();
-    let o = d
-        .instantiate(&f.ctx(LcmOperation::Instantiate, cluster_params()))
-        .await
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    f.apply(&o);
+    done(&mut f, &d, LcmOperation::Instantiate, cluster_params()).await;
     assert_eq!(workers(&f).len(), 2);
     let e = d
         .scale(&f.ctx(LcmOperation::Scale, scale("SCALE_OUT", 1)))
@@ -228,15 +211,7 @@ async fn a_scale_the_base_hot_does_not_follow_fails_with_the_reason() {
     );
     // Nothing was recorded as scaled: the instance still has its two workers.
     assert_eq!(workers(&f).len(), 2);
-    let o = d
-        .terminate(&f.ctx(
-            LcmOperation::Terminate,
-            json!({"terminationType": "FORCEFUL"}),
-        ))
-        .await
-        .unwrap();
-    f.apply(&o);
-    assert!(f.sim.sim.engine.hosts.running().is_empty());
+    terminated(&mut f, &d).await;
 }
 
 /// The same layout instantiated at a level its fixed capacities do not have (3 masters
