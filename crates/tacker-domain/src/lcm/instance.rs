@@ -183,6 +183,22 @@ pub struct InstantiatedVnfInfo {
     pub other: Map<String, Value>,
 }
 
+impl InstantiatedVnfInfo {
+    /// What the instance's infra driver recorded (`metadata`: a CNF's namespace, its
+    /// manifests or release, a VM VNF's stack), if anything.
+    pub fn driver_metadata(&self) -> Option<&Map<String, Value>> {
+        self.other.get("metadata").and_then(Value::as_object)
+    }
+
+    /// The Kubernetes namespace a CNF was deployed into, as its driver recorded it.
+    pub fn cnf_namespace(&self) -> Option<&str> {
+        self.driver_metadata()?
+            .get("namespace")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+    }
+}
+
 /// A VNF instance (`{:?}` shows its VIM connections without credentials).
 #[derive(Clone, PartialEq)]
 pub struct VnfInstance {

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::Metric;
 use super::job::PmJob;
 use super::threshold::Threshold;
-use crate::lcm::VnfInstance;
+use crate::lcm::{InstantiatedVnfInfo, VnfInstance};
 
 /// Upstream Tacker's PromQL table (`etc/tacker/prometheus-plugin.yaml`), the default of
 /// `pm.promql`.
@@ -113,13 +113,12 @@ pub fn check_table(table: &BTreeMap<String, String>) -> Result<(), String> {
 /// The namespace of the instance's Pods (`default` when none says).
 fn namespace(i: &VnfInstance) -> String {
     let info = i.instantiated_vnf_info.as_ref();
-    info.and_then(|x| x.other.get("metadata"))
-        .and_then(|m| m.get("namespace"))
+    info.and_then(InstantiatedVnfInfo::cnf_namespace)
         .or_else(|| {
             info.and_then(|x| x.vnfc_resource_info.first())
                 .and_then(|r| r.metadata.get("namespace"))
+                .and_then(Value::as_str)
         })
-        .and_then(Value::as_str)
         .unwrap_or("default")
         .to_owned()
 }

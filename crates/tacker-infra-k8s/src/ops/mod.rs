@@ -79,12 +79,14 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         .instantiated_vnf_info
         .clone()
         .ok_or_else(|| Error::Invalid("the VNF instance is not instantiated".into()))?;
-    let meta = info.other.get("metadata").cloned().unwrap_or(Value::Null);
-    let namespace = meta
-        .get("namespace")
-        .and_then(Value::as_str)
+    let namespace = info
+        .cnf_namespace()
         .ok_or_else(|| Error::Manifest("the instance has no Kubernetes namespace recorded".into()))?
         .to_owned();
+    let meta = info
+        .driver_metadata()
+        .cloned()
+        .map_or(Value::Null, Value::Object);
     let files = manifest::def_files(meta.as_object().unwrap_or(&Map::new()))?;
     let vdus = manifest::stored_vdus(&meta);
     Ok(Stored {

@@ -89,7 +89,10 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         .instantiated_vnf_info
         .clone()
         .ok_or_else(|| Error::Invalid("the VNF instance is not instantiated".into()))?;
-    let meta = info.other.get("metadata").cloned().unwrap_or(Value::Null);
+    let meta = info
+        .driver_metadata()
+        .cloned()
+        .map_or(Value::Null, Value::Object);
     let stack = meta
         .get("stack_id")
         .and_then(Value::as_str)

@@ -121,7 +121,10 @@ impl Op<'_, '_> {
             .instantiated_vnf_info
             .clone()
             .ok_or_else(|| Error::Invalid("the VNF instance is not instantiated".into()))?;
-        let meta = info.other.get("metadata").cloned().unwrap_or(Value::Null);
+        let meta = info
+            .driver_metadata()
+            .cloned()
+            .map_or(Value::Null, Value::Object);
         Ok((Recorded::of(&meta)?, info))
     }
 

@@ -70,9 +70,7 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
     let running_ns = i
         .instantiated_vnf_info
         .as_ref()
-        .and_then(|x| x.other.get("metadata"))
-        .and_then(|m| m.get("namespace"))
-        .and_then(Value::as_str);
+        .and_then(|x| x.cnf_namespace());
     if let (Some(now), Some(asked)) = (
         running_ns,
         r.additional_params.get("namespace").and_then(Value::as_str),
