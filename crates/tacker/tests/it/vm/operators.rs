@@ -34,6 +34,36 @@ async fn openstack_cli_registers_the_vim_and_drives_v1() {
     let list = osc.json(&["vim", "list"]);
     assert_eq!(list[0]["Name"], "heat-sim", "{list}");
     assert_eq!(list[0]["Is Default"], true);
+    // show and set work; a registration Keystone refuses fails and stores nothing.
+    let shown = osc.json(&["vim", "show", "heat-sim"]);
+    assert_eq!(shown["id"], v["id"], "{shown}");
+    let (ok, out, err) = osc.run(&["vim", "set", "--description", "the simulator", "heat-sim"]);
+    assert!(ok, "{out}{err}");
+    assert_eq!(
+        osc.json(&["vim", "show", "heat-sim"])["description"],
+        "the simulator"
+    );
+    let wrong = dir.path().join("wrong.yaml");
+    std::fs::write(
+        &wrong,
+        std::fs::read_to_string(&cfg).unwrap().replace(
+            &format!("password: '{}'", vm.password),
+            "password: 'not-it'",
+        ),
+    )
+    .unwrap();
+    let (ok, out, err) = osc.run(&[
+        "vim",
+        "register",
+        "--config-file",
+        wrong.to_str().unwrap(),
+        "bad",
+    ]);
+    assert!(
+        !ok && err.contains("Keystone refused the credentials"),
+        "{out}{err}"
+    );
+    assert_eq!(osc.json(&["vim", "list"]).as_array().map(Vec::len), Some(1));
 
     let created = osc.json(&["vnflcm", "create", VM_VNFD_ID]);
     let i = created["ID"].as_str().unwrap().to_owned();
