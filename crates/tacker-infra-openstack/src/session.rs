@@ -138,6 +138,9 @@ fn checked(guard: &Guard, url: &str) -> Result<()> {
         .map_err(|why| Error::Vim(format!("endpoint {url} refused: {why}")))
 }
 
+/// How long an idle connection to Keystone or Heat is kept for reuse.
+const POOL_IDLE: Duration = Duration::from_secs(2);
+
 impl Session {
     /// A session (no request made yet).
     pub fn new(creds: Credentials, timeout: Duration, guard: &Guard) -> Result<Self> {
@@ -147,6 +150,10 @@ impl Session {
             .no_proxy()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
+            // Keystone's and Heat's servers close idle keep-alive connections (Apache
+            // and uWSGI after 5 s, heat-sim's actix too): reusing one they are closing
+            // fails the request, so idle connections are dropped well before that.
+            .pool_idle_timeout(POOL_IDLE)
             .redirect(reqwest::redirect::Policy::none());
         if let Some(pem) = &creds.ca_pem {
             let cert = reqwest::Certificate::from_pem(pem.as_bytes())
