@@ -120,6 +120,10 @@ impl Client {
             .dns_resolver(guard.resolver())
             .redirect(guard.redirects())
             .no_proxy()
+            // Subscribers' and NFVOs' servers close idle keep-alive connections (often
+            // after 5 s): a request on one being closed would fail, so idle connections
+            // are dropped well before.
+            .pool_idle_timeout(Duration::from_secs(2))
             .build()
             .map_err(|e| Error::Unreachable {
                 url: String::new(),
