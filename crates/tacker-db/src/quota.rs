@@ -19,6 +19,7 @@ pub fn within<T>(
     create: impl FnOnce(&mut DbConnection) -> Result<T>,
 ) -> Result<Option<T>> {
     let done = c.transaction(|c| {
+        write_first(c, table)?;
         if quota > 0 {
             lock(c, table, tenant)?;
         }
@@ -46,6 +47,18 @@ macro_rules! count_of_tenant {
     }};
 }
 pub(crate) use count_of_tenant;
+
+/// On SQLite, makes the transaction a writer before it reads: a creation reads (its
+/// duplicates, its tenant's count) and then writes, and a reader that becomes a writer
+/// after another connection committed fails at once with SQLITE_BUSY (the busy timeout
+/// does not apply to that upgrade); a writer from the start waits its turn instead.
+fn write_first(c: &mut DbConnection, table: &str) -> Result<()> {
+    if let DbConnection::Sqlite(lite) = c {
+        // `table` is one of this crate's table names, never input.
+        diesel::sql_query(format!("UPDATE {table} SET id = id WHERE 0")).execute(lite)?;
+    }
+    Ok(())
+}
 
 /// Serializes, until the transaction ends, the quota checks of `tenant` on `table`.
 pub fn lock(c: &mut DbConnection, table: &str, tenant: Option<&str>) -> Result<()> {

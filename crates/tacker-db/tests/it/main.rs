@@ -7,6 +7,7 @@
 
 mod conductors;
 mod packages;
+mod quota;
 mod schema;
 mod sealed;
 
