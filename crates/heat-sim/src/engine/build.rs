@@ -799,12 +799,7 @@ pub fn signal(engine: Arc<Engine>, stack: Uuid, policy: &str) -> Result<Step, St
             return Err(format!("{policy} is a {}, not a scaling policy", p.kind));
         }
         let props = &p.properties;
-        let num = |k: &str| match props.get(k) {
-            Some(Value::Number(n)) => n.as_i64(),
-            Some(Value::String(t)) => t.trim().parse().ok(),
-            _ => None,
-        };
-        let adjustment = num("scaling_adjustment")
+        let adjustment = types::number(props, "scaling_adjustment")
             .ok_or_else(|| format!("{policy}: scaling_adjustment is required"))?;
         let group_id = props
             .get("auto_scaling_group_id")
@@ -822,11 +817,7 @@ pub fn signal(engine: Arc<Engine>, stack: Uuid, policy: &str) -> Result<Step, St
         let (name, gprops) = (g.name.clone(), g.properties.clone());
         let current = i64::try_from(st.stack(nid).map(|n| n.resources.len()).unwrap_or(0))
             .unwrap_or(i64::MAX);
-        let limit = |k: &str, d: i64| match gprops.get(k) {
-            Some(Value::Number(n)) => n.as_i64().unwrap_or(d),
-            Some(Value::String(t)) => t.trim().parse().unwrap_or(d),
-            _ => d,
-        };
+        let limit = |k: &str, d: i64| types::number(&gprops, k).unwrap_or(d);
         let wanted = match props
             .get("adjustment_type")
             .and_then(Value::as_str)

@@ -165,15 +165,18 @@ pub fn server_ports(props: &Value) -> (Vec<String>, usize) {
     (ports, bare)
 }
 
+/// Integer property `key` (a number, or a string holding one).
+pub fn number(props: &Value, key: &str) -> Option<i64> {
+    match props.get(key)? {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
 /// A group's size: `desired_capacity` (else `min_size`) within min..max.
 pub fn group_size(props: &Value) -> Result<usize, String> {
-    let num = |k: &str| -> Option<i64> {
-        match props.get(k)? {
-            Value::Number(n) => n.as_i64(),
-            Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        }
-    };
+    let num = |k: &str| number(props, k);
     let min = num("min_size").unwrap_or(0).max(0);
     let max = num("max_size").unwrap_or(i64::MAX);
     let want = num("desired_capacity").unwrap_or(min);

@@ -53,7 +53,14 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let policy = format!("{}_scale_{direction}", step.aspect);
     match template::scaling_policy(&hot.parsed, &policy) {
         Some(group) => {
+            // Signalled only while the group is short of (or over) the counts asked: a
+            // retry after a conductor died between two signals does not overshoot.
             for _ in 0..step.to_level.abs_diff(step.from_level) {
+                let now = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
+                let now = counts_of(&now.resources);
+                if step.deltas.iter().all(|(v, _)| now.get(v) == counts.get(v)) {
+                    break;
+                }
                 w.heat.signal(&s.stack, &policy).await?;
                 w.heat.wait_resource(&s.stack, &group).await?;
             }

@@ -186,6 +186,26 @@ async fn upstreams_scaling_policies_scale_the_cluster_sample() {
     terminated(&mut f, &d).await;
 }
 
+/// A conductor that died after signalling a scale out, before its outcome was recorded,
+/// left the group a step further than recorded: the retry (the same scale, from the
+/// recorded level) signals only what is still missing, never beyond the level asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retried_policy_scale_signals_only_what_is_missing() {
+    let root = need_samples!();
+    let mut f = Fixture::with_package(k8s_cluster_sample(&root));
+    let d = driver();
+    done(&mut f, &d, LcmOperation::Instantiate, cluster_params()).await;
+    // The scale signalled Heat, then its conductor died before the outcome was recorded.
+    let unrecorded = f.ctx(LcmOperation::Scale, scale("SCALE_OUT", 1));
+    d.scale(&unrecorded).await.unwrap();
+    assert_eq!(workers(&f).len(), 2, "the instance still records two");
+    // The retry: the same scale from the recorded level.
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_OUT", 1)).await;
+    assert_eq!(workers(&f).len(), 3, "the level asked, not one beyond");
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 4);
+    terminated(&mut f, &d).await;
+}
+
 /// The same layout without its policies sizes nothing through `nfv`: a scale changes
 /// nothing there, and must fail saying so, not complete with no worker added.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
