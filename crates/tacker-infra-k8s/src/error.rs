@@ -80,6 +80,13 @@ impl Error {
     }
 }
 
+/// A request parameter of the wrong shape (checked again where it is read).
+impl From<tacker_domain::Failure> for Error {
+    fn from(f: tacker_domain::Failure) -> Self {
+        Self::Manifest(f.detail)
+    }
+}
+
 impl From<kube::Error> for Error {
     fn from(e: kube::Error) -> Self {
         match e {

@@ -9,6 +9,7 @@ pub mod helm;
 mod manifest;
 mod observe;
 pub(crate) mod ops;
+mod record;
 mod settings;
 mod vnfc;
 mod wait;

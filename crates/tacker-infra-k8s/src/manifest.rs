@@ -10,6 +10,7 @@ use tacker_domain::vnfd::Flavour;
 
 use crate::cluster::{Cluster, INSTANCE_LABEL, Type};
 use crate::error::{Error, Result};
+use crate::record::ManifestRecord;
 
 /// Largest manifest file read.
 const MAX_FILE: u64 = 16 * 1024 * 1024;
@@ -70,24 +71,14 @@ impl Plan {
             .find(|d| d.kind == v.kind && d.name == v.name)
     }
 
-    /// What the instance stores to find its resources again
-    /// (`instantiatedVnfInfo.metadata`).
-    pub fn metadata(&self, files: &[String]) -> Value {
-        json!({
-            "namespace": self.namespace,
-            "lcm-kubernetes-def-files": files,
-            "vdus": vdus_json(&self.vdus),
-        })
+    /// What the instance records to find its resources again.
+    pub fn record(&self, files: Vec<String>) -> ManifestRecord {
+        ManifestRecord {
+            namespace: self.namespace.clone(),
+            files,
+            vdus: self.vdus.clone(),
+        }
     }
-}
-
-/// VDU bindings as the instance records them (`{"VDU1": {"kind", "name"}}`).
-pub fn vdus_json(vdus: &[VduResource]) -> Value {
-    Value::Object(
-        vdus.iter()
-            .map(|v| (v.vdu_id.clone(), json!({"kind": v.kind, "name": v.name})))
-            .collect(),
-    )
 }
 
 /// Creation tier of a kind: what others depend on comes first.
@@ -111,20 +102,6 @@ fn tier(kind: &str) -> u8 {
         | "SelfSubjectRulesReview"
         | "LocalSubjectAccessReview" => 4,
         _ => 3,
-    }
-}
-
-/// The files named by `lcm-kubernetes-def-files` in `params` (a request's
-/// `additionalParams`, or what the instance recorded).
-pub fn def_files(params: &Map<String, Value>) -> Result<Vec<String>> {
-    match tacker_domain::lcm::request::kubernetes_def_files(params) {
-        Some(files) if !files.is_empty() => Ok(files),
-        Some(_) | None if params.contains_key("lcm-kubernetes-def-files") => Err(Error::Manifest(
-            "additionalParams.lcm-kubernetes-def-files must be a non-empty list of paths".into(),
-        )),
-        _ => Err(Error::Manifest(
-            "additionalParams.lcm-kubernetes-def-files (the package's Kubernetes manifests) is required".into(),
-        )),
     }
 }
 
@@ -420,31 +397,6 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
         docs,
         vdus,
     })
-}
-
-/// The VDU bindings stored in `instantiatedVnfInfo.metadata`.
-pub fn stored_vdus(metadata: &Value) -> Vec<VduResource> {
-    metadata
-        .get("vdus")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(id, v)| VduResource {
-                    vdu_id: id.clone(),
-                    kind: v
-                        .get("kind")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    name: v
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use super::cnf::{CnfParams, DEF_FILES};
 use super::instance::VnfInstance;
 use super::op::LcmOperation;
 use crate::failure::Failure;
@@ -142,7 +143,7 @@ impl InstantiateRequest {
             ],
         )?;
         let r: Self = typed(body)?;
-        check_cnf_params(&r.additional_params)?;
+        r.cnf()?;
         Ok(r)
     }
 
@@ -159,55 +160,52 @@ impl InstantiateRequest {
             )));
         }
         self.check_user_data(model)?;
-        for file in self.kubernetes_def_files().unwrap_or_default() {
-            if !model.has_artifact(&file) {
+        let cnf = self.cnf()?;
+        for file in cnf.def_files.iter().flatten() {
+            if !model.has_artifact(file) {
                 return Err(bad(format!(
                     "{DEF_FILES}: {file:?} is not an artifact of the VNF package"
                 )));
             }
         }
-        self.check_helm(model, f)
+        self.check_helm(model, f, &cnf)
     }
 
     /// Helm VIMs: `helm_chart_path` names a chart archive or directory of the package,
     /// `helm_value_names` names VDUs of the flavour.
-    fn check_helm(&self, model: &PackageModel, f: &Flavour) -> Result<(), Failure> {
+    fn check_helm(
+        &self,
+        model: &PackageModel,
+        f: &Flavour,
+        cnf: &CnfParams,
+    ) -> Result<(), Failure> {
         let helm = self
             .vim_connection_info
             .iter()
             .flatten()
             .any(|(_, v)| v.vim_type.as_deref() == Some(super::vim_type::HELM));
-        let p = &self.additional_params;
-        let chart = match p.get("helm_chart_path") {
-            None | Some(Value::Null) if helm => {
+        let Some(chart) = &cnf.helm_chart_path else {
+            if helm {
                 return Err(bad(
                     "additionalParams.helm_chart_path (the package's Helm chart) is required for ETSINFV.HELM.V_3",
                 ));
             }
-            None | Some(Value::Null) => return Ok(()),
-            Some(Value::String(c)) if !c.is_empty() => c,
-            Some(_) => return Err(bad("additionalParams.helm_chart_path must be a path")),
+            return Ok(());
         };
         if !model.has_chart(chart) {
             return Err(bad(format!(
                 "additionalParams.helm_chart_path: {chart:?} is not a chart archive or directory of the VNF package"
             )));
         }
-        match p.get("helm_value_names") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(m)) => {
-                if let Some(vdu) = m.keys().find(|k| !f.vdus.iter().any(|v| v.id == **k)) {
-                    return Err(bad(format!(
-                        "additionalParams.helm_value_names: {vdu} is not a VDU of flavour {:?}",
-                        self.flavour_id
-                    )));
-                }
-            }
-            Some(_) => {
-                return Err(bad(
-                    "additionalParams.helm_value_names must map VDU ids to their value paths",
-                ));
-            }
+        if let Some(vdu) = cnf
+            .helm_value_names
+            .keys()
+            .find(|k| !f.vdus.iter().any(|v| v.id == **k))
+        {
+            return Err(bad(format!(
+                "additionalParams.helm_value_names: {vdu} is not a VDU of flavour {:?}",
+                self.flavour_id
+            )));
         }
         Ok(())
     }
@@ -249,36 +247,11 @@ impl InstantiateRequest {
         Ok(())
     }
 
-    /// `additionalParams.lcm-kubernetes-def-files`, when given.
-    pub fn kubernetes_def_files(&self) -> Option<Vec<String>> {
-        kubernetes_def_files(&self.additional_params)
+    /// Its CNF parameters (checked when it was parsed).
+    pub fn cnf(&self) -> Result<CnfParams, Failure> {
+        CnfParams::of(&self.additional_params)
     }
 }
-
-/// The CNF parameters: `lcm-kubernetes-def-files` a non-empty list of paths, `namespace`
-/// a Kubernetes namespace name.
-fn check_cnf_params(params: &Object) -> Result<(), Failure> {
-    if let Some(files) = params.get("lcm-kubernetes-def-files") {
-        let files = files
-            .as_array()
-            .filter(|a| !a.is_empty())
-            .ok_or_else(|| bad(format!("{DEF_FILES} must be a non-empty array of paths")))?;
-        if files.iter().any(|f| !f.is_string()) {
-            return Err(bad(format!("{DEF_FILES} must hold paths")));
-        }
-    }
-    if let Some(ns) = params.get("namespace") {
-        let ok = ns.as_str().is_some_and(is_rfc1123_label);
-        if !ok {
-            return Err(bad(
-                "additionalParams.namespace must be a Kubernetes namespace name (RFC 1123 label)",
-            ));
-        }
-    }
-    Ok(())
-}
-
-const DEF_FILES: &str = "additionalParams.lcm-kubernetes-def-files";
 
 /// Tacker's sample user-data classes whose `nfv` mapping is built in (the OpenStack
 /// driver emits both their keys and the v2 ones).
@@ -288,26 +261,6 @@ pub const USER_DATA_CLASSES: [&str; 4] = [
     "SampleUserData",
     "KubernetesClusterUserData",
 ];
-
-/// `lcm-kubernetes-def-files` of an `additionalParams` map (or of what an instance
-/// recorded), when it is a list of paths.
-pub fn kubernetes_def_files(params: &Object) -> Option<Vec<String>> {
-    params
-        .get("lcm-kubernetes-def-files")?
-        .as_array()?
-        .iter()
-        .map(|f| f.as_str().map(str::to_owned))
-        .collect()
-}
-
-fn is_rfc1123_label(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= 63
-        && n.bytes()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        && !n.starts_with('-')
-        && !n.ends_with('-')
-}
 
 /// The flavour `id` of the package's VNFD.
 pub fn flavour<'a>(m: &'a PackageModel, id: &str) -> Result<&'a Flavour, Failure> {
@@ -643,14 +596,14 @@ impl ChangeVnfpkgRequest {
         if p.get("vdu_params").is_some_and(|v| !v.is_array()) {
             return Err(bad("additionalParams.vdu_params must be an array"));
         }
-        // The manifests and namespace as for instantiation.
-        check_cnf_params(p)?;
+        // The manifests, namespace and chart as for instantiation.
+        r.cnf()?;
         Ok(r)
     }
 
-    /// The new package's `lcm-kubernetes-def-files`, when given.
-    pub fn kubernetes_def_files(&self) -> Option<Vec<String>> {
-        kubernetes_def_files(&self.additional_params)
+    /// Its CNF parameters (checked when it was parsed).
+    pub fn cnf(&self) -> Result<CnfParams, Failure> {
+        CnfParams::of(&self.additional_params)
     }
 }
 
@@ -855,7 +808,7 @@ mod tests {
         let i = InstantiateRequest::parse(&json!({"flavourId": "simple",
             "additionalParams": {"lcm-kubernetes-def-files": ["a.yaml"], "namespace": "ns-1"}}))
         .unwrap();
-        assert_eq!(i.kubernetes_def_files(), Some(vec!["a.yaml".to_owned()]));
+        assert_eq!(i.cnf().unwrap().def_files, Some(vec!["a.yaml".to_owned()]));
         let m = ModifyRequest::parse(&json!({"vnfInstanceName": null})).unwrap();
         assert_eq!(m.vnf_instance_name, Some(None));
         assert_eq!(

@@ -5,67 +5,18 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
+use tacker_domain::lcm::cnf::{CnfParams, ValueNamesByVdu};
 use tacker_domain::vnfd::Flavour;
 
 use super::cli::Session;
 use super::values;
 use crate::error::{Error, Result};
-use crate::manifest::{self, VduResource};
+use crate::manifest;
 
 /// The release of VNF instance `instance`: `vnf-` and the id without dashes (35
 /// characters, within Helm's 53).
 pub fn release_name(instance: &str) -> String {
     format!("vnf-{}", instance.replace('-', ""))
-}
-
-/// The value paths of one VDU (`helm_value_names.<vduId>`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ValueNames {
-    /// The replica count's path.
-    pub replica: Option<String>,
-    /// The container image's path (set from the VNFD's `sw_image_data` on a package
-    /// change).
-    pub image: Option<String>,
-}
-
-/// `helm_value_names`, checked.
-pub fn value_names(v: Option<&Value>) -> Result<Map<String, Value>> {
-    let m = match v {
-        None | Some(Value::Null) => return Ok(Map::new()),
-        Some(Value::Object(m)) => m,
-        Some(_) => {
-            return Err(Error::Manifest(
-                "additionalParams.helm_value_names must map VDU ids to {replica, image}".into(),
-            ));
-        }
-    };
-    for (vdu, names) in m {
-        let ok = names.as_object().is_some_and(|o| {
-            o.iter()
-                .all(|(k, v)| matches!(k.as_str(), "replica" | "image") && v.is_string())
-        });
-        if !ok {
-            return Err(Error::Manifest(format!(
-                "additionalParams.helm_value_names.{vdu} must be {{\"replica\": path, \"image\": path}}"
-            )));
-        }
-    }
-    Ok(m.clone())
-}
-
-/// The value paths of `vdu` in a checked `helm_value_names`.
-pub fn names_of(names: &Map<String, Value>, vdu: &str) -> ValueNames {
-    let get = |k: &str| {
-        names
-            .get(vdu)
-            .and_then(|n| n.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    ValueNames {
-        replica: get("replica"),
-        image: get("image"),
-    }
 }
 
 /// What an instantiate (or a package change) asks of Helm.
@@ -76,7 +27,7 @@ pub struct Params {
     /// `helm_parameters` as nested values.
     pub values: Value,
     /// `helm_value_names`.
-    pub names: Map<String, Value>,
+    pub names: ValueNamesByVdu,
     /// `namespace`, if given.
     pub namespace: Option<String>,
 }
@@ -84,30 +35,21 @@ pub struct Params {
 impl Params {
     /// Reads `additionalParams`; `chart` is required unless `fallback` gives one.
     pub fn parse(p: &Map<String, Value>, fallback: Option<&str>) -> Result<Self> {
-        let chart = match (p.get("helm_chart_path"), fallback) {
-            (Some(Value::String(s)), _) if !s.is_empty() => s.clone(),
-            (None | Some(Value::Null), Some(f)) => f.to_owned(),
-            (None | Some(Value::Null), None) => {
-                return Err(Error::Manifest(
+        let cnf = CnfParams::of(p)?;
+        let chart = cnf
+            .helm_chart_path
+            .or_else(|| fallback.map(str::to_owned))
+            .ok_or_else(|| {
+                Error::Manifest(
                     "additionalParams.helm_chart_path (the package's Helm chart) is required"
                         .into(),
-                ));
-            }
-            (Some(_), _) => {
-                return Err(Error::Manifest(
-                    "additionalParams.helm_chart_path must be a path in the package".into(),
-                ));
-            }
-        };
+                )
+            })?;
         Ok(Self {
             chart,
-            values: values::from_parameters(p.get("helm_parameters"))?,
-            names: value_names(p.get("helm_value_names"))?,
-            namespace: p
-                .get("namespace")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
+            values: values::from_parameters(&cnf.helm_parameters)?,
+            names: cnf.helm_value_names,
+            namespace: cnf.namespace,
         })
     }
 }
@@ -134,77 +76,28 @@ pub fn chart_in(package_dir: &Path, chart: &str) -> Result<PathBuf> {
 /// chart's own).
 pub fn with_replicas(
     mut v: Value,
-    names: &Map<String, Value>,
+    names: &ValueNamesByVdu,
     counts: &[(String, i64)],
 ) -> Result<Value> {
     for (vdu, n) in counts {
-        if let Some(path) = names_of(names, vdu).replica {
-            values::set(&mut v, &path, json!(n))?;
+        if let Some(path) = names.get(vdu).and_then(|n| n.replica.as_deref()) {
+            values::set(&mut v, path, json!(n))?;
         }
     }
     Ok(v)
 }
 
 /// Sets each VDU's image value to its `sw_image_data` name in `flavour`.
-pub fn with_images(mut v: Value, names: &Map<String, Value>, flavour: &Flavour) -> Result<Value> {
+pub fn with_images(mut v: Value, names: &ValueNamesByVdu, flavour: &Flavour) -> Result<Value> {
     for vdu in &flavour.vdus {
-        if let (Some(path), Some(img)) = (names_of(names, &vdu.id).image, &vdu.sw_image)
+        let path = names.get(&vdu.id).and_then(|n| n.image.as_deref());
+        if let (Some(path), Some(img)) = (path, &vdu.sw_image)
             && !img.name.is_empty()
         {
-            values::set(&mut v, &path, json!(img.name))?;
+            values::set(&mut v, path, json!(img.name))?;
         }
     }
     Ok(v)
-}
-
-/// What the instance records of its release (`instantiatedVnfInfo.metadata`).
-#[derive(Debug, Clone)]
-pub struct Recorded {
-    /// The release.
-    pub release: String,
-    /// Its namespace.
-    pub namespace: String,
-    /// The chart, in the instance's package.
-    pub chart: String,
-    /// `helm_value_names`.
-    pub names: Map<String, Value>,
-    /// The release's revision when the last operation completed.
-    pub revision: u64,
-    /// VDU bindings.
-    pub vdus: Vec<VduResource>,
-}
-
-impl Recorded {
-    /// Reads it from the instance's `instantiatedVnfInfo.metadata`.
-    pub fn of(meta: &Value) -> Result<Self> {
-        let s = |k: &str| {
-            meta.get(k)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .ok_or_else(|| Error::Manifest(format!("the instance has no Helm {k} recorded")))
-        };
-        Ok(Self {
-            release: s("release_name")?,
-            namespace: s("namespace")?,
-            chart: s("helm_chart_path")?,
-            names: value_names(meta.get("helm_value_names"))?,
-            revision: meta.get("revision").and_then(Value::as_u64).unwrap_or(0),
-            vdus: manifest::stored_vdus(meta),
-        })
-    }
-
-    /// Its JSON, for `instantiatedVnfInfo.metadata`.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "namespace": self.namespace,
-            "release_name": self.release,
-            "helm_chart_path": self.chart,
-            "helm_value_names": self.names,
-            "revision": self.revision,
-            "vdus": manifest::vdus_json(&self.vdus),
-        })
-    }
 }
 
 fn os(args: &[&str]) -> Vec<OsString> {
@@ -381,10 +274,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.values, json!({"a": {"b": 1}}));
-        assert_eq!(
-            names_of(&p.names, "VDU1").replica.as_deref(),
-            Some("replicaCountVdu1")
-        );
+        assert_eq!(p.names["VDU1"].replica.as_deref(), Some("replicaCountVdu1"));
         assert!(Params::parse(&Map::new(), None).is_err());
         assert_eq!(Params::parse(&Map::new(), Some("c")).unwrap().chart, "c");
         let bad = json!({"helm_chart_path": "c", "helm_value_names": {"VDU1": {"replicas": "x"}}});

@@ -48,20 +48,10 @@ pub fn merge(base: &mut Value, over: &Value) {
 }
 
 /// The values `helm_parameters` (a map of dotted paths) stands for.
-pub fn from_parameters(params: Option<&Value>) -> Result<Value> {
+pub fn from_parameters(params: &Map<String, Value>) -> Result<Value> {
     let mut out = Value::Object(Map::new());
-    match params {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(m)) => {
-            for (path, v) in m {
-                set(&mut out, path, v.clone())?;
-            }
-        }
-        Some(_) => {
-            return Err(Error::Manifest(
-                "additionalParams.helm_parameters must be a map of value paths to values".into(),
-            ));
-        }
+    for (path, v) in params {
+        set(&mut out, path, v.clone())?;
     }
     Ok(out)
 }
@@ -73,17 +63,21 @@ mod tests {
 
     #[test]
     fn dotted_parameters_nest_and_keep_their_types() {
-        let v = from_parameters(Some(&json!({
-            "service.port": 8081, "service.type": "NodePort", "replicaCount": 2, "a.b.c": true
-        })))
+        let v = from_parameters(
+            json!({
+                "service.port": 8081, "service.type": "NodePort", "replicaCount": 2, "a.b.c": true
+            })
+            .as_object()
+            .unwrap(),
+        )
         .unwrap();
         assert_eq!(
             v,
             json!({"service": {"port": 8081, "type": "NodePort"}, "replicaCount": 2, "a": {"b": {"c": true}}})
         );
-        assert!(from_parameters(Some(&json!({"a..b": 1}))).is_err());
-        assert!(from_parameters(Some(&json!({"a": 1, "a.b": 2}))).is_err());
-        assert!(from_parameters(Some(&json!(["x"]))).is_err());
+        let params = |v: Value| v.as_object().cloned().unwrap();
+        assert!(from_parameters(&params(json!({"a..b": 1}))).is_err());
+        assert!(from_parameters(&params(json!({"a": 1, "a.b": 2}))).is_err());
     }
 
     #[test]

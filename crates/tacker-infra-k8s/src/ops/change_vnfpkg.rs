@@ -14,7 +14,7 @@ use tacker_domain::lcm::request::ChangeVnfpkgRequest;
 use super::{Stored, Work, counts_of, create_all, not_ours, owned_by, stored, wait_ready};
 use crate::cluster::Deletion;
 use crate::error::{Error, Result};
-use crate::manifest::{self, Doc, Plan};
+use crate::manifest::{Doc, Plan};
 use crate::{observe, vnfc, wait};
 
 /// Kinds whose objects are kept as they are when they exist (their specs are immutable,
@@ -44,11 +44,9 @@ async fn plans(w: &Work<'_>, s: &Stored) -> Result<(Plan, Plan, Vec<String>)> {
         .target
         .as_ref()
         .ok_or_else(|| Error::Invalid("the operation names no package to change to".into()))?;
-    if let Some(ns) = req
-        .additional_params
-        .get("namespace")
-        .and_then(Value::as_str)
-        && ns != s.namespace
+    let cnf = req.cnf()?;
+    if let Some(ns) = &cnf.namespace
+        && *ns != s.namespace
     {
         return Err(Error::Invalid(format!(
             "additionalParams.namespace must stay {} (asked: {ns})",
@@ -63,7 +61,7 @@ async fn plans(w: &Work<'_>, s: &Stored) -> Result<(Plan, Plan, Vec<String>)> {
             w.octx.flavour_id
         ))
     })?;
-    let files = manifest::def_files(&req.additional_params)?;
+    let files = cnf.required_def_files()?.to_vec();
     let new = super::plan_of(
         w,
         &target.package_dir,
@@ -196,7 +194,7 @@ async fn outcome(
     let mut info = s.info.clone();
     info.vnfc_resource_info = r.resources;
     info.vnfc_info = r.infos;
-    info.other.insert("metadata".to_owned(), to.metadata(files));
+    to.record(files.to_vec()).write_to(&mut info);
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(r.affected))]),

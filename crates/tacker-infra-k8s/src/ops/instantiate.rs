@@ -10,7 +10,7 @@ use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
 
 use super::{Work, create_all, wait_ready};
 use crate::error::{Error, Result};
-use crate::{manifest, observe, vnfc};
+use crate::{observe, vnfc};
 
 /// The instantiate request of the operation in `w`.
 pub fn request<'a>(w: &'a Work<'_>) -> Result<&'a InstantiateRequest> {
@@ -23,26 +23,21 @@ pub fn request<'a>(w: &'a Work<'_>) -> Result<&'a InstantiateRequest> {
     }
 }
 
-/// The namespace the request asks for.
-pub fn namespace_param(req: &InstantiateRequest) -> Result<Option<String>> {
-    match req.additional_params.get("namespace") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
-        Some(_) => Err(Error::Manifest(
-            "additionalParams.namespace must be a name".into(),
-        )),
-    }
+/// The manifests and namespace the request asks for.
+pub fn manifests_of(req: &InstantiateRequest) -> Result<(Vec<String>, Option<String>)> {
+    let cnf = req.cnf()?;
+    let files = cnf.required_def_files()?.to_vec();
+    Ok((files, cnf.namespace))
 }
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let req = request(w)?;
-    let files = manifest::def_files(&req.additional_params)?;
+    let (files, ns) = manifests_of(req)?;
     let flavour = w.flavour()?;
     let level = plan::level(flavour, req);
     let counts: HashMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
         .into_iter()
         .collect();
-    let ns = namespace_param(req)?;
     let plan = super::plan(w, &files, ns.as_deref(), &counts).await?;
     tracing::info!(instance = %w.instance, namespace = %plan.namespace, objects = plan.docs.len(), "creating the CNF");
     create_all(w, &plan).await?;
@@ -58,15 +53,16 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     );
     let (scale_status, max_scale_levels) =
         plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level.as_deref());
-    let info = InstantiatedVnfInfo {
+    let mut info = InstantiatedVnfInfo {
         flavour_id: w.octx.flavour_id.clone(),
         vnf_state: "STARTED".into(),
         scale_status,
         max_scale_levels,
         vnfc_resource_info: r.resources,
         vnfc_info: r.infos,
-        other: Map::from_iter([("metadata".to_owned(), plan.metadata(&files))]),
+        other: Map::new(),
     };
+    plan.record(files).write_to(&mut info);
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(r.affected))]),

@@ -12,7 +12,7 @@ pub mod terminate;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::OpContext;
 use tacker_domain::vnfd::Flavour;
@@ -21,6 +21,7 @@ use crate::cluster::{Cluster, Deletion, INSTANCE_LABEL};
 use crate::error::{Error, Result};
 use crate::manifest::{self, Plan, Request, VduResource};
 use crate::observe;
+use crate::record::ManifestRecord;
 use crate::settings::K8sSettings;
 use crate::wait;
 
@@ -79,16 +80,11 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         .instantiated_vnf_info
         .clone()
         .ok_or_else(|| Error::Invalid("the VNF instance is not instantiated".into()))?;
-    let namespace = info
-        .cnf_namespace()
-        .ok_or_else(|| Error::Manifest("the instance has no Kubernetes namespace recorded".into()))?
-        .to_owned();
-    let meta = info
-        .driver_metadata()
-        .cloned()
-        .map_or(Value::Null, Value::Object);
-    let files = manifest::def_files(meta.as_object().unwrap_or(&Map::new()))?;
-    let vdus = manifest::stored_vdus(&meta);
+    let ManifestRecord {
+        namespace,
+        files,
+        vdus,
+    } = ManifestRecord::of(&info)?;
     Ok(Stored {
         info,
         namespace,

@@ -8,23 +8,21 @@ use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::plan;
 
-use super::instantiate::{namespace_param, request};
+use super::instantiate::{manifests_of, request};
 use super::{Claims, Work, counts_of, delete_all, stored};
 use crate::cluster::Deletion;
 use crate::error::{Error, Result};
-use crate::manifest;
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     match w.octx.op.operation {
         LcmOperation::Instantiate => {
             let req = request(w)?;
-            let files = manifest::def_files(&req.additional_params)?;
+            let (files, ns) = manifests_of(req)?;
             let flavour = w.flavour()?;
             let counts: HashMap<String, u32> =
                 plan::initial_counts(flavour, plan::level(flavour, req).as_deref())
                     .into_iter()
                     .collect();
-            let ns = namespace_param(req)?;
             let plan = match super::plan(w, &files, ns.as_deref(), &counts).await {
                 Ok(p) => p,
                 // Refused by policy: nothing was created.

@@ -9,8 +9,9 @@ use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams};
 
 use super::{Op, counts};
 use crate::error::{Error, Result};
-use crate::helm::release::{self, Params, Recorded};
+use crate::helm::release::{self, Params};
 use crate::helm::values;
+use crate::record::HelmRecord;
 
 impl Op<'_, '_> {
     pub async fn change_vnfpkg(&self) -> Result<Outcome> {
@@ -54,7 +55,7 @@ impl Op<'_, '_> {
         let before = self.pod_uids(&rec).await?;
         tracing::info!(instance = %self.w.instance, release = %rec.release, chart = %p.chart, "helm upgrade: changing the package");
         let (live, revision) = self.apply(&h, &chart, &v, flavour).await?;
-        let rec = Recorded {
+        let rec = HelmRecord {
             chart: p.chart.clone(),
             names,
             revision,
@@ -69,7 +70,7 @@ impl Op<'_, '_> {
     pub(super) async fn moved(
         &self,
         info: InstantiatedVnfInfo,
-        rec: &Recorded,
+        rec: &HelmRecord,
         before: &HashMap<String, String>,
     ) -> Result<Outcome> {
         let now = self.pod_uids(rec).await?;

@@ -43,7 +43,7 @@ impl Op<'_, '_> {
             };
             let mut o = ops::heal::sol002(self.w, &stored, &ids).await?;
             if let Some(i) = o.instantiated_vnf_info.as_mut() {
-                i.other.insert("metadata".to_owned(), rec.to_json());
+                rec.write_to(i);
             }
             return Ok(o);
         }

@@ -10,8 +10,9 @@ use tacker_domain::lcm::{InstantiatedVnfInfo, plan};
 
 use super::Op;
 use crate::error::Result;
-use crate::helm::release::{self, Params, Recorded};
+use crate::helm::release::{self, Params};
 use crate::ops;
+use crate::record::HelmRecord;
 
 impl Op<'_, '_> {
     /// The instantiate request and its Helm parameters.
@@ -34,7 +35,7 @@ impl Op<'_, '_> {
         let chart = release::chart_in(&self.w.octx.package_dir, &p.chart)?;
         let values = release::with_replicas(p.values.clone(), &p.names, &counts)?;
         let (live, revision) = self.apply(&h, &chart, &values, flavour).await?;
-        let rec = Recorded {
+        let rec = HelmRecord {
             release: name.clone(),
             namespace: ns.clone(),
             chart: p.chart.clone(),

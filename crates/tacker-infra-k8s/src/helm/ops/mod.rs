@@ -19,11 +19,12 @@ use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::vnfd::Flavour;
 
 use super::cli::Session;
-use super::release::{Helm, Recorded};
+use super::release::Helm;
 use crate::cluster::{Deletion, Type};
 use crate::error::{Error, Result};
 use crate::manifest::{self, Plan, VduResource};
 use crate::ops::{self, Work};
+use crate::record::HelmRecord;
 use crate::{observe, vnfc, wait};
 
 /// One operation on one release.
@@ -113,7 +114,7 @@ impl Op<'_, '_> {
             .ok_or_else(|| Error::Helm(format!("release {} disappeared", h.release)))
     }
 
-    fn recorded(&self) -> Result<(Recorded, InstantiatedVnfInfo)> {
+    fn recorded(&self) -> Result<(HelmRecord, InstantiatedVnfInfo)> {
         let info = self
             .w
             .octx
@@ -121,14 +122,10 @@ impl Op<'_, '_> {
             .instantiated_vnf_info
             .clone()
             .ok_or_else(|| Error::Invalid("the VNF instance is not instantiated".into()))?;
-        let meta = info
-            .driver_metadata()
-            .cloned()
-            .map_or(Value::Null, Value::Object);
-        Ok((Recorded::of(&meta)?, info))
+        Ok((HelmRecord::of(&info)?, info))
     }
 
-    async fn pod_uids(&self, rec: &Recorded) -> Result<HashMap<String, String>> {
+    async fn pod_uids(&self, rec: &HelmRecord) -> Result<HashMap<String, String>> {
         Ok(
             observe::vnfc_pods(&self.w.cluster, &rec.namespace, &self.w.selector, &rec.vdus)
                 .await?
@@ -144,7 +141,7 @@ impl Op<'_, '_> {
     async fn outcome(
         &self,
         mut info: InstantiatedVnfInfo,
-        rec: &Recorded,
+        rec: &HelmRecord,
         scope: Option<&HashSet<String>>,
         recreated: &HashSet<String>,
     ) -> Result<Outcome> {
@@ -160,7 +157,7 @@ impl Op<'_, '_> {
         );
         info.vnfc_resource_info = r.resources;
         info.vnfc_info = r.infos;
-        info.other.insert("metadata".to_owned(), rec.to_json());
+        rec.write_to(&mut info);
         Ok(Outcome {
             instantiated_vnf_info: Some(info),
             resource_changes: Map::from_iter([(

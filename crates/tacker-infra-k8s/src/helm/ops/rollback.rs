@@ -8,8 +8,9 @@ use tacker_domain::lcm::driver::Outcome;
 
 use super::Op;
 use crate::error::{Error, Result};
-use crate::helm::release::{self, Recorded};
+use crate::helm::release;
 use crate::ops::{self, Claims};
+use crate::record::HelmRecord;
 
 impl Op<'_, '_> {
     pub async fn rollback(&self) -> Result<Outcome> {
@@ -36,7 +37,7 @@ impl Op<'_, '_> {
                 }
                 let live = self.live_plan(&h, self.w.flavour()?).await?;
                 ops::wait_ready(self.w, &live).await?;
-                let rec = Recorded {
+                let rec = HelmRecord {
                     revision: self.revision(&h).await?,
                     ..rec
                 };

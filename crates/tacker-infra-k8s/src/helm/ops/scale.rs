@@ -21,7 +21,12 @@ impl Op<'_, '_> {
         let h = self.helm(&rec.release, &rec.namespace);
         let mut targets = Vec::new();
         for (vdu, delta) in &step.deltas {
-            if release::names_of(&rec.names, vdu).replica.is_none() {
+            if rec
+                .names
+                .get(vdu)
+                .and_then(|n| n.replica.as_ref())
+                .is_none()
+            {
                 return Err(Error::Invalid(format!(
                     "VDU {vdu} has no replica value (helm_value_names.{vdu}.replica at instantiation): it cannot scale"
                 )));

@@ -3,7 +3,6 @@
 //! ENABLED, its VNFD has the instance's flavour and every VDU running now, the new
 //! manifests are in it, and the namespace stays.
 
-use serde_json::Value;
 use tacker_db::packages;
 use tacker_domain::lcm::request::ChangeVnfpkgRequest;
 
@@ -46,8 +45,9 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
             }
         }
     }
-    for file in r.kubernetes_def_files().unwrap_or_default() {
-        if !new.has_artifact(&file) {
+    let cnf = r.cnf()?;
+    for file in cnf.def_files.iter().flatten() {
+        if !new.has_artifact(file) {
             return Err(ApiError::Unprocessable(format!(
                 "additionalParams.lcm-kubernetes-def-files: {file:?} is not an artifact of \
                      the package of vnfdId {}",
@@ -55,10 +55,7 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
             )));
         }
     }
-    if let Some(chart) = r
-        .additional_params
-        .get("helm_chart_path")
-        .and_then(Value::as_str)
+    if let Some(chart) = &cnf.helm_chart_path
         && !new.has_chart(chart)
     {
         return Err(ApiError::Unprocessable(format!(
@@ -71,10 +68,8 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
         .instantiated_vnf_info
         .as_ref()
         .and_then(|x| x.cnf_namespace());
-    if let (Some(now), Some(asked)) = (
-        running_ns,
-        r.additional_params.get("namespace").and_then(Value::as_str),
-    ) && now != asked
+    if let (Some(now), Some(asked)) = (running_ns, &cnf.namespace)
+        && now != asked
     {
         return Err(ApiError::Unprocessable(format!(
             "additionalParams.namespace must stay {now} (asked: {asked})"

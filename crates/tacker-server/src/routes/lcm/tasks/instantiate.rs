@@ -1,6 +1,5 @@
 //! `instantiate`.
 
-use serde_json::Value;
 use tacker_domain::lcm::request::InstantiateRequest;
 use tacker_domain::vnfd::PackageModel;
 
@@ -61,11 +60,11 @@ fn check_namespace(who: &Principal, r: &InstantiateRequest) -> Result<(), ApiErr
     let Some(tenant) = who.scope() else {
         return Ok(());
     };
-    let p = &r.additional_params;
-    if !p.contains_key("lcm-kubernetes-def-files") && !p.contains_key("helm_chart_path") {
+    let cnf = r.cnf()?;
+    if cnf.def_files.is_none() && cnf.helm_chart_path.is_none() {
         return Ok(());
     }
-    match p.get("namespace").and_then(Value::as_str) {
+    match cnf.namespace.as_deref() {
         Some(ns) if ns == tenant => Ok(()),
         other => Err(ApiError::Forbidden(format!(
             "a caller of tenant {tenant} deploys CNFs into namespace {tenant} only \
