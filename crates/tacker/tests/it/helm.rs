@@ -104,7 +104,8 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     let e = helm_cluster("4s").await;
     let i = create(&e).await;
 
-    // Refused before anything starts: no chart, a chart the package does not have.
+    // Refused before anything starts: no chart, a chart the package does not have,
+    // parameters of the wrong shape.
     for (params, needle) in [
         (json!({"namespace": "default"}), "helm_chart_path"),
         (
@@ -114,6 +115,15 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
         (
             json!({"helm_chart_path": CHART, "helm_value_names": {"VDU9": {"replica": "x"}}}),
             "VDU9",
+        ),
+        // Shapes the driver used to find wrong only after the grant (FAILED_TEMP).
+        (
+            json!({"helm_chart_path": CHART, "helm_value_names": {"VDU1": {"replicas": "x"}}}),
+            "helm_value_names.VDU1 must be",
+        ),
+        (
+            json!({"helm_chart_path": CHART, "helm_parameters": ["a=1"]}),
+            "helm_parameters must be a map",
         ),
     ] {
         let body = json!({"flavourId": "simple", "vimConnectionInfo": helm_vim(&e), "additionalParams": params});
