@@ -23,6 +23,7 @@ pub mod schema;
 mod scope_column;
 pub mod sealed;
 pub mod secrets;
+pub mod sim_faults;
 mod subscription_table;
 pub mod subscriptions;
 mod usage;

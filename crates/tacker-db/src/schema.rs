@@ -247,3 +247,11 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    sim_faults (op_occ_id, step) {
+        op_occ_id -> Text,
+        step -> Text,
+        failures -> Integer,
+    }
+}

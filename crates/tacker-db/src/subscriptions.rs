@@ -51,17 +51,34 @@ impl Row {
     }
 }
 
-/// Stores a subscription.
-pub fn insert(c: &mut DbConnection, s: &Subscription, quota: u64) -> Result<bool> {
+pub use crate::subscription_table::Insert;
+
+/// Stores a subscription; with `refuse_duplicates` one the same as a subscription of
+/// its tenant is not stored (that one's id comes back), as for the other kinds.
+pub fn insert(
+    c: &mut DbConnection,
+    s: &Subscription,
+    refuse_duplicates: bool,
+    quota: u64,
+) -> Result<Insert> {
     let stored = crate::quota::within(
         c,
         "lccn_subscriptions",
         s.tenant.as_deref(),
         quota,
         count_of_tenant,
-        |c| insert_row(c, s),
+        |c| {
+            if refuse_duplicates
+                && let Some((d, _)) = list(c)?
+                    .into_iter()
+                    .find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
+            {
+                return Ok(Insert::Duplicate(d.id));
+            }
+            insert_row(c, s).map(|()| Insert::Created)
+        },
     )?;
-    Ok(stored.is_some())
+    Ok(stored.unwrap_or(Insert::OverQuota))
 }
 
 /// How many subscriptions `tenant` has (`None`: those of no tenant).

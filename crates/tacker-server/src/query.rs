@@ -60,8 +60,13 @@ impl ListQuery {
             }
             rest.push((k.into_owned(), v.into_owned()));
         }
-        let selector =
-            Selector::from_query(all, fields.as_deref(), exclude.as_deref(), exclude_default)?;
+        let selector = Selector::from_query(
+            all,
+            fields.as_deref(),
+            exclude.as_deref(),
+            exclude_default,
+            attributes,
+        )?;
         Ok(Self {
             filter,
             selector,

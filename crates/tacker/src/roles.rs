@@ -182,7 +182,7 @@ pub fn helm_binary(cfg: &Config) -> anyhow::Result<Option<std::path::PathBuf>> {
     }
 }
 
-fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {
+fn lcm_settings(cfg: &Config, db: &Db) -> anyhow::Result<tacker_conductor::lcm::LcmSettings> {
     use tacker_conductor::lcm::{Drivers, LcmSettings, sim};
     let mut drivers = Drivers::default();
     let k8s_settings = tacker_infra_k8s::K8sSettings::from_config(cfg);
@@ -214,7 +214,7 @@ fn lcm_settings(cfg: &Config) -> anyhow::Result<tacker_conductor::lcm::LcmSettin
         &plugin_settings(cfg)?,
     )?);
     if cfg.lcm.simulated_vim {
-        let simulated = Arc::new(sim::SimDriver::default());
+        let simulated = Arc::new(sim::SimDriver::with_db(db.clone()));
         drivers
             .infra
             .insert(sim::SIM_VIM.to_owned(), simulated.clone());
@@ -272,12 +272,13 @@ fn conductor_settings(
     id: String,
     health: Option<TcpListener>,
     keys: Arc<Keyring>,
+    db: &Db,
 ) -> anyhow::Result<tacker_conductor::Settings> {
     Ok(tacker_conductor::Settings::from_config(
         cfg,
         id,
         health,
-        lcm_settings(cfg)?,
+        lcm_settings(cfg, db)?,
         keys,
     )?)
 }
@@ -323,7 +324,7 @@ async fn conductor(cfg: Config) -> anyhow::Result<()> {
     let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
     let store = open_store(&cfg)?;
     let health = bind(&cfg.conductor.health_bind, "conductor health")?;
-    let settings = conductor_settings(&cfg, id, Some(health), keys)?;
+    let settings = conductor_settings(&cfg, id, Some(health), keys, &db)?;
     let c = Conductor::start(settings, db, bus, store).await?;
     shutdown.cancelled().await;
     c.shutdown().await;
@@ -374,7 +375,7 @@ async fn all_in_one(mut cfg: Config) -> anyhow::Result<()> {
     for n in 1..=cfg.all_in_one.conductors {
         let id = format!("{base}-{n}");
         let bus = Bus::connect(&bus_options(&cfg), id.clone()).await?;
-        let settings = conductor_settings(&cfg, id, None, keys.clone())?;
+        let settings = conductor_settings(&cfg, id, None, keys.clone(), &db)?;
         conductors.push(Conductor::start(settings, db.clone(), bus, store.clone()).await?);
     }
     let bus = Bus::connect(&bus_options(&cfg), format!("server-{}", uuid_suffix())).await?;

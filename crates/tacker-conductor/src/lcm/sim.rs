@@ -2,7 +2,8 @@
 //! that keeps VNFC resources in memory-free form (everything is derived from the
 //! instance and the request). Faults are injected from `additionalParams.sim`:
 //! `{"fail": ["instantiate", ...], "failTimes": n, "delayMs": ms, "holdFile": path}`
-//! (`holdFile`: every step waits while that file exists).
+//! (`holdFile`: every step waits while that file exists). With a database the
+//! `failTimes` count is kept there, so a retry on another conductor continues it.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -21,10 +22,20 @@ use tacker_domain::lcm::plan;
 pub const SIM_VIM: &str = tacker_domain::lcm::vim_type::SIMULATED;
 
 /// The simulated infra driver (also a management driver that can fail hooks).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct SimDriver {
+    /// Where injected failures are counted for every conductor (else in `failures`).
+    db: Option<tacker_db::Db>,
     failures: Mutex<HashMap<(Uuid, String), u32>>,
     runs: Mutex<HashMap<(Uuid, String), u32>>,
+}
+
+impl std::fmt::Debug for SimDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimDriver")
+            .field("shared_counts", &self.db.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 fn sim_params(octx: &OpContext) -> Value {
@@ -38,6 +49,14 @@ fn sim_params(octx: &OpContext) -> Value {
 }
 
 impl SimDriver {
+    /// A simulated VIM that counts injected failures in `db`.
+    pub fn with_db(db: tacker_db::Db) -> Self {
+        Self {
+            db: Some(db),
+            ..Self::default()
+        }
+    }
+
     /// How often `step` (`instantiate`, `instantiate_end`, ...) ran for occurrence `op`.
     pub fn runs(&self, op: Uuid, step: &str) -> u32 {
         self.runs
@@ -73,14 +92,11 @@ impl SimDriver {
         if !fails {
             return Ok(());
         }
-        let times = p.get("failTimes").and_then(Value::as_u64).map(|n| n as u32);
-        let mut f = self
-            .failures
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let count = f.entry((octx.op.id, step.to_owned())).or_insert(0);
-        if times.is_none_or(|t| *count < t) {
-            *count += 1;
+        let times = p
+            .get("failTimes")
+            .and_then(Value::as_u64)
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        if self.fail_again(octx.op.id, step, times).await? {
             return Err(DriverError::new(
                 500,
                 format!("simulated failure at {step}"),
@@ -88,15 +104,43 @@ impl SimDriver {
         }
         Ok(())
     }
+
+    /// Counts one more injected failure of `step` unless `times` were counted.
+    async fn fail_again(
+        &self,
+        op: Uuid,
+        step: &str,
+        times: Option<u32>,
+    ) -> Result<bool, DriverError> {
+        if let Some(db) = &self.db {
+            let s = step.to_owned();
+            return db
+                .run(move |c| tacker_db::sim_faults::fail_again(c, op, &s, times))
+                .await
+                .map_err(|e| DriverError::new(503, format!("counting simulated failures: {e}")));
+        }
+        let mut f = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = f.entry((op, step.to_owned())).or_insert(0);
+        if times.is_none_or(|t| *count < t) {
+            *count += 1;
+            return Ok(true);
+        }
+        Ok(false)
+    }
 }
 
-fn vnfc(vdu: &str, name: &str) -> (VnfcResourceInfo, VnfcInfo) {
+/// A new VNFC of `vdu` in the VIM connection of the operation.
+fn vnfc(octx: &OpContext, vdu: &str) -> (VnfcResourceInfo, VnfcInfo) {
+    let name = name_of(octx, vdu);
     let resource = format!("{name}-{}", &Uuid::new_v4().simple().to_string()[..5]);
     let r = VnfcResourceInfo {
         id: Uuid::new_v4().to_string(),
         vdu_id: vdu.to_owned(),
         compute_resource: ResourceHandle {
-            vim_connection_id: None,
+            vim_connection_id: octx.vim.as_ref().map(|v| v.id.clone()),
             resource_id: resource.clone(),
             vim_level_resource_type: Some("sim.Compute".into()),
         },
@@ -159,7 +203,7 @@ impl InfraDriver for SimDriver {
         let mut added = Vec::new();
         for (vdu, n) in plan::initial_counts_of(octx) {
             for _ in 0..n {
-                let (r, c) = vnfc(&vdu, &name_of(octx, &vdu));
+                let (r, c) = vnfc(octx, &vdu);
                 added.push(affected(&r, "ADDED"));
                 info.vnfc_resource_info.push(r);
                 info.vnfc_info.push(c);
@@ -205,7 +249,7 @@ impl InfraDriver for SimDriver {
         for (vdu, delta) in &step.deltas {
             if *delta > 0 {
                 for _ in 0..*delta {
-                    let (r, c) = vnfc(vdu, &name_of(octx, vdu));
+                    let (r, c) = vnfc(octx, vdu);
                     list.push(affected(&r, "ADDED"));
                     info.vnfc_resource_info.push(r);
                     info.vnfc_info.push(c);
@@ -264,7 +308,7 @@ impl InfraDriver for SimDriver {
                 continue;
             };
             let old = info.vnfc_resource_info.remove(pos);
-            let (r, nc) = vnfc(&c.vdu_id, &name_of(octx, &c.vdu_id));
+            let (r, nc) = vnfc(octx, &c.vdu_id);
             list.push(affected(&old, "REMOVED"));
             list.push(affected(&r, "ADDED"));
             info.vnfc_info.retain(|x| x.id != c.id);

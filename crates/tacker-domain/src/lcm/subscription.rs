@@ -162,6 +162,16 @@ pub struct Subscription {
 }
 
 impl Subscription {
+    /// Whether `other` asks for the same notifications the same way (callback, filter,
+    /// verbosity, API version, what its creator sees): a duplicate.
+    pub fn same_as(&self, other: &Subscription) -> bool {
+        self.callback_uri == other.callback_uri
+            && self.filter == other.filter
+            && self.verbosity == other.verbosity
+            && self.api_version == other.api_version
+            && self.confinement == other.confinement
+    }
+
     /// Whether notifications about `instance` (living in the VIM `areas`) may reach
     /// this subscription: its tenant's, and what its creator sees.
     pub fn may_hear_of(&self, instance: &VnfInstance, areas: &crate::scope::VimAreas) -> bool {

@@ -18,13 +18,17 @@ pub enum Selector {
 }
 
 impl Selector {
-    /// Builds a selector from the query parameters (each `None` when absent).
+    /// Builds a selector from the query parameters (each `None` when absent);
+    /// `attributes` lists the top-level attributes the resource has: a path that starts
+    /// elsewhere names nothing (400, as SOL013 says).
     pub fn from_query(
         all_fields: bool,
         fields: Option<&str>,
         exclude_fields: Option<&str>,
         exclude_default: bool,
+        attributes: &[&str],
     ) -> Result<Self> {
+        let paths = |list| paths(list, attributes);
         let bad = |m: &str| Err(Error::InvalidSelector(m.to_owned()));
         match (all_fields, fields, exclude_fields, exclude_default) {
             (true, None, None, false) => Ok(Selector::All),
@@ -69,13 +73,19 @@ impl Selector {
     }
 }
 
-fn paths(list: &str) -> Result<Vec<Vec<String>>> {
+fn paths(list: &str, attributes: &[&str]) -> Result<Vec<Vec<String>>> {
     list.split(',')
         .map(|p| {
             let parts: Vec<String> = p.trim().split('/').map(str::to_owned).collect();
             if parts.iter().any(String::is_empty) {
                 Err(Error::InvalidSelector(format!(
                     "invalid attribute path {p:?}"
+                )))
+            } else if !attributes.contains(&parts[0].as_str()) {
+                Err(Error::InvalidSelector(format!(
+                    "unknown attribute {:?} (known: {})",
+                    parts[0],
+                    attributes.join(", ")
                 )))
             } else {
                 Ok(parts)
@@ -135,6 +145,14 @@ mod tests {
     use serde_json::json;
 
     const DEF: &[&str] = &["softwareImages", "userDefinedData"];
+    const ATTRS: &[&str] = &[
+        "id",
+        "a",
+        "b",
+        "softwareImages",
+        "userDefinedData",
+        "_links",
+    ];
 
     fn doc() -> Value {
         json!({"id": "1", "softwareImages": [{"a": 1, "b": 2}], "userDefinedData": {"k": "v", "j": "w"}, "_links": {"self": {}}})
@@ -142,7 +160,9 @@ mod tests {
 
     fn sel(a: bool, f: Option<&str>, x: Option<&str>, d: bool) -> Value {
         let mut v = doc();
-        Selector::from_query(a, f, x, d).unwrap().apply(&mut v, DEF);
+        Selector::from_query(a, f, x, d, ATTRS)
+            .unwrap()
+            .apply(&mut v, DEF);
         v
     }
 
@@ -173,10 +193,15 @@ mod tests {
 
     #[test]
     fn conflicting_selectors_are_rejected() {
-        assert!(Selector::from_query(true, Some("a"), None, false).is_err());
-        assert!(Selector::from_query(true, None, None, true).is_err());
-        assert!(Selector::from_query(false, Some("a"), Some("b"), false).is_err());
-        assert!(Selector::from_query(false, None, Some("b"), true).is_err());
-        assert!(Selector::from_query(false, Some("a//b"), None, false).is_err());
+        assert!(Selector::from_query(true, Some("a"), None, false, ATTRS).is_err());
+        assert!(Selector::from_query(true, None, None, true, ATTRS).is_err());
+        assert!(Selector::from_query(false, Some("a"), Some("b"), false, ATTRS).is_err());
+        assert!(Selector::from_query(false, None, Some("b"), true, ATTRS).is_err());
+        assert!(Selector::from_query(false, Some("a//b"), None, false, ATTRS).is_err());
+        // A path naming no attribute of the resource (SOL013 5.3: 400).
+        for (f, x) in [(Some("wrong_field"), None), (None, Some("id,wrong/x"))] {
+            let e = Selector::from_query(false, f, x, false, ATTRS).unwrap_err();
+            assert!(e.to_string().contains("unknown attribute \"wrong"), "{e}");
+        }
     }
 }

@@ -11,6 +11,7 @@ mod package_files;
 mod packages;
 mod pkgm;
 mod pm;
+mod root;
 mod scan;
 mod server_notification;
 mod subscriptions;
@@ -180,6 +181,7 @@ api! {
         get [reader] subscriptions::show::<tacker_domain::fm::subscription::FmSubscription> => "Read an FM subscription",
         delete [member] subscriptions::delete::<tacker_domain::fm::subscription::FmSubscription> => "Terminate an FM subscription",
     }
+    [] "/", TACKER, { get [public] root::versions => "API versions (Tacker's root)" }
     [] "/v1.0/vims", TACKER, {
         get [reader] vims::list => "List registered VIMs (filters id=, name=)",
         post [member] vims::create => "Register a VIM",

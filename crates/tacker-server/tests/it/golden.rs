@@ -257,6 +257,7 @@ fn crc32(data: &[u8]) -> u32 {
 async fn scenario(r: &mut Recorder, sub: &Subscriber) {
     // Versions and probes.
     for p in [
+        "/",
         "/healthz",
         "/readyz",
         "/admin/v1/conductors",

@@ -296,9 +296,18 @@ async fn list_applies_attribute_selectors() {
             "all_fields&fields=a",
             "fields=a&exclude_fields=b",
             "exclude_fields=a&exclude_default",
+            // Paths naming no attribute of VnfPkgInfo (SOL013: 400).
+            "fields=wrong_field",
+            "exclude_fields=userDefinedData,wrong_field/x",
         ] {
             assert_problem(list(&app, bad).await, 400, "selector").await;
         }
+        assert_problem(
+            list(&app, "fields=wrong_field").await,
+            400,
+            "unknown attribute \"wrong_field\"",
+        )
+        .await;
     }
 }
 

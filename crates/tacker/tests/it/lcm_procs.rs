@@ -271,6 +271,63 @@ async fn a_conductor_killed_mid_operation_leaves_it_failed_temp_and_retry_comple
     c.teardown().await;
 }
 
+/// The simulated VIM's "fail once" holds across conductors: the retry of an occurrence
+/// that failed on one conductor runs on another (the first is gone) and completes,
+/// instead of failing again on a count the other conductor never saw.
+#[tokio::test]
+async fn a_simulated_failure_counted_on_one_conductor_is_not_repeated_on_another() {
+    let c = lcm_cluster(1, &["fc-1", "fc-2"]).await;
+    let i = c.instance().await;
+    // Held while PROCESSING, to see which conductor runs it, then failed there.
+    let hold = c.env.dir.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"fail": ["instantiate"], "failTimes": 1,
+            "holdFile": hold.display().to_string()}}});
+    let (status, op) = c.task(0, &i, "instantiate", body).await;
+    assert_eq!(status, 202);
+    let op = op.unwrap();
+    c.wait_op(&op, &["PROCESSING"], Duration::from_secs(20))
+        .await;
+    let uid: uuid::Uuid = op.parse().unwrap();
+    let runner =
+        c.db.run(move |db| tacker_db::op_occs::get(db, uid))
+            .await
+            .unwrap()
+            .unwrap()
+            .conductor_id
+            .unwrap();
+    std::fs::remove_file(&hold).unwrap();
+    let failed = c
+        .wait_op(&op, &["FAILED_TEMP", "COMPLETED"], Duration::from_secs(20))
+        .await;
+    assert_eq!(failed["operationState"], "FAILED_TEMP", "{failed}");
+    assert!(
+        failed["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("simulated failure at instantiate"),
+        "{failed}"
+    );
+    c.signal(&runner, "KILL");
+    let r = c
+        .lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/retry"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let done = c
+        .wait_op(&op, &["COMPLETED", "FAILED_TEMP"], Duration::from_secs(30))
+        .await;
+    // Its runner is dead: the other conductor ran the retry.
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    c.teardown().await;
+}
+
 /// The broker loses the cast (its queue purged while no conductor listens, as a broker
 /// restart without the message would): the occurrence waits in STARTING with nobody
 /// running it, until a conductor's sweep casts it again; it then runs once.

@@ -2,7 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use tacker_db::subscriptions;
+use tacker_db::subscriptions::{self, Insert};
 use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
 use tacker_domain::sol013::Marker;
 use uuid::Uuid;
@@ -157,15 +157,22 @@ pub async fn create(
         confinement: who.confinement(),
     };
     let (stored, quota) = (s.clone(), st.settings.max_subscriptions_per_tenant);
-    if !st
+    let refuse = st.settings.refuse_duplicate_subscriptions;
+    let base = api.base(&req, &st);
+    match st
         .db
-        .run(move |c| subscriptions::insert(c, &stored, quota))
+        .run(move |c| subscriptions::insert(c, &stored, refuse, quota))
         .await?
     {
-        return Err(quota_reached("LCM subscriptions", quota, who.owner()));
+        Insert::Created => {
+            tracing::info!(subscription_id = %s.id, "subscription created");
+            Ok(created(s.to_json(&base)))
+        }
+        Insert::Duplicate(existing) => Ok(HttpResponse::SeeOther()
+            .insert_header(("Location", format!("{base}/subscriptions/{existing}")))
+            .finish()),
+        Insert::OverQuota => Err(quota_reached("LCM subscriptions", quota, who.owner())),
     }
-    tracing::info!(subscription_id = %s.id, "subscription created");
-    Ok(created(s.to_json(&api.base(&req, &st))))
 }
 
 /// 403: the caller's tenant has `quota` of `what` already.

@@ -240,3 +240,69 @@ async fn an_nfvo_location_on_another_origin_gets_no_credentials() {
         "the other origin was contacted"
     );
 }
+
+#[tokio::test]
+async fn duplicate_lcm_subscriptions_are_answered_303_in_both_api_versions() {
+    let app = TestApp::start(TestDb::sqlite()).await;
+    let sub = Subscriber::start(Expect::Nothing);
+    let no_follow = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let post = |version: &'static str, body: Value| {
+        let c = no_follow.clone();
+        let url = app.url(&format!("/vnflcm/{version}/subscriptions"));
+        let v = if version == "v2" { "2.0.0" } else { "1.3.0" };
+        async move {
+            c.post(url)
+                .header("Version", v)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let body = json!({"callbackUri": sub.url, "filter": {"operationTypes": ["SCALE"]}});
+    for version in ["v1", "v2"] {
+        let first = post(version, body.clone()).await;
+        assert_eq!(first.status(), 201, "{version}");
+        let location = first.headers()["location"].to_str().unwrap().to_owned();
+        assert!(location.contains(&format!("/vnflcm/{version}/subscriptions/")));
+        let again = post(version, body.clone()).await;
+        assert_eq!(again.status(), 303, "{version}");
+        assert_eq!(again.headers()["location"].to_str().unwrap(), location);
+    }
+    // Another verbosity or filter is another subscription.
+    let mut short = body.clone();
+    short["verbosity"] = json!("SHORT");
+    assert_eq!(post("v2", short).await.status(), 201);
+    let other = json!({"callbackUri": sub.url, "filter": {"operationTypes": ["HEAL"]}});
+    assert_eq!(post("v2", other).await.status(), 201);
+    let listed: Value = app
+        .http
+        .get(app.url("/vnflcm/v2/subscriptions"))
+        .header("Version", "2.0.0")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // v1 and v2 share one store: 2 + the SHORT one + the HEAL one.
+    assert_eq!(listed.as_array().unwrap().len(), 4, "{listed}");
+
+    let app = TestApp::with(
+        TestDb::sqlite(),
+        Options {
+            refuse_duplicate_subscriptions: false,
+            ..Options::default()
+        },
+    )
+    .await;
+    for _ in 0..2 {
+        let r = app
+            .lcm_json(reqwest::Method::POST, "/subscriptions", body.clone())
+            .await;
+        assert_eq!(r.status(), 201);
+    }
+}
