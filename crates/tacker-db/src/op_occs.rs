@@ -5,7 +5,9 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::Value;
 use tacker_domain::ProblemDetails;
-use tacker_domain::lcm::{Notification, OpOcc, OperationParams, OperationState, VnfInstance};
+use tacker_domain::lcm::{
+    CancelMode, Notification, OpOcc, OperationParams, OperationState, VnfInstance,
+};
 use uuid::Uuid;
 
 use crate::instances;
@@ -34,6 +36,7 @@ struct Row {
     created_at: NaiveDateTime,
     request: Option<String>,
     tenant: Option<String>,
+    cancel_mode: Option<String>,
 }
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
@@ -89,6 +92,11 @@ impl Row {
             conductor_id: self.conductor_id,
             tenant: self.tenant,
             is_automatic_invocation: self.is_automatic_invocation,
+            cancel_pending: match (self.is_cancel_pending, self.cancel_mode) {
+                (false, _) => None,
+                (true, None) => Some(CancelMode::Graceful),
+                (true, Some(m)) => Some(m.parse().map_err(|e| corrupt("cancel_mode", e))?),
+            },
         })
     }
 }
@@ -162,6 +170,7 @@ pub fn create(
             created_at: t,
             request: Some(json_text(&op.request)),
             tenant,
+            cancel_mode: None,
         };
         diesel::insert_into(vnf_lcm_op_occs::table)
             .values(row)
@@ -249,6 +258,49 @@ pub struct Transition {
     pub release: bool,
 }
 
+/// Asks for occurrence `id` to be cancelled in `mode`: recorded only while it is
+/// STARTING, PROCESSING or ROLLING_BACK with no cancellation pending; the occurrence
+/// then (`None`: it was not, nothing changed).
+pub fn request_cancel(c: &mut DbConnection, id: Uuid, mode: CancelMode) -> Result<Option<OpOcc>> {
+    let n = diesel::update(
+        dsl::vnf_lcm_op_occs
+            .filter(dsl::id.eq(id.to_string()))
+            .filter(dsl::is_cancel_pending.eq(false))
+            .filter(dsl::operation_state.eq_any([
+                OperationState::Starting.as_str(),
+                OperationState::Processing.as_str(),
+                OperationState::RollingBack.as_str(),
+            ])),
+    )
+    .set((
+        dsl::is_cancel_pending.eq(true),
+        dsl::cancel_mode.eq(Some(mode.as_str())),
+        dsl::revision.eq(dsl::revision + 1),
+    ))
+    .execute(c)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    get(c, id)
+}
+
+/// The cancellation pending on occurrence `id`, if any.
+pub fn pending_cancel(c: &mut DbConnection, id: Uuid) -> Result<Option<CancelMode>> {
+    let row: Option<(bool, Option<String>)> = dsl::vnf_lcm_op_occs
+        .filter(dsl::id.eq(id.to_string()))
+        .select((dsl::is_cancel_pending, dsl::cancel_mode))
+        .first(c)
+        .optional()?;
+    Ok(match row {
+        Some((true, m)) => Some(
+            m.map(|m| m.parse().map_err(|e| corrupt("cancel_mode", e)))
+                .transpose()?
+                .unwrap_or(CancelMode::Graceful),
+        ),
+        _ => None,
+    })
+}
+
 /// Applies `t` to occurrence `id` if it is in one of `t.from`, and queues the
 /// notification of the new state: all in one transaction. `None` when it was not in
 /// `t.from` (someone else moved it).
@@ -271,6 +323,18 @@ pub fn transition(c: &mut DbConnection, id: Uuid, t: &Transition) -> Result<Opti
             return Ok(None);
         }
         let me = || dsl::vnf_lcm_op_occs.filter(dsl::id.eq(id.to_string()));
+        if !matches!(
+            to,
+            OperationState::Starting | OperationState::Processing | OperationState::RollingBack
+        ) {
+            // Out of progress: a cancellation asked for is carried out (or moot).
+            diesel::update(me())
+                .set((
+                    dsl::is_cancel_pending.eq(false),
+                    dsl::cancel_mode.eq(None::<String>),
+                ))
+                .execute(c)?;
+        }
         if let Some(e) = &t.error {
             diesel::update(me())
                 .set(dsl::error.eq(e.as_ref().map(json_text)))

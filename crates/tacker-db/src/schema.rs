@@ -94,6 +94,7 @@ diesel::table! {
         checkpoint -> Nullable<Text>,
         runner_incarnation -> Nullable<Text>,
         tenant -> Nullable<Text>,
+        cancel_mode -> Nullable<Text>,
     }
 }
 

@@ -324,6 +324,24 @@ pub enum OpCmd {
         /// Occurrence id.
         id: String,
     },
+    /// Cancel a STARTING, PROCESSING or ROLLING_BACK occurrence: it ends FAILED_TEMP
+    /// (ROLLED_BACK from STARTING).
+    Cancel {
+        /// Occurrence id.
+        id: String,
+        /// GRACEFUL waits for the step running now, FORCEFUL interrupts it.
+        #[arg(long, value_enum, default_value_t = CancelMode::Graceful)]
+        mode: CancelMode,
+    },
+}
+
+/// `cancelMode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CancelMode {
+    /// After the step running now.
+    Graceful,
+    /// At once.
+    Forceful,
 }
 
 /// Which API a subscription belongs to.

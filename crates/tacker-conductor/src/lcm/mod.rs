@@ -3,6 +3,7 @@
 //! with a ProblemDetails, in one place.
 
 mod apply;
+mod cancel;
 mod grant;
 pub mod hooks;
 mod noop;
@@ -206,7 +207,7 @@ async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
     if !claimed {
         return;
     }
-    match forward_steps(ctx, op).await {
+    match cancel::interruptible(ctx, id, forward_steps(ctx, op)).await {
         Ok(()) => {}
         Err(f) if f.is_superseded() => {}
         Err(f) => {
@@ -412,12 +413,14 @@ fn from_checkpoint(v: &Value) -> Result<Outcome, Failure> {
 
 async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
     let id = op.id;
+    cancel::boundary(ctx, id).await?;
     let (instance, model, mut octx) = context(ctx, &op).await?;
     if op.state == OperationState::Starting {
         // Hooks without a driver or with wrong parameters stop here, before the grant:
         // nothing was created (ROLLED_BACK).
         hooks::check(ctx, &octx, &model).await?;
         let grant = grant::obtain(ctx, &octx).await?;
+        cancel::boundary(ctx, id).await?;
         let grant_id = grant.get("id").and_then(Value::as_str).map(str::to_owned);
         if octx.vim.is_none() {
             octx.vim = vim::from_grant(ctx, &grant, instance.tenant.as_deref()).await?;
@@ -446,7 +449,9 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
             from_checkpoint(&cp)?
         }
         None => {
+            cancel::boundary(ctx, id).await?;
             hooks::run(ctx, &octx, "start").await?;
+            cancel::boundary(ctx, id).await?;
             let outcome = infra_step(ctx, &octx, &instance).await?;
             let cp = checkpoint_json(&outcome);
             let me = ctx.id.clone();
@@ -461,6 +466,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
             outcome
         }
     };
+    cancel::boundary(ctx, id).await?;
     let (after, changed_info) = apply::result(&instance, &octx, &outcome);
     // The end hook sees the instance as the operation leaves it.
     octx.instance = after.clone();
@@ -543,7 +549,8 @@ async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
     if !claimed {
         return;
     }
-    let result = async {
+    let result = cancel::interruptible(ctx, id, async {
+        cancel::boundary(ctx, id).await?;
         let (instance, _model, octx) = context(ctx, &op).await?;
         let outcome = match op.operation {
             LcmOperation::ModifyInfo => Outcome {
@@ -559,8 +566,10 @@ async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
         } else {
             tacker_domain::lcm::InstantiationState::NotInstantiated
         };
+        // GRACEFUL: the rollback step ran; the occurrence stops FAILED_TEMP.
+        cancel::boundary(ctx, id).await?;
         Ok::<_, Failure>((after, outcome))
-    }
+    })
     .await;
     let t = match result {
         Ok((after, outcome)) => Transition {

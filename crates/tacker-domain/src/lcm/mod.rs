@@ -19,7 +19,9 @@ pub use instance::{
     VnfcCpInfo, VnfcInfo, VnfcResourceInfo, address_of,
 };
 pub use notification::{Notification, NotificationKind, OpFacts};
-pub use op::{LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState};
+pub use op::{
+    CancelMode, LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
+};
 pub use request::OperationParams;
 pub use secrets::redact_vim_connection_info;
 pub use subscription::{InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter};

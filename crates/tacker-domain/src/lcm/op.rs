@@ -58,6 +58,16 @@ impl LcmOperation {
 }
 
 crate::text_enum! {
+    /// How a cancellation stops an occurrence (`cancelMode`).
+    CancelMode, "cancelMode" {
+        /// After the step running now (the driver call, the hook, the grant) ends.
+        Graceful = "GRACEFUL",
+        /// At once: the step running now is interrupted.
+        Forceful = "FORCEFUL",
+    }
+}
+
+crate::text_enum! {
     /// Where an operation occurrence is.
     OperationState, "operationState" {
         /// Accepted, not yet granted.
@@ -130,6 +140,8 @@ pub struct OpOcc {
     pub tenant: Option<String>,
     /// Started by the VNFM itself (auto-heal, auto-scale), not by a request.
     pub is_automatic_invocation: bool,
+    /// A cancellation asked for and not yet carried out (`isCancelPending`).
+    pub cancel_pending: Option<CancelMode>,
 }
 
 impl std::fmt::Debug for OpOcc {
@@ -154,6 +166,7 @@ impl std::fmt::Debug for OpOcc {
             .field("conductor_id", &self.conductor_id)
             .field("tenant", &self.tenant)
             .field("is_automatic_invocation", &self.is_automatic_invocation)
+            .field("cancel_pending", &self.cancel_pending)
             .finish()
     }
 }
@@ -186,7 +199,16 @@ impl OpOcc {
             conductor_id: None,
             tenant: None,
             is_automatic_invocation: false,
+            cancel_pending: None,
         }
+    }
+
+    /// Whether a cancellation may stop it (STARTING, PROCESSING, ROLLING_BACK).
+    pub fn cancellable(&self) -> bool {
+        matches!(
+            self.state,
+            OperationState::Starting | OperationState::Processing | OperationState::RollingBack
+        )
     }
 
     /// The `VnfLcmOpOcc` body, links under `base` (e.g. `http://h/vnflcm/v2`).
@@ -214,7 +236,13 @@ impl OpOcc {
             "operationParams".into(),
             super::secrets::shown_params(&self.operation_params),
         );
-        o.insert("isCancelPending".into(), json!(false));
+        o.insert(
+            "isCancelPending".into(),
+            json!(self.cancel_pending.is_some()),
+        );
+        if let Some(m) = self.cancel_pending {
+            o.insert("cancelMode".into(), json!(m));
+        }
         if let Some(e) = &self.error {
             o.insert("error".into(), json!(e));
         }
@@ -242,6 +270,9 @@ impl OpOcc {
                 links.insert(rel.into(), json!({"href": format!("{me}/{path}")}));
             }
         }
+        if self.cancellable() && self.cancel_pending.is_none() {
+            links.insert("cancel".into(), json!({"href": format!("{me}/cancel")}));
+        }
         o.insert("_links".into(), Value::Object(links));
         Value::Object(o)
     }
@@ -259,6 +290,7 @@ pub const OP_OCC_ATTRIBUTES: &[&str] = &[
     "isAutomaticInvocation",
     "operationParams",
     "isCancelPending",
+    "cancelMode",
     "error",
     "resourceChanges",
     "changedInfo",

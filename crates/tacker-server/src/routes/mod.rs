@@ -252,6 +252,7 @@ api! {
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/retry", SOL003_V1, { post [member] lcm::op_occs::retry => "Retry (v1)" }
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/rollback", SOL003_V1, { post [member] lcm::op_occs::rollback => "Roll back (v1)" }
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/fail", SOL003_V1, { post [member] lcm::op_occs::fail => "Mark FAILED (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/cancel", SOL003_V1, { post [member] lcm::op_occs::cancel => "Cancel (v1)" }
     [] "/vnflcm/v1/subscriptions", SOL003_V1, {
         get [reader] lcm::subscriptions::list => "List subscriptions (v1)",
         post [member] lcm::subscriptions::create => "Subscribe (v1: notifications link into /vnflcm/v1)",
@@ -288,6 +289,7 @@ api! {
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/retry", SOL003, { post [member] lcm::op_occs::retry => "Retry" }
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/rollback", SOL003, { post [member] lcm::op_occs::rollback => "Roll back" }
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/fail", SOL003, { post [member] lcm::op_occs::fail => "Mark FAILED" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/cancel", SOL003, { post [member] lcm::op_occs::cancel => "Cancel" }
     [lcm] "/vnflcm/v2/subscriptions", SOL003, {
         get [reader] lcm::subscriptions::list => "List subscriptions",
         post [member] lcm::subscriptions::create => "Subscribe",

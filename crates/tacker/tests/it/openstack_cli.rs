@@ -439,6 +439,41 @@ async fn openstack_vnflcm_v2_fm_and_pm_on_a_cluster() {
     );
     wait_op(&osc, &last_op(&osc, "SCALE"), &["COMPLETED"]);
 
+    // A scale-out held in its step, cancelled FORCEFUL (the v1 command), rolled back.
+    let hold = dir.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let held_file = dir.path().join("held.json");
+    std::fs::write(
+        &held_file,
+        json!({"additionalParams": {"sim": {"holdFile": hold.display().to_string()}}}).to_string(),
+    )
+    .unwrap();
+    run(&[
+        "vnflcm",
+        "scale",
+        &id,
+        "--type",
+        "SCALE_OUT",
+        "--aspect-id",
+        "vdu1_aspect",
+        "--additional-param-file",
+        &held_file.display().to_string(),
+    ]);
+    let held = last_op(&osc, "SCALE");
+    wait_op(&osc, &held, &["PROCESSING"]);
+    // python-tackerclient's command is a ShowOne that shows nothing: it prints that the
+    // cancellation was accepted, then fails on its own empty answer ("cannot unpack").
+    let (_, out, err) = osc.run(&["vnflcm", "op", "cancel", &held, "--cancel-mode", "FORCEFUL"]);
+    assert!(out.contains("has been accepted"), "op cancel: {out} {err}");
+    let shown = wait_op(&osc, &held, &["FAILED_TEMP"]);
+    assert!(hold.exists(), "ended only once its step was let go");
+    assert!(shown["Error"].to_string().contains("cancelled"), "{shown}");
+    std::fs::remove_file(&hold).unwrap();
+    run(&["vnflcm", "op", "rollback", &held]);
+    wait_op(&osc, &held, &["ROLLED_BACK"]);
+    let (ok, _, err) = osc.run(&["vnflcm", "op", "cancel", &held]);
+    assert!(!ok && err.contains("ROLLED_BACK"), "{err}");
+
     // A failing scale-out: retry (fails again), then rollback.
     let fail_file = dir.path().join("fail.json");
     std::fs::write(

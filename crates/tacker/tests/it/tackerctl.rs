@@ -280,6 +280,13 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         .await;
     let failed_id = failed[0]["id"].as_str().unwrap().to_owned();
     ctl.ok(&["op", "rollback", &failed_id, "--wait"]).await;
+    // Only a running occurrence can be cancelled: the API's 409 reaches the user.
+    let (code, out) = ctl
+        .run(&["op", "cancel", &failed_id, "--mode", "forceful"])
+        .await;
+    assert_eq!(code, 1, "{out}");
+    let op = ctl.json(&["op", "show", &failed_id]).await;
+    assert_eq!(op["operationState"], "ROLLED_BACK");
     ctl.ok(&["vnf", "delete", &id2]).await;
     assert_eq!(
         sim.sim.pods("default", "tacker.io/vnf-instance-id", &id),

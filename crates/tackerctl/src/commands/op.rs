@@ -118,6 +118,21 @@ pub async fn run(c: &Client, cmd: OpCmd, out: &mut Out<'_>) -> Result<()> {
                 .await?;
             started_until(c, &id, &wait, "ROLLED_BACK", out).await
         }
+        OpCmd::Cancel { id, mode } => {
+            let mode = match mode {
+                crate::cli::CancelMode::Graceful => "GRACEFUL",
+                crate::cli::CancelMode::Forceful => "FORCEFUL",
+            };
+            c.send(
+                c.request(Method::POST, &format!("{}/cancel", path(&id)))
+                    .json(&json!({"cancelMode": mode})),
+            )
+            .await?;
+            out.result(
+                &json!({"vnfLcmOpOccId": id, "cancelMode": mode}),
+                &format!("cancellation ({mode}) of operation {id} asked for"),
+            )
+        }
         OpCmd::Fail { id } => {
             let op = c
                 .json(Method::POST, &format!("{}/fail", path(&id)), None)

@@ -1,4 +1,4 @@
-//! Operation occurrences: list, show, retry, rollback, fail.
+//! Operation occurrences: list, show, retry, rollback, fail, cancel.
 
 use std::collections::HashMap;
 
@@ -7,14 +7,14 @@ use tacker_db::DbConnection;
 use tacker_db::op_occs::{self as ops, Runner, Transition};
 use tacker_db::scan::{From, Narrow};
 use tacker_domain::lcm::{
-    LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
+    CancelMode, LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
 };
 use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::{Api, cast};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, Listable, Listed, Scoped};
+use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, Scoped};
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
@@ -221,6 +221,37 @@ pub async fn fail(
     let op = from_failed_temp(&st, &op, t, "fail").await?;
     tracing::info!(op_occ_id = %op.id, "failed for good");
     Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
+}
+
+/// `CancelMode` request body.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CancelRequest {
+    cancel_mode: CancelMode,
+}
+
+/// Asks for a STARTING, PROCESSING or ROLLING_BACK occurrence to be cancelled (202);
+/// its runner carries it out (see the conductor's `lcm/cancel.rs`). 409 in any other
+/// state, or when a cancellation is pending already.
+pub async fn cancel(
+    _: AcceptsJson,
+    ByPath(op): ByPath<OpOcc>,
+    JsonBody(b): JsonBody<CancelRequest>,
+    st: web::Data<ServerState>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, mode) = (op.id, b.cancel_mode);
+    let Some(op) = st.db.run(move |c| ops::request_cancel(c, id, mode)).await? else {
+        let now = st.db.run(move |c| ops::get(c, id)).await?.unwrap_or(op);
+        return Err(ApiError::Conflict(match now.cancel_pending {
+            Some(m) => format!("operation occurrence {id} is being cancelled already ({m})"),
+            None => format!(
+                "operation occurrence {id} is {}; only STARTING, PROCESSING or ROLLING_BACK can be cancelled",
+                now.state
+            ),
+        }));
+    };
+    tracing::info!(op_occ_id = %op.id, mode = %mode, state = %op.state, "cancellation asked for");
+    Ok(HttpResponse::Accepted().finish())
 }
 
 impl Listable for OpOcc {

@@ -158,6 +158,7 @@ async fn cluster(tdb: TestDb) -> TestApp {
 }
 
 mod api;
+mod cancel;
 mod flows;
 mod retention;
 mod secrets;
