@@ -71,7 +71,7 @@ fn writes_need_member_and_reads_reader_at_least() {
         for (method, access, _) in route.ops {
             let public_ok = route.path.ends_with("api_versions")
                 || route.path.starts_with("/oauth2/")
-                || matches!(route.path, "/healthz" | "/readyz");
+                || matches!(route.path, "/" | "/healthz" | "/readyz");
             if *access == Access::Public {
                 assert!(public_ok, "{method} {} is public", route.path);
             } else if *method != "get" {

@@ -195,13 +195,17 @@ async fn tenant_quotas_hold_under_concurrent_creations() {
         assert_eq!(create(t1.clone()).await.0, 201);
         assert_eq!(create(t1.clone()).await.0, 403);
 
-        // Subscriptions: one per tenant.
+        // Subscriptions: one per tenant (each asking for other notifications: the same
+        // one again would be a duplicate, 303).
         let sub = Subscriber::start(Expect::Nothing);
+        let ops = std::sync::atomic::AtomicUsize::new(0);
         let subscribe = |t: String| {
             let (app, url) = (&app, sub.url.clone());
+            let op = ["SCALE", "HEAL", "TERMINATE"]
+                [ops.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 3];
             async move {
                 lcm_as(app, &t, Method::POST, "/subscriptions")
-                    .json(&json!({"callbackUri": url}))
+                    .json(&json!({"callbackUri": url, "filter": {"operationTypes": [op]}}))
                     .send()
                     .await
                     .unwrap()
