@@ -239,6 +239,21 @@ pub enum VnfCmd {
         #[command(flatten)]
         wait: Wait,
     },
+    /// Scale to an instantiation level (--level) or to levels per aspect (--aspect
+    /// <aspectId>=<level>, repeat for several).
+    ScaleToLevel {
+        /// VNF instance id.
+        id: String,
+        /// instantiationLevelId.
+        #[arg(long, conflicts_with = "aspect", required_unless_present = "aspect")]
+        level: Option<String>,
+        /// scaleInfo entries, `<aspectId>=<level>`.
+        #[arg(long)]
+        aspect: Vec<String>,
+        /// Waiting.
+        #[command(flatten)]
+        wait: Wait,
+    },
     /// Heal VNFCs (SOL002, --vnfc) or the whole VNF (SOL003, none).
     Heal {
         /// VNF instance id.

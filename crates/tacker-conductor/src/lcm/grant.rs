@@ -17,6 +17,37 @@ fn compute(vdu: &str) -> Value {
     json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resourceTemplateId": vdu})
 }
 
+/// The resources one scale step adds and removes.
+fn scale_resources(
+    octx: &OpContext,
+    s: &tacker_domain::lcm::request::ScaleRequest,
+    vnfcs: &[(String, String)],
+    add: &mut Vec<Value>,
+    remove: &mut Vec<Value>,
+) {
+    let flavour = octx.vnfd.flavour(&octx.flavour_id);
+    let info = octx.instance.instantiated_vnf_info.as_ref();
+    let (Some(f), Some(info)) = (flavour, info) else {
+        return;
+    };
+    let Ok(step) = plan::scale_step(f, info, s) else {
+        return;
+    };
+    for (vdu, delta) in &step.deltas {
+        if *delta > 0 {
+            add.extend((0..*delta).map(|_| compute(vdu)));
+        }
+    }
+    for id in plan::scale_in_targets(info, &step) {
+        let vdu = vnfcs
+            .iter()
+            .find(|(r, _)| *r == id)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        remove.push(json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}}));
+    }
+}
+
 /// The SOL003 GrantRequest for the operation.
 pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
     let op = &octx.op;
@@ -38,23 +69,16 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
             }
         }
         OperationParams::Scale(s) => {
+            scale_resources(octx, s, &vnfcs, &mut add, &mut remove);
+        }
+        OperationParams::ScaleToLevel(r) => {
             let flavour = octx.vnfd.flavour(&octx.flavour_id);
             let info = octx.instance.instantiated_vnf_info.as_ref();
             if let (Some(f), Some(info)) = (flavour, info)
-                && let Ok(step) = plan::scale_step(f, info, s)
+                && let Ok(steps) = r.steps(f, info)
             {
-                for (vdu, delta) in &step.deltas {
-                    if *delta > 0 {
-                        add.extend((0..*delta).map(|_| compute(vdu)));
-                    }
-                }
-                for id in plan::scale_in_targets(info, &step) {
-                    let vdu = vnfcs
-                        .iter()
-                        .find(|(r, _)| *r == id)
-                        .map(|(_, v)| v.clone())
-                        .unwrap_or_default();
-                    remove.push(json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}}));
+                for s in &steps {
+                    scale_resources(octx, s, &vnfcs, &mut add, &mut remove);
                 }
             }
         }

@@ -511,12 +511,49 @@ async fn infra_step(
         LcmOperation::Instantiate => driver.instantiate(octx).await?,
         LcmOperation::Terminate => driver.terminate(octx).await?,
         LcmOperation::Scale => driver.scale(octx).await?,
+        LcmOperation::ScaleToLevel => scale_to_level(driver.as_ref(), octx).await?,
         LcmOperation::Heal => driver.heal(octx).await?,
         LcmOperation::ChangeExtConn => driver.change_ext_conn(octx).await?,
         LcmOperation::ChangeVnfpkg => driver.change_vnfpkg(octx).await?,
         other => {
             return Err(Failure::unprocessable(format!("{other} is not supported")));
         }
+    })
+}
+
+/// SCALE_TO_LEVEL: the driver's scale, once per aspect whose level changes (scale-ins
+/// first), each step on the instance as the previous one left it; the VNFCs of every
+/// step are the occurrence's `affectedVnfcs`.
+async fn scale_to_level(driver: &dyn InfraDriver, octx: &OpContext) -> Result<Outcome, Failure> {
+    let OperationParams::ScaleToLevel(r) = &octx.op.request else {
+        return Err(Failure::internal("not a scale_to_level request"));
+    };
+    let flavour = octx.vnfd.flavour(&octx.flavour_id).ok_or_else(|| {
+        Failure::unprocessable(format!("flavour {} is not in the VNFD", octx.flavour_id))
+    })?;
+    let mut info = octx
+        .instance
+        .instantiated_vnf_info
+        .clone()
+        .ok_or_else(|| Failure::conflict("the VNF instance is not instantiated"))?;
+    let mut step_ctx = octx.clone();
+    step_ctx.op.operation = LcmOperation::Scale;
+    let mut affected = Vec::new();
+    for step in r.steps(flavour, &info)? {
+        tracing::info!(op_occ_id = %octx.op.id, aspect = %step.aspect_id, kind = ?step.kind, steps = step.number_of_steps, "scale to level: one aspect");
+        step_ctx.op.request = OperationParams::Scale(step);
+        step_ctx.instance.instantiated_vnf_info = Some(info.clone());
+        let o = driver.scale(&step_ctx).await?;
+        info = o.instantiated_vnf_info.ok_or_else(|| {
+            Failure::internal("the infra driver's scale left the instance without its VNFCs")
+        })?;
+        if let Some(Value::Array(a)) = o.resource_changes.get("affectedVnfcs") {
+            affected.extend(a.iter().cloned());
+        }
+    }
+    Ok(Outcome {
+        instantiated_vnf_info: Some(info),
+        resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(affected))]),
     })
 }
 

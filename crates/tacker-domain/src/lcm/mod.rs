@@ -9,6 +9,7 @@ mod notification;
 mod op;
 pub mod plan;
 pub mod request;
+pub mod scale_to_level;
 pub mod secrets;
 pub(crate) mod subscription;
 pub mod vim_type;

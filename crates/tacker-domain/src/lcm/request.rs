@@ -715,6 +715,8 @@ pub enum OperationParams {
     ModifyInfo(ModifyRequest),
     /// CHANGE_VNFPKG.
     ChangeVnfpkg(ChangeVnfpkgRequest),
+    /// SCALE_TO_LEVEL.
+    ScaleToLevel(super::scale_to_level::ScaleToLevelRequest),
 }
 
 impl OperationParams {
@@ -728,6 +730,9 @@ impl OperationParams {
             LcmOperation::ChangeExtConn => Self::ChangeExtConn(ChangeExtConnRequest::parse(body)?),
             LcmOperation::ModifyInfo => Self::ModifyInfo(ModifyRequest::parse(body)?),
             LcmOperation::ChangeVnfpkg => Self::ChangeVnfpkg(ChangeVnfpkgRequest::parse(body)?),
+            LcmOperation::ScaleToLevel => {
+                Self::ScaleToLevel(super::scale_to_level::ScaleToLevelRequest::parse(body)?)
+            }
             other => {
                 return Err(Failure::unprocessable(format!("{other} is not supported")));
             }
@@ -744,6 +749,7 @@ impl OperationParams {
             Self::ChangeExtConn(_) => LcmOperation::ChangeExtConn,
             Self::ModifyInfo(_) => LcmOperation::ModifyInfo,
             Self::ChangeVnfpkg(_) => LcmOperation::ChangeVnfpkg,
+            Self::ScaleToLevel(_) => LcmOperation::ScaleToLevel,
         }
     }
 
@@ -768,6 +774,7 @@ impl OperationParams {
             Self::Heal(r) => &r.additional_params,
             Self::ChangeExtConn(r) => &r.additional_params,
             Self::ChangeVnfpkg(r) => &r.additional_params,
+            Self::ScaleToLevel(r) => &r.additional_params,
             Self::ModifyInfo(_) => EMPTY.get_or_init(Object::new),
         }
     }

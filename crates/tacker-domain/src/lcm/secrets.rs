@@ -167,6 +167,7 @@ impl OperationParams {
             Self::Heal(r) => Some(&mut r.additional_params),
             Self::ChangeExtConn(r) => Some(&mut r.additional_params),
             Self::ChangeVnfpkg(r) => Some(&mut r.additional_params),
+            Self::ScaleToLevel(r) => Some(&mut r.additional_params),
             Self::ModifyInfo(_) => None,
         }
     }

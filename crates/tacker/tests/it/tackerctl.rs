@@ -227,6 +227,37 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
     let out = ctl.ok(&["op", "wait", &op]).await;
     assert!(out.trim_end().ends_with("SCALE COMPLETED"), "{out}");
     assert!(ctl.ok(&["sync", &id]).await.contains("already in sync"));
+    // Back to level 0 of the aspect, by level.
+    let out = ctl
+        .ok(&[
+            "vnf",
+            "scale-to-level",
+            &id,
+            "--aspect",
+            "vdu2_aspect=0",
+            "--wait",
+        ])
+        .await;
+    assert!(
+        out.trim_end().ends_with("SCALE_TO_LEVEL COMPLETED"),
+        "{out}"
+    );
+    let shown = ctl.json(&["vnf", "show", &id]).await;
+    let level = shown["instantiatedVnfInfo"]["scaleStatus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["aspectId"] == "vdu2_aspect")
+        .unwrap()["scaleLevel"]
+        .clone();
+    assert_eq!(level, 0, "{shown}");
+    let (code, _) = ctl
+        .run(&["vnf", "scale-to-level", &id, "--aspect", "vdu2_aspect"])
+        .await;
+    assert_eq!(
+        code, 5,
+        "an --aspect without a level is refused before any request"
+    );
     let heals = ctl
         .json(&["op", "list", "--filter", "(eq,operation,HEAL)"])
         .await;

@@ -74,6 +74,35 @@ pub async fn run(c: &Client, cmd: VnfCmd, out: &mut Out<'_>) -> Result<()> {
             let op = c.task(&format!("{}/scale", path(&id)), &body).await?;
             started(c, &op, &wait, out).await
         }
+        VnfCmd::ScaleToLevel {
+            id,
+            level,
+            aspect,
+            wait,
+        } => {
+            let body = match level {
+                Some(l) => json!({"instantiationLevelId": l}),
+                None => {
+                    let mut info = Vec::new();
+                    for a in &aspect {
+                        let (name, n) = a
+                            .split_once('=')
+                            .and_then(|(name, n)| Some((name, n.parse::<u32>().ok()?)))
+                            .ok_or_else(|| {
+                                crate::error::Error::Local(format!(
+                                    "--aspect {a:?}: expected <aspectId>=<level>"
+                                ))
+                            })?;
+                        info.push(json!({"aspectId": name, "scaleLevel": n}));
+                    }
+                    json!({"scaleInfo": info})
+                }
+            };
+            let op = c
+                .task(&format!("{}/scale_to_level", path(&id)), &body)
+                .await?;
+            started(c, &op, &wait, out).await
+        }
         VnfCmd::Heal {
             id,
             vnfc,

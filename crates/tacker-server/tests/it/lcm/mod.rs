@@ -161,5 +161,6 @@ mod api;
 mod cancel;
 mod flows;
 mod retention;
+mod scale_to_level;
 mod secrets;
 mod subscribers;

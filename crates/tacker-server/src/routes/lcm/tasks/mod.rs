@@ -1,4 +1,5 @@
-//! Task resources (instantiate, terminate, scale, heal, change_ext_conn, change_vnfpkg):
+//! Task resources (instantiate, terminate, scale, scale_to_level, heal, change_ext_conn,
+//! change_vnfpkg):
 //! one handler, [`handle`], serves each of them on v1 and v2 (a [`Task`] names its
 //! operation): the instance in the state the operation needs, the (v2-shaped) body read
 //! into the typed request, the task's checks ([`check`]), the hooks' checks, then an
@@ -59,6 +60,7 @@ tasks!(
     Instantiate,
     Terminate,
     Scale,
+    ScaleToLevel,
     Heal,
     ChangeExtConn,
     ChangeVnfpkg
@@ -70,6 +72,7 @@ fn name(op: LcmOperation) -> &'static str {
         LcmOperation::Instantiate => "instantiate",
         LcmOperation::Terminate => "terminate",
         LcmOperation::Scale => "scale",
+        LcmOperation::ScaleToLevel => "scale_to_level",
         LcmOperation::Heal => "heal",
         LcmOperation::ChangeExtConn => "change_ext_conn",
         LcmOperation::ChangeVnfpkg => "change_vnfpkg",
@@ -117,6 +120,7 @@ async fn check(
     match request {
         OperationParams::Instantiate(r) => instantiate::check(c, r).await.map(Some),
         OperationParams::Scale(r) => scale::check(c, r).await.map(Some),
+        OperationParams::ScaleToLevel(r) => scale::check_to_level(c, r).await.map(Some),
         OperationParams::Heal(r) => {
             r.check(c.instance)?;
             Ok(None)

@@ -1,7 +1,10 @@
-//! `scale`.
+//! `scale` and `scale_to_level`.
+
+use std::collections::HashMap;
 
 use tacker_domain::lcm::plan;
 use tacker_domain::lcm::request::{ScaleRequest, flavour};
+use tacker_domain::lcm::scale_to_level::ScaleToLevelRequest;
 use tacker_domain::vnfd::PackageModel;
 
 use super::{Checking, flavour_of};
@@ -15,6 +18,32 @@ pub async fn check(c: &Checking<'_>, r: &ScaleRequest) -> Result<PackageModel, A
     r.check(f)?;
     if let Some(info) = &c.instance.instantiated_vnf_info {
         plan::checked_scale_step(f, info, r).map_err(ApiError::BadRequest)?;
+    }
+    Ok(m)
+}
+
+/// The levels are the flavour's (422 otherwise), and every step that reaches them keeps
+/// each VDU within its limits, step after step (400): the package model.
+pub async fn check_to_level(
+    c: &Checking<'_>,
+    r: &ScaleToLevelRequest,
+) -> Result<PackageModel, ApiError> {
+    let m = c.model().await?;
+    let f = flavour(&m, &flavour_of(c.instance))?;
+    let Some(info) = &c.instance.instantiated_vnf_info else {
+        return Ok(m);
+    };
+    let mut counts: HashMap<String, i64> = HashMap::new();
+    for v in &info.vnfc_resource_info {
+        *counts.entry(v.vdu_id.clone()).or_insert(0) += 1;
+    }
+    for s in r.steps(f, info)? {
+        let step = plan::scale_step(f, info, &s).map_err(ApiError::BadRequest)?;
+        for (vdu, delta) in &step.deltas {
+            let n = counts.entry(vdu.clone()).or_insert(0);
+            *n += delta;
+            plan::check_count(f, vdu, *n).map_err(ApiError::BadRequest)?;
+        }
     }
     Ok(m)
 }
