@@ -239,8 +239,8 @@ pub enum VnfCmd {
         #[command(flatten)]
         wait: Wait,
     },
-    /// Scale to an instantiation level (--level) or to levels per aspect (--aspect
-    /// <aspectId>=<level>, repeat for several).
+    /// Scale to an instantiation level (`--level`) or to levels per aspect
+    /// (`--aspect <aspectId>=<level>`, repeat for several).
     ScaleToLevel {
         /// VNF instance id.
         id: String,
