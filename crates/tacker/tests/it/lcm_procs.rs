@@ -328,6 +328,56 @@ async fn a_simulated_failure_counted_on_one_conductor_is_not_repeated_on_another
     c.teardown().await;
 }
 
+/// A cancellation asked for while its runner is dead: nobody carries it out, the
+/// recovery settles the occurrence FAILED_TEMP as for any dead runner, and the pending
+/// cancellation is cleared with it.
+#[tokio::test]
+async fn a_cancellation_whose_runner_died_is_settled_by_the_recovery() {
+    let c = lcm_cluster(1, &["cc-1", "cc-2"]).await;
+    let i = c.instance().await;
+    let hold = c.env.dir.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let body = json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+        "additionalParams": {"sim": {"holdFile": hold.display().to_string()}}});
+    let (status, op) = c.task(0, &i, "instantiate", body).await;
+    assert_eq!(status, 202);
+    let op = op.unwrap();
+    c.wait_op(&op, &["PROCESSING"], Duration::from_secs(20))
+        .await;
+    let uid: uuid::Uuid = op.parse().unwrap();
+    let runner =
+        c.db.run(move |db| tacker_db::op_occs::get(db, uid))
+            .await
+            .unwrap()
+            .unwrap()
+            .conductor_id
+            .unwrap();
+    c.signal(&runner, "STOP");
+    let r = c
+        .lcm(
+            0,
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/cancel"),
+        )
+        .json(&json!({"cancelMode": "GRACEFUL"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    assert_eq!(c.op(&op).await["isCancelPending"], true);
+    c.signal(&runner, "KILL");
+    let ended = c
+        .wait_op(&op, &["FAILED_TEMP", "COMPLETED"], Duration::from_secs(20))
+        .await;
+    assert_eq!(ended["operationState"], "FAILED_TEMP", "{ended}");
+    assert!(
+        ended["error"]["detail"].as_str().unwrap().contains(&runner),
+        "settled by the recovery: {ended}"
+    );
+    assert_eq!(ended["isCancelPending"], false);
+    c.teardown().await;
+}
+
 /// The broker loses the cast (its queue purged while no conductor listens, as a broker
 /// restart without the message would): the occurrence waits in STARTING with nobody
 /// running it, until a conductor's sweep casts it again; it then runs once.

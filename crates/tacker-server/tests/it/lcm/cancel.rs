@@ -83,15 +83,7 @@ async fn graceful_waits_for_the_step_forceful_interrupts_it_and_both_end_failed_
     )
     .await;
     // From FAILED_TEMP a retry completes it.
-    let r = app
-        .lcm(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{op}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
+    assert_eq!(app.op_action(&op, "retry").await, 202);
     assert_eq!(
         app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await["operationState"],
         "COMPLETED"
@@ -132,15 +124,7 @@ async fn graceful_waits_for_the_step_forceful_interrupts_it_and_both_end_failed_
         .len();
     assert_eq!(now, before);
     drop(hold);
-    let r = app
-        .lcm(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{op}/rollback"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
+    assert_eq!(app.op_action(&op, "rollback").await, 202);
     assert_eq!(
         app.wait_op(&op, &["ROLLED_BACK", "FAILED_TEMP"]).await["operationState"],
         "ROLLED_BACK"

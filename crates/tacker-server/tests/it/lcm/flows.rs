@@ -182,15 +182,7 @@ async fn failed_temp_then_retry_then_completed() {
         )
         .await;
     assert_problem(r, 409, "FAILED_TEMP").await;
-    let r = app
-        .lcm(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{op}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
+    assert_eq!(app.op_action(&op, "retry").await, 202);
     let done = app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await;
     assert_eq!(done["operationState"], "COMPLETED");
     assert!(done.get("error").is_none());
@@ -294,15 +286,7 @@ async fn rollback_of_instantiate_and_of_scale_out() {
             .contains("instantiate_end"),
         "the end hook failed: {failed}"
     );
-    let r = app
-        .lcm(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{op}/rollback"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
+    assert_eq!(app.op_action(&op, "rollback").await, 202);
     assert_eq!(
         app.wait_op(&op, &["ROLLED_BACK", "FAILED_TEMP"]).await["operationState"],
         "ROLLED_BACK"
@@ -461,15 +445,7 @@ async fn a_retry_after_an_end_hook_failure_runs_only_the_hook_and_passwords_stay
         failed["operationParams"]["additionalParams"]["login"]["username"],
         "ops"
     );
-    let r = app
-        .lcm(
-            reqwest::Method::POST,
-            &format!("/vnf_lcm_op_occs/{op}/retry"),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
+    assert_eq!(app.op_action(&op, "retry").await, 202);
     let done = app.wait_op(&op, &["COMPLETED", "FAILED_TEMP"]).await;
     assert_eq!(done["operationState"], "COMPLETED", "{done}");
     let opid: uuid::Uuid = op.parse().unwrap();

@@ -74,6 +74,19 @@ impl TestApp {
         tacker_testkit::id_of(&location.unwrap())
     }
 
+    /// POSTs `…/vnf_lcm_op_occs/{op}/<action>` (retry, rollback); its status.
+    pub async fn op_action(&self, op: &str, action: &str) -> u16 {
+        self.lcm(
+            reqwest::Method::POST,
+            &format!("/vnf_lcm_op_occs/{op}/{action}"),
+        )
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+    }
+
     pub async fn op(&self, id: &str) -> Value {
         self.lcm(reqwest::Method::GET, &format!("/vnf_lcm_op_occs/{id}"))
             .send()
