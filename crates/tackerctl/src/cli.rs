@@ -254,6 +254,26 @@ pub enum VnfCmd {
         #[command(flatten)]
         wait: Wait,
     },
+    /// Start or stop the VNF, or named VNFCs (`--vnfc`).
+    Operate {
+        /// VNF instance id.
+        id: String,
+        /// started or stopped.
+        #[arg(long, value_parser = ["started", "stopped"])]
+        state: String,
+        /// Stop at once (stopped only).
+        #[arg(long, conflicts_with = "graceful_timeout")]
+        forceful: bool,
+        /// Stop gracefully within this many seconds (stopped only).
+        #[arg(long)]
+        graceful_timeout: Option<u32>,
+        /// vnfcInstanceId (repeat for several; none: the whole VNF).
+        #[arg(long)]
+        vnfc: Vec<String>,
+        /// Waiting.
+        #[command(flatten)]
+        wait: Wait,
+    },
     /// Heal VNFCs (SOL002, --vnfc) or the whole VNF (SOL003, none).
     Heal {
         /// VNF instance id.

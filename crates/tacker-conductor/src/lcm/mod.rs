@@ -512,6 +512,7 @@ async fn infra_step(
         LcmOperation::Terminate => driver.terminate(octx).await?,
         LcmOperation::Scale => driver.scale(octx).await?,
         LcmOperation::ScaleToLevel => scale_to_level(driver.as_ref(), octx).await?,
+        LcmOperation::Operate => driver.operate(octx).await?,
         LcmOperation::Heal => driver.heal(octx).await?,
         LcmOperation::ChangeExtConn => driver.change_ext_conn(octx).await?,
         LcmOperation::ChangeVnfpkg => driver.change_vnfpkg(octx).await?,

@@ -340,6 +340,39 @@ impl InfraDriver for SimDriver {
         })
     }
 
+    async fn operate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "operate").await?;
+        let mut info = octx
+            .instance
+            .instantiated_vnf_info
+            .clone()
+            .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
+        let OperationParams::Operate(req) = &octx.op.request else {
+            return Err(DriverError::new(400, "not an operate request"));
+        };
+        let to = req.change_state_to.as_str();
+        let mut list = Vec::new();
+        for c in info.vnfc_info.iter_mut().filter(|c| req.covers(&c.id)) {
+            if c.vnfc_state != to {
+                c.vnfc_state = to.to_owned();
+                if let Some(r) = info
+                    .vnfc_resource_info
+                    .iter()
+                    .find(|r| r.id == c.vnfc_resource_info_id)
+                {
+                    list.push(affected(r, "MODIFIED"));
+                }
+            }
+        }
+        if req.vnfc_instance_id.is_empty() {
+            info.vnf_state = to.to_owned();
+        }
+        Ok(Outcome {
+            instantiated_vnf_info: Some(info),
+            resource_changes: changes(list),
+        })
+    }
+
     async fn rollback(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         self.faults(octx, "rollback").await?;
         let before = match octx.op.operation {

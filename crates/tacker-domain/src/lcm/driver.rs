@@ -146,6 +146,14 @@ pub trait InfraDriver: Send + Sync {
             "changing the VNF package is not supported for this VIM type",
         ))
     }
+    /// Starts or stops the VNF or named VNFCs (OPERATE); the default refuses it.
+    async fn operate(&self, ctx: &OpContext) -> Result<Outcome, DriverError> {
+        let _ = ctx;
+        Err(DriverError::new(
+            422,
+            "operate (start/stop) is not supported for this VIM type",
+        ))
+    }
     /// Checks that `vim` can be used as an operation would use it (its credentials
     /// accepted, what the driver needs found); the default accepts it unchecked.
     async fn check_vim(&self, vim: &VimConnection) -> Result<(), DriverError> {

@@ -7,6 +7,7 @@ pub mod driver;
 mod instance;
 mod notification;
 mod op;
+pub mod operate;
 pub mod plan;
 pub mod request;
 pub mod scale_to_level;

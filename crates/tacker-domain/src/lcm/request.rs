@@ -717,6 +717,8 @@ pub enum OperationParams {
     ChangeVnfpkg(ChangeVnfpkgRequest),
     /// SCALE_TO_LEVEL.
     ScaleToLevel(super::scale_to_level::ScaleToLevelRequest),
+    /// OPERATE.
+    Operate(super::operate::OperateRequest),
 }
 
 impl OperationParams {
@@ -733,6 +735,7 @@ impl OperationParams {
             LcmOperation::ScaleToLevel => {
                 Self::ScaleToLevel(super::scale_to_level::ScaleToLevelRequest::parse(body)?)
             }
+            LcmOperation::Operate => Self::Operate(super::operate::OperateRequest::parse(body)?),
             other => {
                 return Err(Failure::unprocessable(format!("{other} is not supported")));
             }
@@ -750,6 +753,7 @@ impl OperationParams {
             Self::ModifyInfo(_) => LcmOperation::ModifyInfo,
             Self::ChangeVnfpkg(_) => LcmOperation::ChangeVnfpkg,
             Self::ScaleToLevel(_) => LcmOperation::ScaleToLevel,
+            Self::Operate(_) => LcmOperation::Operate,
         }
     }
 
@@ -775,6 +779,7 @@ impl OperationParams {
             Self::ChangeExtConn(r) => &r.additional_params,
             Self::ChangeVnfpkg(r) => &r.additional_params,
             Self::ScaleToLevel(r) => &r.additional_params,
+            Self::Operate(r) => &r.additional_params,
             Self::ModifyInfo(_) => EMPTY.get_or_init(Object::new),
         }
     }

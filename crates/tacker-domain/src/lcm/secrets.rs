@@ -168,6 +168,7 @@ impl OperationParams {
             Self::ChangeExtConn(r) => Some(&mut r.additional_params),
             Self::ChangeVnfpkg(r) => Some(&mut r.additional_params),
             Self::ScaleToLevel(r) => Some(&mut r.additional_params),
+            Self::Operate(r) => Some(&mut r.additional_params),
             Self::ModifyInfo(_) => None,
         }
     }

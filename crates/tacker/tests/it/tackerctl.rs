@@ -258,6 +258,16 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         code, 5,
         "an --aspect without a level is refused before any request"
     );
+    // Start/stop is not there for Kubernetes VIMs yet: refused, nothing started.
+    let ops_before = ctl.json(&["op", "list"]).await.as_array().unwrap().len();
+    let (code, _) = ctl
+        .run(&["vnf", "operate", &id, "--state", "stopped", "--forceful"])
+        .await;
+    assert_eq!(code, 1, "operate on a Kubernetes VIM is refused (422)");
+    assert_eq!(
+        ctl.json(&["op", "list"]).await.as_array().unwrap().len(),
+        ops_before
+    );
     let heals = ctl
         .json(&["op", "list", "--filter", "(eq,operation,HEAL)"])
         .await;

@@ -103,6 +103,30 @@ pub async fn run(c: &Client, cmd: VnfCmd, out: &mut Out<'_>) -> Result<()> {
                 .await?;
             started(c, &op, &wait, out).await
         }
+        VnfCmd::Operate {
+            id,
+            state,
+            forceful,
+            graceful_timeout,
+            vnfc,
+            wait,
+        } => {
+            let mut b = Map::new();
+            b.insert("changeStateTo".into(), json!(state.to_uppercase()));
+            if forceful {
+                b.insert("stopType".into(), json!("FORCEFUL"));
+            } else if let Some(t) = graceful_timeout {
+                b.insert("stopType".into(), json!("GRACEFUL"));
+                b.insert("gracefulStopTimeout".into(), json!(t));
+            }
+            if !vnfc.is_empty() {
+                b.insert("vnfcInstanceId".into(), json!(vnfc));
+            }
+            let op = c
+                .task(&format!("{}/operate", path(&id)), &Value::Object(b))
+                .await?;
+            started(c, &op, &wait, out).await
+        }
         VnfCmd::Heal {
             id,
             vnfc,

@@ -173,6 +173,7 @@ async fn cluster(tdb: TestDb) -> TestApp {
 mod api;
 mod cancel;
 mod flows;
+mod operate;
 mod retention;
 mod scale_to_level;
 mod secrets;

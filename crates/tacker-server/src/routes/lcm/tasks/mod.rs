@@ -1,5 +1,5 @@
 //! Task resources (instantiate, terminate, scale, scale_to_level, heal, change_ext_conn,
-//! change_vnfpkg):
+//! change_vnfpkg, operate):
 //! one handler, [`handle`], serves each of them on v1 and v2 (a [`Task`] names its
 //! operation): the instance in the state the operation needs, the (v2-shaped) body read
 //! into the typed request, the task's checks ([`check`]), the hooks' checks, then an
@@ -62,6 +62,7 @@ tasks!(
     Scale,
     ScaleToLevel,
     Heal,
+    Operate,
     ChangeExtConn,
     ChangeVnfpkg
 );
@@ -73,6 +74,7 @@ fn name(op: LcmOperation) -> &'static str {
         LcmOperation::Terminate => "terminate",
         LcmOperation::Scale => "scale",
         LcmOperation::ScaleToLevel => "scale_to_level",
+        LcmOperation::Operate => "operate",
         LcmOperation::Heal => "heal",
         LcmOperation::ChangeExtConn => "change_ext_conn",
         LcmOperation::ChangeVnfpkg => "change_vnfpkg",
@@ -125,12 +127,35 @@ async fn check(
             r.check(c.instance)?;
             Ok(None)
         }
+        OperationParams::Operate(r) => {
+            r.check(c.instance)?;
+            operable(c.instance)?;
+            Ok(None)
+        }
         OperationParams::ChangeExtConn(r) => {
             check_vims(c.st, c.who, tenant, r.vim_connection_info.iter().flatten()).await?;
             Ok(None)
         }
         OperationParams::ChangeVnfpkg(r) => change_vnfpkg::check(c, r).await.map(|()| None),
         OperationParams::Terminate(_) | OperationParams::ModifyInfo(_) => Ok(None),
+    }
+}
+
+/// Operate is implemented by the simulated VIM only so far: an instance on a VIM of
+/// another type is refused before anything starts (a driver without it also refuses,
+/// for VIMs the instance names only by reference).
+fn operable(i: &VnfInstance) -> Result<(), ApiError> {
+    let sim = tacker_domain::lcm::vim_type::SIMULATED;
+    match i
+        .vim_connection_info
+        .values()
+        .filter_map(|v| v.vim_type.as_deref())
+        .find(|t| tacker_domain::lcm::vim_type::canonical(t) != sim)
+    {
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "operate (start/stop) is not supported for VIM type {t} yet"
+        ))),
+        None => Ok(()),
     }
 }
 
