@@ -111,6 +111,10 @@ impl InfraDriver for KubernetesDriver {
         Ok(ops::change_vnfpkg::run(&self.work(octx)?).await?)
     }
 
+    async fn operate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::operate::run(&self.work(octx)?).await?)
+    }
+
     async fn rollback(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         Ok(ops::rollback::run(&self.work(octx)?).await?)
     }

@@ -77,6 +77,7 @@ impl Plan {
             namespace: self.namespace.clone(),
             files,
             vdus: self.vdus.clone(),
+            stopped_replicas: Default::default(),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! the manifests' record and the Helm release's record, read and written with serde
 //! (the engine reads only `namespace` of it, through `InstantiatedVnfInfo::cnf_namespace`).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tacker_domain::lcm::InstantiatedVnfInfo;
@@ -21,6 +23,9 @@ pub struct ManifestRecord {
     /// Its VDU bindings.
     #[serde(default, with = "vdus")]
     pub vdus: Vec<VduResource>,
+    /// While it is stopped (operate): each workload VDU's replica count before.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stopped_replicas: BTreeMap<String, i64>,
 }
 
 /// What a CNF deployed as a Helm release records.

@@ -66,6 +66,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         _ => Vec::new(),
     };
     let s = stored(w.octx)?;
+    super::refuse_stopped(&s)?;
     if ids.is_empty() {
         sol003(w, &s).await
     } else {

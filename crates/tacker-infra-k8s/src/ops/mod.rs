@@ -3,6 +3,7 @@
 pub mod change_vnfpkg;
 pub mod heal;
 pub mod instantiate;
+pub mod operate;
 pub mod rollback;
 pub mod rules;
 pub mod scale;
@@ -84,6 +85,7 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         namespace,
         files,
         vdus,
+        ..
     } = ManifestRecord::of(&info)?;
     Ok(Stored {
         info,
@@ -91,6 +93,16 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         files,
         vdus,
     })
+}
+
+/// Scale and heal need the VNF running: a stopped one is refused (start it first).
+pub fn refuse_stopped(s: &Stored) -> Result<()> {
+    if operate::is_stopped(&s.info) {
+        return Err(Error::Invalid(
+            "the VNF is STOPPED: operate it to STARTED first".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Instances per VDU in the stored VNFC list.

@@ -30,6 +30,7 @@ pub async fn apply(w: &Work<'_>, ns: &str, targets: &[(VduResource, i64)]) -> Re
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
+    super::refuse_stopped(&s)?;
     let flavour = w.flavour()?;
     let OperationParams::Scale(req) = &w.octx.op.request else {
         return Err(Error::Invalid("not a scale request".into()));

@@ -11,6 +11,10 @@ use crate::{observe, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Option<InstantiatedVnfInfo>> {
     let s = stored(w.octx)?;
+    if super::operate::is_stopped(&s.info) {
+        // Stopped on purpose: its VNFCs have no Pods until it is started.
+        return Ok(None);
+    }
     let pods = observe::vnfc_pods(&w.cluster, &s.namespace, &w.selector, &s.vdus).await?;
     let r = vnfc::reconcile(
         &s.info.vnfc_resource_info,

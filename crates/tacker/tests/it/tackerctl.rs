@@ -258,15 +258,84 @@ async fn tackerctl_drives_packages_cnfs_operations_and_subscriptions() {
         code, 5,
         "an --aspect without a level is refused before any request"
     );
-    // Start/stop is not there for Kubernetes VIMs yet: refused, nothing started.
+    // Stop the whole CNF (its Pods go, its VNFCs stay STOPPED), then start it again.
+    let pods_before = sim
+        .sim
+        .pods("default", "tacker.io/vnf-instance-id", &id)
+        .len();
+    assert!(pods_before > 0);
+    let out = ctl
+        .ok(&[
+            "vnf",
+            "operate",
+            &id,
+            "--state",
+            "stopped",
+            "--forceful",
+            "--wait",
+        ])
+        .await;
+    assert!(out.trim_end().ends_with("OPERATE COMPLETED"), "{out}");
+    assert!(
+        sim.sim
+            .pods("default", "tacker.io/vnf-instance-id", &id)
+            .is_empty()
+    );
+    let shown = ctl.json(&["vnf", "show", &id]).await;
+    let info = &shown["instantiatedVnfInfo"];
+    assert_eq!(info["vnfState"], "STOPPED", "{shown}");
+    assert!(
+        info["vnfcInfo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["vnfcState"] == "STOPPED")
+    );
+    // While stopped: no scale (refused, nothing started), and the sync leaves its VNFCs
+    // alone.
     let ops_before = ctl.json(&["op", "list"]).await.as_array().unwrap().len();
     let (code, _) = ctl
-        .run(&["vnf", "operate", &id, "--state", "stopped", "--forceful"])
+        .run(&[
+            "vnf",
+            "scale",
+            &id,
+            "--type",
+            "out",
+            "--aspect",
+            "vdu2_aspect",
+        ])
         .await;
-    assert_eq!(code, 1, "operate on a Kubernetes VIM is refused (422)");
+    assert_eq!(code, 1, "a stopped CNF does not scale");
     assert_eq!(
         ctl.json(&["op", "list"]).await.as_array().unwrap().len(),
         ops_before
+    );
+    ctl.ok(&["sync", &id]).await;
+    assert_eq!(
+        ctl.json(&["vnf", "show", &id]).await["instantiatedVnfInfo"]["vnfcInfo"]
+            .as_array()
+            .unwrap()
+            .len(),
+        info["vnfcInfo"].as_array().unwrap().len()
+    );
+    let (code, _) = ctl
+        .run(&["vnf", "operate", &id, "--state", "started", "--vnfc", "x"])
+        .await;
+    assert_eq!(code, 1, "named VNFCs of a CNF are refused");
+    let out = ctl
+        .ok(&["vnf", "operate", &id, "--state", "started", "--wait"])
+        .await;
+    assert!(out.trim_end().ends_with("OPERATE COMPLETED"), "{out}");
+    assert_eq!(
+        sim.sim
+            .pods("default", "tacker.io/vnf-instance-id", &id)
+            .len(),
+        pods_before
+    );
+    let shown = ctl.json(&["vnf", "show", &id]).await;
+    assert_eq!(
+        shown["instantiatedVnfInfo"]["vnfState"], "STARTED",
+        "{shown}"
     );
     let heals = ctl
         .json(&["op", "list", "--filter", "(eq,operation,HEAL)"])

@@ -58,6 +58,23 @@ async fn operate_stops_and_starts_the_vnf_or_named_vnfcs() {
     let stopped = app.instance(&i).await;
     assert_eq!(stopped["instantiatedVnfInfo"]["vnfState"], "STOPPED");
     assert!(states(&stopped).iter().all(|s| s == "STOPPED"));
+    // A stopped VNF neither scales nor heals until started.
+    for (task, body) in [
+        (
+            "scale",
+            json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"}),
+        ),
+        ("heal", json!({})),
+    ] {
+        let r = app
+            .lcm_json(
+                reqwest::Method::POST,
+                &format!("/vnf_instances/{i}/{task}"),
+                body,
+            )
+            .await;
+        assert_problem(r, 409, "is STOPPED").await;
+    }
 
     // One VNFC started again (through v1, by its vnfcResourceInfo id as v1 names it).
     let first = &stopped["instantiatedVnfInfo"]["vnfcInfo"][0];

@@ -102,6 +102,20 @@ pub async fn handle<T: Task>(
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     need_state(&i, needs(T::OPERATION), name(T::OPERATION))?;
+    if matches!(
+        T::OPERATION,
+        LcmOperation::Scale | LcmOperation::ScaleToLevel | LcmOperation::Heal
+    ) && i
+        .instantiated_vnf_info
+        .as_ref()
+        .is_some_and(|x| x.vnf_state == "STOPPED")
+    {
+        return Err(ApiError::Conflict(format!(
+            "VNF instance {} is STOPPED; {} needs it STARTED (operate it first)",
+            i.id,
+            name(T::OPERATION)
+        )));
+    }
     let request = OperationParams::parse(T::OPERATION, &api.v2_body(body.clone(), &i)?)?;
     let c = Checking {
         st: &st,
@@ -129,7 +143,7 @@ async fn check(
         }
         OperationParams::Operate(r) => {
             r.check(c.instance)?;
-            operable(c.instance)?;
+            operable(c.instance, r)?;
             Ok(None)
         }
         OperationParams::ChangeExtConn(r) => {
@@ -141,22 +155,35 @@ async fn check(
     }
 }
 
-/// Operate is implemented by the simulated VIM only so far: an instance on a VIM of
-/// another type is refused before anything starts (a driver without it also refuses,
-/// for VIMs the instance names only by reference).
-fn operable(i: &VnfInstance) -> Result<(), ApiError> {
-    let sim = tacker_domain::lcm::vim_type::SIMULATED;
-    match i
+/// Operate is implemented by the simulated VIM and, for the whole VNF, the Kubernetes
+/// driver: an instance on a VIM of another type (or named VNFCs of a CNF) is refused
+/// before anything starts (a driver without it also refuses, for VIMs the instance
+/// names only by reference).
+fn operable(
+    i: &VnfInstance,
+    r: &tacker_domain::lcm::operate::OperateRequest,
+) -> Result<(), ApiError> {
+    use tacker_domain::lcm::vim_type::{KUBERNETES, SIMULATED, canonical};
+    for t in i
         .vim_connection_info
         .values()
         .filter_map(|v| v.vim_type.as_deref())
-        .find(|t| tacker_domain::lcm::vim_type::canonical(t) != sim)
     {
-        Some(t) => Err(ApiError::Unprocessable(format!(
-            "operate (start/stop) is not supported for VIM type {t} yet"
-        ))),
-        None => Ok(()),
+        let c = canonical(t);
+        if c == KUBERNETES && !r.vnfc_instance_id.is_empty() {
+            return Err(ApiError::Unprocessable(
+                "operate on named VNFCs is not supported for Kubernetes VIMs (a workload's \
+                 Pods start and stop together): operate the whole VNF"
+                    .into(),
+            ));
+        }
+        if c != SIMULATED && c != KUBERNETES {
+            return Err(ApiError::Unprocessable(format!(
+                "operate (start/stop) is not supported for VIM type {t} yet"
+            )));
+        }
     }
+    Ok(())
 }
 
 fn need_state(i: &VnfInstance, s: InstantiationState, what: &str) -> Result<(), ApiError> {
