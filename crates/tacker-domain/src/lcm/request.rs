@@ -881,8 +881,8 @@ mod tests {
         assert!(err(OperationParams::parse(ChangeExtConn, &json!({}))).contains("extVirtualLinks"));
         assert!(err(OperationParams::parse(Heal, &json!({"bogus": 1}))).contains("unknown field"));
         assert_eq!(
-            err(OperationParams::parse(Operate, &json!({}))),
-            "OPERATE is not supported"
+            err(OperationParams::parse(ChangeFlavour, &json!({}))),
+            "CHANGE_FLAVOUR is not supported"
         );
     }
 }
