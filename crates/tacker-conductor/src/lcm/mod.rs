@@ -513,6 +513,7 @@ async fn infra_step(
         LcmOperation::Scale => driver.scale(octx).await?,
         LcmOperation::ScaleToLevel => scale_to_level(driver.as_ref(), octx).await?,
         LcmOperation::Operate => driver.operate(octx).await?,
+        LcmOperation::ChangeFlavour => driver.change_flavour(octx).await?,
         LcmOperation::Heal => driver.heal(octx).await?,
         LcmOperation::ChangeExtConn => driver.change_ext_conn(octx).await?,
         LcmOperation::ChangeVnfpkg => driver.change_vnfpkg(octx).await?,

@@ -340,6 +340,49 @@ impl InfraDriver for SimDriver {
         })
     }
 
+    async fn change_flavour(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        self.faults(octx, "change_flavour").await?;
+        let OperationParams::ChangeFlavour(req) = &octx.op.request else {
+            return Err(DriverError::new(400, "not a change_flavour request"));
+        };
+        let old = octx
+            .instance
+            .instantiated_vnf_info
+            .clone()
+            .ok_or_else(|| DriverError::new(409, "not instantiated"))?;
+        let f = octx
+            .vnfd
+            .flavour(&req.new_flavour_id)
+            .ok_or_else(|| DriverError::new(422, "the new flavour is not in the VNFD"))?;
+        let level = req.level(f);
+        let (status, max) = plan::initial_scale(&octx.vnfd.vnfd_id, f, level.as_deref());
+        let mut list: Vec<Value> = old
+            .vnfc_resource_info
+            .iter()
+            .map(|r| affected(r, "REMOVED"))
+            .collect();
+        let mut info = InstantiatedVnfInfo {
+            flavour_id: f.id.clone(),
+            scale_status: status,
+            max_scale_levels: max,
+            vnfc_resource_info: Vec::new(),
+            vnfc_info: Vec::new(),
+            ..old
+        };
+        for (vdu, n) in plan::initial_counts(f, level.as_deref()) {
+            for _ in 0..n {
+                let (r, c) = vnfc(octx, &vdu);
+                list.push(affected(&r, "ADDED"));
+                info.vnfc_resource_info.push(r);
+                info.vnfc_info.push(c);
+            }
+        }
+        Ok(Outcome {
+            instantiated_vnf_info: Some(info),
+            resource_changes: changes(list),
+        })
+    }
+
     async fn operate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         self.faults(octx, "operate").await?;
         let mut info = octx

@@ -146,6 +146,15 @@ pub trait InfraDriver: Send + Sync {
             "changing the VNF package is not supported for this VIM type",
         ))
     }
+    /// Moves the VNF to another flavour of its VNFD (CHANGE_FLAVOUR); the default
+    /// refuses it.
+    async fn change_flavour(&self, ctx: &OpContext) -> Result<Outcome, DriverError> {
+        let _ = ctx;
+        Err(DriverError::new(
+            422,
+            "changing the deployment flavour is not supported for this VIM type",
+        ))
+    }
     /// Starts or stops the VNF or named VNFCs (OPERATE); the default refuses it.
     async fn operate(&self, ctx: &OpContext) -> Result<Outcome, DriverError> {
         let _ = ctx;

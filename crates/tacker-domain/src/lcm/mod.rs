@@ -2,6 +2,7 @@
 //! occurrences and their state machine, subscriptions and notifications, and the driver
 //! traits the engine calls.
 
+pub mod change_flavour;
 pub mod cnf;
 pub mod driver;
 mod instance;

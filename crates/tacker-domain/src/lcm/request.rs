@@ -719,6 +719,8 @@ pub enum OperationParams {
     ScaleToLevel(super::scale_to_level::ScaleToLevelRequest),
     /// OPERATE.
     Operate(super::operate::OperateRequest),
+    /// CHANGE_FLAVOUR.
+    ChangeFlavour(super::change_flavour::ChangeFlavourRequest),
 }
 
 impl OperationParams {
@@ -736,6 +738,9 @@ impl OperationParams {
                 Self::ScaleToLevel(super::scale_to_level::ScaleToLevelRequest::parse(body)?)
             }
             LcmOperation::Operate => Self::Operate(super::operate::OperateRequest::parse(body)?),
+            LcmOperation::ChangeFlavour => {
+                Self::ChangeFlavour(super::change_flavour::ChangeFlavourRequest::parse(body)?)
+            }
             other => {
                 return Err(Failure::unprocessable(format!("{other} is not supported")));
             }
@@ -754,6 +759,7 @@ impl OperationParams {
             Self::ChangeVnfpkg(_) => LcmOperation::ChangeVnfpkg,
             Self::ScaleToLevel(_) => LcmOperation::ScaleToLevel,
             Self::Operate(_) => LcmOperation::Operate,
+            Self::ChangeFlavour(_) => LcmOperation::ChangeFlavour,
         }
     }
 
@@ -780,6 +786,7 @@ impl OperationParams {
             Self::ChangeVnfpkg(r) => &r.additional_params,
             Self::ScaleToLevel(r) => &r.additional_params,
             Self::Operate(r) => &r.additional_params,
+            Self::ChangeFlavour(r) => &r.additional_params,
             Self::ModifyInfo(_) => EMPTY.get_or_init(Object::new),
         }
     }
@@ -881,8 +888,8 @@ mod tests {
         assert!(err(OperationParams::parse(ChangeExtConn, &json!({}))).contains("extVirtualLinks"));
         assert!(err(OperationParams::parse(Heal, &json!({"bogus": 1}))).contains("unknown field"));
         assert_eq!(
-            err(OperationParams::parse(ChangeFlavour, &json!({}))),
-            "CHANGE_FLAVOUR is not supported"
+            err(OperationParams::parse(CreateSnapshot, &json!({}))),
+            "CREATE_SNAPSHOT is not supported"
         );
     }
 }

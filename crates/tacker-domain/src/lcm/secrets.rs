@@ -169,6 +169,7 @@ impl OperationParams {
             Self::ChangeVnfpkg(r) => Some(&mut r.additional_params),
             Self::ScaleToLevel(r) => Some(&mut r.additional_params),
             Self::Operate(r) => Some(&mut r.additional_params),
+            Self::ChangeFlavour(r) => Some(&mut r.additional_params),
             Self::ModifyInfo(_) => None,
         }
     }

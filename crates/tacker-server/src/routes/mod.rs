@@ -243,6 +243,7 @@ api! {
     [] "/vnflcm/v1/vnf_instances/{id}/scale", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::Scale> => "Scale (v1)" }
     [] "/vnflcm/v1/vnf_instances/{id}/scale_to_level", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::ScaleToLevel> => "Scale to a level (v1)" }
     [] "/vnflcm/v1/vnf_instances/{id}/operate", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::Operate> => "Start or stop (v1)" }
+    [] "/vnflcm/v1/vnf_instances/{id}/change_flavour", SOL003_V1, { post [member] lcm::tasks::handle::<lcm::tasks::ChangeFlavour> => "Change the deployment flavour (v1)" }
     [] "/vnflcm/v1/vnf_instances/{id}/heal", SOL003_V1, {
         post [member] lcm::tasks::handle::<lcm::tasks::Heal> => "Heal (v1: vnfcInstanceId names vnfcResourceInfo ids, as Tacker's v1)",
     }
@@ -278,6 +279,7 @@ api! {
     [lcm] "/vnflcm/v2/vnf_instances/{id}/scale", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Scale> => "Scale" }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/scale_to_level", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::ScaleToLevel> => "Scale to a level" }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/operate", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Operate> => "Start or stop" }
+    [lcm] "/vnflcm/v2/vnf_instances/{id}/change_flavour", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::ChangeFlavour> => "Change the deployment flavour" }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/heal", SOL003, { post [member] lcm::tasks::handle::<lcm::tasks::Heal> => "Heal (SOL002 VNFCs or SOL003 whole VNF)" }
     [lcm] "/vnflcm/v2/vnf_instances/{id}/change_ext_conn", SOL003, {
         post [member] lcm::tasks::handle::<lcm::tasks::ChangeExtConn> => "Change external connectivity",

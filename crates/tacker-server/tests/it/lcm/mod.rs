@@ -172,6 +172,7 @@ async fn cluster(tdb: TestDb) -> TestApp {
 
 mod api;
 mod cancel;
+mod change_flavour;
 mod flows;
 mod operate;
 mod retention;

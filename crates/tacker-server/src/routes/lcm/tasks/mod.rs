@@ -1,5 +1,5 @@
 //! Task resources (instantiate, terminate, scale, scale_to_level, heal, change_ext_conn,
-//! change_vnfpkg, operate):
+//! change_vnfpkg, operate, change_flavour):
 //! one handler, [`handle`], serves each of them on v1 and v2 (a [`Task`] names its
 //! operation): the instance in the state the operation needs, the (v2-shaped) body read
 //! into the typed request, the task's checks ([`check`]), the hooks' checks, then an
@@ -63,6 +63,7 @@ tasks!(
     ScaleToLevel,
     Heal,
     Operate,
+    ChangeFlavour,
     ChangeExtConn,
     ChangeVnfpkg
 );
@@ -75,6 +76,7 @@ fn name(op: LcmOperation) -> &'static str {
         LcmOperation::Scale => "scale",
         LcmOperation::ScaleToLevel => "scale_to_level",
         LcmOperation::Operate => "operate",
+        LcmOperation::ChangeFlavour => "change_flavour",
         LcmOperation::Heal => "heal",
         LcmOperation::ChangeExtConn => "change_ext_conn",
         LcmOperation::ChangeVnfpkg => "change_vnfpkg",
@@ -141,6 +143,12 @@ async fn check(
             r.check(c.instance)?;
             Ok(None)
         }
+        OperationParams::ChangeFlavour(r) => {
+            let m = c.model().await?;
+            r.check(&m, &flavour_of(c.instance))?;
+            simulated_only(c.instance, "changing the deployment flavour")?;
+            Ok(Some(m))
+        }
         OperationParams::Operate(r) => {
             r.check(c.instance)?;
             operable(c.instance, r)?;
@@ -184,6 +192,23 @@ fn operable(
         }
     }
     Ok(())
+}
+
+/// Refuses `what` on an instance whose VIM is not the simulated one (422): only the
+/// simulated VIM implements it so far.
+fn simulated_only(i: &VnfInstance, what: &str) -> Result<(), ApiError> {
+    use tacker_domain::lcm::vim_type::{SIMULATED, canonical};
+    match i
+        .vim_connection_info
+        .values()
+        .filter_map(|v| v.vim_type.as_deref())
+        .find(|t| canonical(t) != SIMULATED)
+    {
+        Some(t) => Err(ApiError::Unprocessable(format!(
+            "{what} is not supported for VIM type {t} yet"
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn need_state(i: &VnfInstance, s: InstantiationState, what: &str) -> Result<(), ApiError> {
