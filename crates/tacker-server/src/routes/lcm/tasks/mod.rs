@@ -146,7 +146,11 @@ async fn check(
         OperationParams::ChangeFlavour(r) => {
             let m = c.model().await?;
             r.check(&m, &flavour_of(c.instance))?;
-            simulated_only(c.instance, "changing the deployment flavour")?;
+            implemented_on(
+                c.instance,
+                "changing the deployment flavour",
+                &[tacker_domain::lcm::vim_type::SIMULATED],
+            )?;
             Ok(Some(m))
         }
         OperationParams::Operate(r) => {
@@ -164,46 +168,38 @@ async fn check(
 }
 
 /// Operate is implemented by the simulated VIM and, for the whole VNF, the Kubernetes
-/// driver: an instance on a VIM of another type (or named VNFCs of a CNF) is refused
-/// before anything starts (a driver without it also refuses, for VIMs the instance
-/// names only by reference).
+/// driver: named VNFCs of a CNF are refused (422), other VIM types as
+/// [`implemented_on`] refuses them.
 fn operable(
     i: &VnfInstance,
     r: &tacker_domain::lcm::operate::OperateRequest,
 ) -> Result<(), ApiError> {
     use tacker_domain::lcm::vim_type::{KUBERNETES, SIMULATED, canonical};
-    for t in i
-        .vim_connection_info
-        .values()
-        .filter_map(|v| v.vim_type.as_deref())
-    {
-        let c = canonical(t);
-        if c == KUBERNETES && !r.vnfc_instance_id.is_empty() {
-            return Err(ApiError::Unprocessable(
-                "operate on named VNFCs is not supported for Kubernetes VIMs (a workload's \
-                 Pods start and stop together): operate the whole VNF"
-                    .into(),
-            ));
-        }
-        if c != SIMULATED && c != KUBERNETES {
-            return Err(ApiError::Unprocessable(format!(
-                "operate (start/stop) is not supported for VIM type {t} yet"
-            )));
-        }
+    let cnf = vim_types(i).any(|t| canonical(t) == KUBERNETES);
+    if cnf && !r.vnfc_instance_id.is_empty() {
+        return Err(ApiError::Unprocessable(
+            "operate on named VNFCs is not supported for Kubernetes VIMs (a workload's \
+             Pods start and stop together): operate the whole VNF"
+                .into(),
+        ));
     }
-    Ok(())
+    implemented_on(i, "operate (start/stop)", &[SIMULATED, KUBERNETES])
 }
 
-/// Refuses `what` on an instance whose VIM is not the simulated one (422): only the
-/// simulated VIM implements it so far.
-fn simulated_only(i: &VnfInstance, what: &str) -> Result<(), ApiError> {
-    use tacker_domain::lcm::vim_type::{SIMULATED, canonical};
-    match i
-        .vim_connection_info
+/// The VIM types the instance's connections name (references to registered VIMs name
+/// none).
+fn vim_types(i: &VnfInstance) -> impl Iterator<Item = &str> {
+    i.vim_connection_info
         .values()
         .filter_map(|v| v.vim_type.as_deref())
-        .find(|t| canonical(t) != SIMULATED)
-    {
+}
+
+/// Refuses `what` (422) on an instance whose VIM type is none of `types`, the ones
+/// whose drivers implement it, before anything starts (the other drivers refuse it too,
+/// for VIMs the instance names only by reference).
+fn implemented_on(i: &VnfInstance, what: &str, types: &[&str]) -> Result<(), ApiError> {
+    let canonical = tacker_domain::lcm::vim_type::canonical;
+    match vim_types(i).find(|t| !types.contains(&canonical(t).as_str())) {
         Some(t) => Err(ApiError::Unprocessable(format!(
             "{what} is not supported for VIM type {t} yet"
         ))),
