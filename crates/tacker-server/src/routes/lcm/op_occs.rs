@@ -236,9 +236,15 @@ pub struct CancelRequest {
 pub async fn cancel(
     _: AcceptsJson,
     ByPath(op): ByPath<OpOcc>,
-    JsonBody(b): JsonBody<CancelRequest>,
+    JsonBody(body): JsonBody<serde_json::Value>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
+    // Read after the occurrence is found: another tenant's is 404 whatever the body.
+    let b: CancelRequest = serde_json::from_value(body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "invalid request body ({{\"cancelMode\": \"GRACEFUL\" | \"FORCEFUL\"}}): {e}"
+        ))
+    })?;
     let (id, mode) = (op.id, b.cancel_mode);
     let Some(op) = st.db.run(move |c| ops::request_cancel(c, id, mode)).await? else {
         let now = st.db.run(move |c| ops::get(c, id)).await?.unwrap_or(op);
