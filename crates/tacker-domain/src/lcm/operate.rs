@@ -81,6 +81,34 @@ impl OperateRequest {
         Ok(())
     }
 
+    /// 409 when the VNF (or every named VNFC) is in the state asked already: nothing
+    /// would change.
+    pub fn check_changes(&self, instance: &VnfInstance) -> Result<(), Failure> {
+        let Some(info) = &instance.instantiated_vnf_info else {
+            return Ok(());
+        };
+        let to = self.change_state_to.as_str();
+        let already = if self.vnfc_instance_id.is_empty() {
+            info.vnf_state == to
+        } else {
+            info.vnfc_info
+                .iter()
+                .filter(|c| self.covers(&c.id))
+                .all(|c| c.vnfc_state == to)
+        };
+        if already {
+            return Err(Failure::conflict(format!(
+                "{} {to} already: nothing to operate",
+                if self.vnfc_instance_id.is_empty() {
+                    format!("VNF instance {} is", instance.id)
+                } else {
+                    "the VNFCs named are".to_owned()
+                }
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether it names `vnfc` (a `vnfcInfo` id), or the whole VNF.
     pub fn covers(&self, vnfc: &str) -> bool {
         self.vnfc_instance_id.is_empty() || self.vnfc_instance_id.iter().any(|v| v == vnfc)

@@ -78,9 +78,15 @@ async fn another_tenants_instances_operations_and_notifications_are_invisible() 
             (Method::DELETE, format!("/vnf_instances/{inst}")),
             (Method::POST, format!("/vnf_instances/{inst}/terminate")),
             (Method::POST, format!("/vnf_instances/{inst}/scale")),
-            (Method::POST, format!("/vnf_instances/{inst}/scale_to_level")),
+            (
+                Method::POST,
+                format!("/vnf_instances/{inst}/scale_to_level"),
+            ),
             (Method::POST, format!("/vnf_instances/{inst}/operate")),
-            (Method::POST, format!("/vnf_instances/{inst}/change_flavour")),
+            (
+                Method::POST,
+                format!("/vnf_instances/{inst}/change_flavour"),
+            ),
             (Method::GET, format!("/vnf_lcm_op_occs/{op}")),
             (Method::POST, format!("/vnf_lcm_op_occs/{op}/retry")),
             (Method::POST, format!("/vnf_lcm_op_occs/{op}/cancel")),

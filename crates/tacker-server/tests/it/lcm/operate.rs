@@ -58,6 +58,15 @@ async fn operate_stops_and_starts_the_vnf_or_named_vnfcs() {
     let stopped = app.instance(&i).await;
     assert_eq!(stopped["instantiatedVnfInfo"]["vnfState"], "STOPPED");
     assert!(states(&stopped).iter().all(|s| s == "STOPPED"));
+    // Stopping it again would change nothing: refused.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/operate"),
+            json!({"changeStateTo": "STOPPED"}),
+        )
+        .await;
+    assert_problem(r, 409, "STOPPED already").await;
     // A stopped VNF neither scales nor heals until started.
     for (task, body) in [
         (

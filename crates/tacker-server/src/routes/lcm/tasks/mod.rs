@@ -155,6 +155,7 @@ async fn check(
         }
         OperationParams::Operate(r) => {
             r.check(c.instance)?;
+            r.check_changes(c.instance)?;
             operable(c.instance, r)?;
             Ok(None)
         }

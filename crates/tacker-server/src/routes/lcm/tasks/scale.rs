@@ -37,7 +37,15 @@ pub async fn check_to_level(
     for v in &info.vnfc_resource_info {
         *counts.entry(v.vdu_id.clone()).or_insert(0) += 1;
     }
-    for s in r.steps(f, info)? {
+    let steps = r.steps(f, info)?;
+    if steps.is_empty() {
+        // Nothing would change: refused rather than COMPLETED having done nothing.
+        return Err(ApiError::Conflict(format!(
+            "VNF instance {} is at the levels asked already: nothing to scale",
+            c.instance.id
+        )));
+    }
+    for s in steps {
         let step = plan::scale_step(f, info, &s).map_err(ApiError::BadRequest)?;
         for (vdu, delta) in &step.deltas {
             let n = counts.entry(vdu.clone()).or_insert(0);
