@@ -70,15 +70,7 @@ impl OperateRequest {
 
     /// Every named VNFC is one of the instance's (400).
     pub fn check(&self, instance: &VnfInstance) -> Result<(), Failure> {
-        for id in &self.vnfc_instance_id {
-            if instance.vnfc(id).is_none() {
-                return Err(bad(format!(
-                    "vnfcInstanceId {id:?} is not a VNFC of instance {}",
-                    instance.id
-                )));
-            }
-        }
-        Ok(())
+        super::request::check_vnfcs(&self.vnfc_instance_id, instance)
     }
 
     /// 409 when the VNF (or every named VNFC) is in the state asked already: nothing

@@ -262,6 +262,17 @@ pub const USER_DATA_CLASSES: [&str; 4] = [
     "KubernetesClusterUserData",
 ];
 
+/// 400 unless every id of `vnfcInstanceId` is a VNFC (`vnfcInfo` id) of `instance`.
+pub fn check_vnfcs(ids: &[String], instance: &VnfInstance) -> Result<(), Failure> {
+    match ids.iter().find(|id| instance.vnfc(id).is_none()) {
+        Some(id) => Err(bad(format!(
+            "vnfcInstanceId {id:?} is not a VNFC of instance {}",
+            instance.id
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The flavour `id` of the package's VNFD.
 pub fn flavour<'a>(m: &'a PackageModel, id: &str) -> Result<&'a Flavour, Failure> {
     m.vnfd.flavour(id).ok_or_else(|| {
@@ -462,15 +473,7 @@ impl HealRequest {
 
     /// Checks every named VNFC is one of the instance's.
     pub fn check(&self, instance: &VnfInstance) -> Result<(), Failure> {
-        for id in &self.vnfc_instance_id {
-            if instance.vnfc(id).is_none() {
-                return Err(bad(format!(
-                    "vnfcInstanceId {id:?} is not a VNFC of instance {}",
-                    instance.id
-                )));
-            }
-        }
-        Ok(())
+        check_vnfcs(&self.vnfc_instance_id, instance)
     }
 
     /// Whether the whole VNF is healed (SOL003) rather than named VNFCs (SOL002).

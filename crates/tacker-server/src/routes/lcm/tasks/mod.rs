@@ -107,11 +107,9 @@ pub async fn handle<T: Task>(
     if matches!(
         T::OPERATION,
         LcmOperation::Scale | LcmOperation::ScaleToLevel | LcmOperation::Heal
-    ) && i
-        .instantiated_vnf_info
-        .as_ref()
-        .is_some_and(|x| x.vnf_state == "STOPPED")
-    {
+    ) && i.instantiated_vnf_info.as_ref().is_some_and(|x| {
+        x.vnf_state == tacker_domain::lcm::operate::OperationalState::Stopped.as_str()
+    }) {
         return Err(ApiError::Conflict(format!(
             "VNF instance {} is STOPPED; {} needs it STARTED (operate it first)",
             i.id,
