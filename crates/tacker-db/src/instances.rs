@@ -323,6 +323,8 @@ pub enum DeleteOutcome {
 /// queued. One transaction.
 pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<DeleteOutcome> {
     c.transaction(|c| {
+        // It reads, then writes: on SQLite a writer from the start (see `write_first`).
+        crate::quota::write_first(c, "vnf_instances")?;
         let Some(instance) = get(c, id)? else {
             return Ok(DeleteOutcome::NotFound);
         };

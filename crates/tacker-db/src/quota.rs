@@ -52,7 +52,7 @@ pub(crate) use count_of_tenant;
 /// duplicates, its tenant's count) and then writes, and a reader that becomes a writer
 /// after another connection committed fails at once with SQLITE_BUSY (the busy timeout
 /// does not apply to that upgrade); a writer from the start waits its turn instead.
-fn write_first(c: &mut DbConnection, table: &str) -> Result<()> {
+pub(crate) fn write_first(c: &mut DbConnection, table: &str) -> Result<()> {
     if let DbConnection::Sqlite(lite) = c {
         // `table` is one of this crate's table names, never input.
         diesel::sql_query(format!("UPDATE {table} SET id = id WHERE 0")).execute(lite)?;
