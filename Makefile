@@ -40,6 +40,7 @@ setup: setup-deps
 	@tests/infra/k8s-tools.sh
 	@tests/infra/node-tools.sh
 	@tests/infra/monitoring.sh
+	@tests/infra/openstack.sh >/dev/null
 
 test: setup lint test-only
 

@@ -3,6 +3,7 @@
 pub mod api;
 pub mod engine;
 pub mod error;
+pub mod external;
 pub mod faults;
 pub mod hosts;
 pub mod hot;
@@ -31,6 +32,10 @@ pub struct Settings {
     pub hosts: HostSettings,
     /// Serve HTTPS with a generated CA.
     pub tls: bool,
+    /// A real Keystone (`.../v3`) whose tokens are accepted besides heat-sim's own.
+    pub keystone_url: Option<String>,
+    /// A real Glance whose images servers must boot from (by id or name).
+    pub glance_url: Option<String>,
 }
 
 impl Default for Settings {
@@ -47,6 +52,8 @@ impl Default for Settings {
                 shims: None,
             },
             tls: false,
+            keystone_url: None,
+            glance_url: None,
         }
     }
 }
@@ -157,7 +164,10 @@ pub fn serve(listener: TcpListener, settings: &Settings) -> std::io::Result<Runn
             region: "RegionOne".into(),
         },
         tokens: keystone::Tokens::default(),
-        engine: engine::Engine::new(hosts),
+        engine: engine::Engine::new(
+            hosts,
+            external::External::new(settings.keystone_url.clone(), settings.glance_url.clone()),
+        ),
     });
     let data = web::Data::from(sim.clone());
     let http = HttpServer::new(move || {

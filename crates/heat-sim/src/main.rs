@@ -1,5 +1,6 @@
 //! `heat-sim --bind 127.0.0.1:5000 --user U --password P [--project N] [--hosts netns|none]
-//! [--image-user USER:PASSWORD] [--shims DIR] [--token-lifetime SECS] [--tls-ca-out FILE]`
+//! [--image-user USER:PASSWORD] [--shims DIR] [--token-lifetime SECS] [--tls-ca-out FILE]
+//! [--keystone-url URL] [--glance-url URL]`
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -40,6 +41,12 @@ struct Args {
     /// Serve HTTPS with a generated CA and write the CA certificate (PEM) here.
     #[arg(long)]
     tls_ca_out: Option<std::path::PathBuf>,
+    /// Also accept the tokens of this real Keystone (`.../v3`).
+    #[arg(long)]
+    keystone_url: Option<String>,
+    /// Servers boot only from images this real Glance holds.
+    #[arg(long)]
+    glance_url: Option<String>,
 }
 
 #[tokio::main]
@@ -68,6 +75,8 @@ async fn main() -> anyhow::Result<()> {
             shims: args.shims.clone(),
         },
         tls: args.tls_ca_out.is_some(),
+        keystone_url: args.keystone_url.clone(),
+        glance_url: args.glance_url.clone(),
     };
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("binding {}", args.bind))?;

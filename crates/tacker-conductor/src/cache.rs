@@ -34,6 +34,39 @@ pub fn extract(
         .map_err(|p| tacker_csar::Error::Invalid(vec![p]))
 }
 
+/// The local path of file `name` of a cached package: extracted already, or written
+/// now from the CSAR (to a temporary name, then renamed, so concurrent operations never
+/// read half a file); `None` when the package has no file `name`.
+pub fn extract_file(
+    p: &crate::lcm::services::PackageFiles,
+    name: &str,
+) -> Result<Option<std::path::PathBuf>, tacker_domain::lcm::driver::DriverError> {
+    use tacker_domain::lcm::driver::DriverError;
+    let failed = |why: String| DriverError::new(422, format!("{name}: {why}"));
+    let file = std::fs::File::open(&p.zip).map_err(|e| failed(format!("the cached CSAR: {e}")))?;
+    let mut archive = tacker_csar::Archive::open(std::io::BufReader::new(file), &p.limits)
+        .map_err(|e| failed(format!("the cached CSAR: {e:?}")))?;
+    // Only names the archive holds (checked at open: no '..', no absolute paths).
+    if !archive.contains(name) || archive.is_dir(name) {
+        return Ok(None);
+    }
+    let target = p.dir.join(name);
+    if target.is_file() {
+        return Ok(Some(target));
+    }
+    let partial = p
+        .dir
+        .join(format!("{name}.partial-{}", Uuid::new_v4().simple()));
+    archive
+        .extract_file(name, &partial)
+        .map_err(|e| failed(e.to_string()))?;
+    std::fs::rename(&partial, &target).map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
+        DriverError::new(500, format!("{name}: {e}"))
+    })?;
+    Ok(Some(target))
+}
+
 /// A cache fill in flight, awaited by everyone who needs the package.
 pub type Fill = futures::future::Shared<futures::future::BoxFuture<'static, Result<(), Failure>>>;
 

@@ -305,6 +305,32 @@ impl<R: Read + Seek> Archive<R> {
         self.extract_up_to(dir, u64::MAX).map(|_| ())
     }
 
+    /// Writes file `name` of the package to `target` (its directory made), streaming it.
+    pub fn extract_file(&mut self, name: &str, target: &Path) -> Result<(), Problem> {
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                Problem::file(name, format!("cannot create {}: {e}", parent.display()))
+            })?;
+        }
+        let mut out = std::fs::File::create(target)
+            .map_err(|e| Problem::file(name, format!("cannot write {}: {e}", target.display())))?;
+        let mut failed = None;
+        self.stream(name, |chunk| {
+            if failed.is_none()
+                && let Err(e) = std::io::Write::write_all(&mut out, chunk)
+            {
+                failed = Some(e);
+            }
+        })?;
+        match failed {
+            Some(e) => Err(Problem::file(
+                name,
+                format!("cannot write {}: {e}", target.display()),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Extracts every file of at most `max_size` bytes under `dir`; larger files (images)
     /// stay inside the zip, where they are read in place. Returns the files left inside.
     pub fn extract_up_to(&mut self, dir: &Path, max_size: u64) -> Result<Vec<String>, Problem> {
@@ -317,28 +343,7 @@ impl<R: Read + Seek> Archive<R> {
             }
             // Names were checked at open: no absolute paths, no '..', no symlinks.
             let target = dir.join(&name);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    Problem::file(&name, format!("cannot create {}: {e}", parent.display()))
-                })?;
-            }
-            let mut out = std::fs::File::create(&target).map_err(|e| {
-                Problem::file(&name, format!("cannot write {}: {e}", target.display()))
-            })?;
-            let mut failed = None;
-            self.stream(&name, |chunk| {
-                if failed.is_none()
-                    && let Err(e) = std::io::Write::write_all(&mut out, chunk)
-                {
-                    failed = Some(e);
-                }
-            })?;
-            if let Some(e) = failed {
-                return Err(Problem::file(
-                    &name,
-                    format!("cannot write {}: {e}", target.display()),
-                ));
-            }
+            self.extract_file(&name, &target)?;
         }
         Ok(left)
     }

@@ -83,6 +83,7 @@ impl OpenStackDriver {
         let w = Work {
             octx,
             heat: Heat::new(&session, self.settings),
+            session: &session,
         };
         Ok(f(&w).await?)
     }

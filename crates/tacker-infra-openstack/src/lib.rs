@@ -3,6 +3,7 @@
 mod driver;
 mod error;
 mod heat;
+mod images;
 mod nfv;
 mod ops;
 mod session;

@@ -51,8 +51,8 @@ pub fn flavour_of(grant: &Value, vdu: &Vdu) -> Option<String> {
     .or_else(|| vdu.requested_flavour().map(str::to_owned))
 }
 
-/// The image a VDU boots: the grant's, else the VNFD's software image name.
-pub fn image_of(grant: &Value, vdu: &Vdu) -> Option<String> {
+/// The image the grant names for a VDU.
+pub fn granted_image(grant: &Value, vdu: &Vdu) -> Option<String> {
     vim_asset(
         grant,
         "softwareImages",
@@ -60,7 +60,11 @@ pub fn image_of(grant: &Value, vdu: &Vdu) -> Option<String> {
         &vdu.id,
         "vimSoftwareImageId",
     )
-    .or_else(|| vdu.sw_image.as_ref().map(|i| i.name.clone()))
+}
+
+/// The image a VDU boots: the grant's, else the VNFD's software image name.
+pub fn image_of(grant: &Value, vdu: &Vdu) -> Option<String> {
+    granted_image(grant, vdu).or_else(|| vdu.sw_image.as_ref().map(|i| i.name.clone()))
 }
 
 /// Every `get_param: [nfv, ...]` path in `v` (without the leading `nfv`).

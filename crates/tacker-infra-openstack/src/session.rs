@@ -95,7 +95,23 @@ struct Token {
     value: String,
     expires: DateTime<Utc>,
     heat: String,
+    /// Glance's endpoint, when the catalog has one.
+    image: Option<String>,
 }
+
+/// What a request to Heat or Glance carries.
+#[derive(Debug, Clone, Copy)]
+pub enum Payload<'a> {
+    /// Nothing.
+    Empty,
+    /// A JSON document.
+    Json(&'a Value),
+    /// A file's bytes, streamed (`application/octet-stream`).
+    File(&'a std::path::Path),
+}
+
+/// How long a file upload may take (the session's timeout is for API calls).
+const UPLOAD_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// An authenticated session.
 #[derive(Debug)]
@@ -216,23 +232,31 @@ impl Session {
             .map(|t| t.with_timezone(&Utc))
             .ok_or_else(|| Error::Vim("Keystone's token has no expires_at".into()))?;
         let heat = self.heat_endpoint(&doc)?;
+        let image = self.endpoint(&doc, "image").ok();
         Ok(Token {
             value,
             expires,
             heat,
+            image,
         })
     }
 
     fn heat_endpoint(&self, doc: &Value) -> Result<String> {
+        self.endpoint(doc, "orchestration")
+    }
+
+    /// The public endpoint of service `kind` in the catalog (in the VIM's region).
+    fn endpoint(&self, doc: &Value, kind: &str) -> Result<String> {
         let catalog = doc
             .pointer("/token/catalog")
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
+        let name = if kind == "image" { "Glance" } else { "Heat" };
         let service = catalog
             .iter()
-            .find(|s| s.get("type").and_then(Value::as_str) == Some("orchestration"))
-            .ok_or_else(|| Error::Vim("the catalog has no orchestration (Heat) service".into()))?;
+            .find(|s| s.get("type").and_then(Value::as_str) == Some(kind))
+            .ok_or_else(|| Error::Vim(format!("the catalog has no {kind} ({name}) service")))?;
         let region = self.creds.region.as_deref();
         service
             .get("endpoints")
@@ -250,7 +274,7 @@ impl Session {
             .map(|u| u.trim_end_matches('/').to_owned())
             .ok_or_else(|| {
                 Error::Vim(format!(
-                    "the catalog has no public Heat endpoint{}",
+                    "the catalog has no public {name} endpoint{}",
                     region
                         .map(|r| format!(" in region {r}"))
                         .unwrap_or_default()
@@ -279,13 +303,50 @@ impl Session {
     /// `method` on `path` (relative to Heat's endpoint, e.g. `stacks/x`) with a JSON
     /// body; a 401 fetches a new token and tries once more.
     pub async fn heat(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Answer> {
+        let body = body.map_or(Payload::Empty, Payload::Json);
+        self.send(false, method, path, body).await
+    }
+
+    /// Whether the catalog names Glance (in the VIM's region).
+    pub async fn has_glance(&self) -> Result<bool> {
+        Ok(self.token(false).await?.image.is_some())
+    }
+
+    /// `method` on `path` relative to Glance's endpoint (e.g. `v2/images`), as
+    /// [`Session::heat`]; an error when the catalog has no Glance.
+    pub async fn glance(&self, method: Method, path: &str, body: Payload<'_>) -> Result<Answer> {
+        self.send(true, method, path, body).await
+    }
+
+    async fn send(
+        &self,
+        glance: bool,
+        method: Method,
+        path: &str,
+        body: Payload<'_>,
+    ) -> Result<Answer> {
+        let service = if glance { "Glance" } else { "Heat" };
         let mut fresh = false;
         loop {
             let tok = self.token(fresh).await?;
+            let base = if glance {
+                tok.image.clone().ok_or_else(|| {
+                    Error::Vim(format!(
+                        "the catalog has no image (Glance) service{}",
+                        self.creds
+                            .region
+                            .as_deref()
+                            .map(|r| format!(" in region {r}"))
+                            .unwrap_or_default()
+                    ))
+                })?
+            } else {
+                tok.heat.clone()
+            };
             let url = if path.starts_with("http://") || path.starts_with("https://") {
                 path.to_owned()
             } else {
-                format!("{}/{}", tok.heat, path.trim_start_matches('/'))
+                format!("{}/{}", base, path.trim_start_matches('/'))
             };
             checked(&self.guard, &url)?;
             let mut req = self
@@ -293,16 +354,31 @@ impl Session {
                 .request(method.clone(), &url)
                 .header("X-Auth-Token", &tok.value)
                 .header("Accept", "application/json");
-            if let Some(b) = body {
-                req = req.json(b);
-            }
+            req = match body {
+                Payload::Empty => req,
+                Payload::Json(b) => req.json(b),
+                Payload::File(p) => {
+                    let f = tokio::fs::File::open(p)
+                        .await
+                        .map_err(|e| Error::Vim(format!("{}: {e}", p.display())))?;
+                    let len = f.metadata().await.map(|m| m.len()).ok();
+                    let stream = tokio_util::io::ReaderStream::new(f);
+                    let mut r = req
+                        .header("Content-Type", "application/octet-stream")
+                        .timeout(UPLOAD_TIMEOUT);
+                    if let Some(n) = len {
+                        r = r.header("Content-Length", n);
+                    }
+                    r.body(reqwest::Body::wrap_stream(stream))
+                }
+            };
             let resp = req
                 .send()
                 .await
-                .map_err(|e| Error::Unreachable(format!("Heat at {url}: {e}")))?;
+                .map_err(|e| Error::Unreachable(format!("{service} at {url}: {e}")))?;
             let status = resp.status().as_u16();
             if status == 401 && !fresh {
-                tracing::info!("Heat refused the token; authenticating again");
+                tracing::info!("{service} refused the token; authenticating again");
                 fresh = true;
                 continue;
             }
@@ -314,7 +390,7 @@ impl Session {
             let bytes = resp
                 .bytes()
                 .await
-                .map_err(|e| Error::Unreachable(format!("Heat at {url}: {e}")))?;
+                .map_err(|e| Error::Unreachable(format!("{service} at {url}: {e}")))?;
             let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             return Ok(Answer {
                 status,

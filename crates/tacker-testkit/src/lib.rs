@@ -8,6 +8,7 @@
 pub mod cnf;
 pub mod csar;
 pub mod helm;
+pub mod keystone;
 pub mod mgmt;
 pub mod moto;
 pub mod oidc;

@@ -26,6 +26,7 @@ fn server_json(sim: &Sim, stack: &str, r: &Resource) -> Value {
         "resource_name": r.name,
         "stack": stack,
         "status": r.status.text(),
+        "image": r.attributes.get("image").cloned().unwrap_or(Value::Null),
         "addresses": r.attributes.get("networks").and_then(|n| n.get("sim-net")).cloned().unwrap_or(json!([])),
         "host": host,
         "init_pid": host.as_deref().and_then(|h| sim.engine.hosts.init_pid(h)),

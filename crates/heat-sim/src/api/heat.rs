@@ -110,7 +110,7 @@ impl Stack {
 
 /// `GET /stacks`: the live top-level stacks.
 pub async fn list(req: HttpRequest, sim: web::Data<Sim>) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let st = sim.engine.lock();
     let mut stacks: Vec<&Stack> = st
         .stacks
@@ -163,7 +163,7 @@ fn validate(t: &Template, files: &Map<String, Value>, depth: usize) -> Result<()
 
 /// `POST /stacks`.
 pub async fn create(req: HttpRequest, sim: web::Data<Sim>, body: web::Json<Value>) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let b = body.into_inner();
     let name = b
         .get("stack_name")
@@ -212,7 +212,7 @@ pub async fn redirect(
     sim: web::Data<Sim>,
     path: web::Path<(String, String)>,
 ) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name) = path.into_inner();
     let st = sim.engine.lock();
     let s = lookup(&st, &name)?;
@@ -235,7 +235,7 @@ type StackPath = web::Path<(String, String, String)>;
 
 /// `GET /stacks/{name}/{id}`.
 pub async fn show(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let st = sim.engine.lock();
     let s = exact(&st, &name, &id)?;
@@ -244,7 +244,7 @@ pub async fn show(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) -> Ans
 
 /// `GET /stacks/{name}/{id}/template`.
 pub async fn template(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let st = sim.engine.lock();
     let s = exact(&st, &name, &id)?;
@@ -257,7 +257,7 @@ pub async fn template(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) ->
 
 /// `GET /stacks/{name}/{id}/files`.
 pub async fn files(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let st = sim.engine.lock();
     let s = exact(&st, &name, &id)?;
@@ -271,7 +271,7 @@ pub async fn update(
     path: StackPath,
     body: web::Json<Value>,
 ) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let existing = req.method() == actix_web::http::Method::PATCH;
     let b = body.into_inner();
@@ -340,7 +340,7 @@ pub async fn update(
 
 /// `DELETE /stacks/{name}/{id}`.
 pub async fn delete(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let sid = {
         let st = sim.engine.lock();
@@ -406,7 +406,7 @@ pub async fn resources(
     path: StackPath,
     q: web::Query<HashMap<String, String>>,
 ) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let depth: usize = q
         .get("nested_depth")
@@ -437,7 +437,7 @@ type ResourcePath = web::Path<(String, String, String, String)>;
 
 /// `GET /stacks/{name}/{id}/resources/{resource}`.
 pub async fn resource(req: HttpRequest, sim: web::Data<Sim>, path: ResourcePath) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id, res) = path.into_inner();
     let st = sim.engine.lock();
     let s = exact(&st, &name, &id)?;
@@ -456,7 +456,7 @@ pub async fn mark(
     path: ResourcePath,
     body: web::Json<Value>,
 ) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id, res) = path.into_inner();
     let unhealthy = body
         .get("mark_unhealthy")
@@ -490,7 +490,7 @@ pub async fn mark(
 /// `POST /stacks/{name}/{id}/resources/{resource}/signal` to an `OS::Heat::ScalingPolicy`:
 /// its group resizes (the group resource UPDATE_IN_PROGRESS, then UPDATE_COMPLETE).
 pub async fn signal(req: HttpRequest, sim: web::Data<Sim>, path: ResourcePath) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id, res) = path.into_inner();
     let sid = exact(&sim.engine.lock(), &name, &id)?.id;
     let step = engine::signal(sim.engine.clone(), sid, &res).map_err(SimError::bad)?;
@@ -523,7 +523,7 @@ pub async fn events(
     path: StackPath,
     q: web::Query<HashMap<String, String>>,
 ) -> Answer {
-    authorize(&req, &sim)?;
+    authorize(&req, &sim).await?;
     let (_, name, id) = path.into_inner();
     let only = req.match_info().get("resource").map(str::to_owned);
     let st = sim.engine.lock();

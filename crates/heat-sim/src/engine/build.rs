@@ -365,6 +365,11 @@ async fn create_server(
                 .unwrap_or_else(|| i.to_string())
         })
         .unwrap_or_default();
+    if let Some(x) = &engine.external {
+        x.check_image(&image)
+            .await
+            .map_err(|why| format!("resources.{name}.properties.image: {why}"))?;
+    }
     let hostname = props
         .get("name")
         .and_then(Value::as_str)

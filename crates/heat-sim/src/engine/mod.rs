@@ -238,15 +238,18 @@ pub struct Engine {
     pub hosts: Hosts,
     /// Injected faults.
     pub faults: Mutex<Faults>,
+    /// The real Keystone and Glance behind the simulator, if any.
+    pub external: Option<crate::external::External>,
 }
 
 impl Engine {
-    /// An engine over `hosts`.
-    pub fn new(hosts: Hosts) -> Arc<Self> {
+    /// An engine over `hosts`, deferring to `external` services when given.
+    pub fn new(hosts: Hosts, external: Option<crate::external::External>) -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State::default()),
             hosts,
             faults: Mutex::new(Faults::default()),
+            external,
         })
     }
 

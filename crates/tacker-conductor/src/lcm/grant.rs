@@ -161,7 +161,8 @@ fn builtin(octx: &OpContext, req: &Value) -> Value {
     g
 }
 
-/// Flavours and images for the flavour's VDUs: what the VNFD asks for, by name.
+/// Flavours and images for the flavour's VDUs: what the VNFD asks for, by name (images
+/// inside the package excepted).
 fn vim_assets(octx: &OpContext) -> Value {
     let vim = octx.vim.as_ref().map(|v| v.id.clone());
     let vdus = octx
@@ -177,10 +178,12 @@ fn vim_assets(octx: &OpContext) -> Value {
             })
         })
         .collect();
+    // An image shipped in the package is uploaded by the VIM's driver (Glance), which
+    // then names it; the others are the VIM's already, by name.
     let images: Vec<Value> = vdus
         .iter()
         .filter_map(|v| {
-            v.sw_image.as_ref().map(|i| {
+            v.sw_image.as_ref().filter(|i| i.artifact.is_none()).map(|i| {
                 json!({"id": Uuid::new_v4(), "vimConnectionId": vim, "vnfdSoftwareImageId": v.id, "vimSoftwareImageId": i.name})
             })
         })

@@ -313,13 +313,19 @@ async fn context(
     op.request
         .open_params(&mut |s| ctx.keys.open(s))
         .map_err(|e| Failure::internal(format!("opening the request's secrets: {e}")))?;
-    let services: Arc<dyn tacker_domain::lcm::driver::Services> =
-        Arc::new(services::InstanceServices::new(
+    let services: Arc<dyn tacker_domain::lcm::driver::Services> = Arc::new(
+        services::InstanceServices::new(
             ctx.db.clone(),
             ctx.keys.clone(),
             iid,
             instance.tenant.clone(),
-        ));
+        )
+        .with_package(services::PackageFiles {
+            zip: ctx.cache.csar_path(&pkg.to_string()),
+            dir: package_dir.clone(),
+            limits: ctx.onboarding.limits.clone(),
+        }),
+    );
     let octx = OpContext {
         op,
         instance: instance.clone(),

@@ -21,6 +21,19 @@ pub struct InstanceServices {
     keys: Arc<Keyring>,
     instance: Uuid,
     tenant: String,
+    package: Option<PackageFiles>,
+}
+
+/// The instance's package as cached here: its CSAR, where its files are extracted, and
+/// the limits a file extracted on demand is read under.
+#[derive(Debug, Clone)]
+pub struct PackageFiles {
+    /// The cached CSAR.
+    pub zip: std::path::PathBuf,
+    /// Its extracted files.
+    pub dir: std::path::PathBuf,
+    /// The onboarding limits.
+    pub limits: tacker_csar::Limits,
 }
 
 impl InstanceServices {
@@ -31,6 +44,15 @@ impl InstanceServices {
             keys,
             instance,
             tenant: tenant.unwrap_or_default(),
+            package: None,
+        }
+    }
+
+    /// The same, offering the files of `package`.
+    pub fn with_package(self, package: PackageFiles) -> Self {
+        Self {
+            package: Some(package),
+            ..self
         }
     }
 }
@@ -120,5 +142,16 @@ impl Services for InstanceServices {
             .run(move |c| host_keys::pin(c, instance, &vnfc, &address, &key))
             .await
             .map_err(db_error)
+    }
+
+    async fn package_file(&self, path: &str) -> Result<Option<std::path::PathBuf>, DriverError> {
+        let p = self
+            .package
+            .clone()
+            .ok_or_else(|| DriverError::new(500, format!("{path}: no package files here")))?;
+        let path = path.to_owned();
+        tokio::task::spawn_blocking(move || crate::cache::extract_file(&p, &path))
+            .await
+            .map_err(|e| DriverError::new(500, format!("extracting {e}")))?
     }
 }

@@ -70,6 +70,15 @@ pub trait Services: Send + Sync + std::fmt::Debug {
     async fn host_key(&self, vnfc: &str) -> Result<Option<String>, DriverError>;
     /// Pins `key` for VNFC `vnfc`, seen at `address`.
     async fn pin_host_key(&self, vnfc: &str, address: &str, key: &str) -> Result<(), DriverError>;
+    /// The local path of file `path` of the instance's package (a software image),
+    /// extracted from the cached CSAR first when it was left inside (large files are);
+    /// `None` when the package has no such file. The default has no package to offer.
+    async fn package_file(&self, path: &str) -> Result<Option<std::path::PathBuf>, DriverError> {
+        Err(DriverError::new(
+            500,
+            format!("{path}: the package's files are not available here"),
+        ))
+    }
 }
 
 /// What a driver did.

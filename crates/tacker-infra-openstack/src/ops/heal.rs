@@ -93,7 +93,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
 /// SOL003 heal with `all`: the stack goes and comes back from the base HOT.
 async fn recreate(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
-    super::terminate::remove(w).await?;
+    super::terminate::remove_stack(w).await?;
     let hot = template::load(&w.octx.package_dir, &w.octx.flavour_id)?;
     let stack = super::instantiate::ensure_stack(w, &hot, &s.nfv).await?;
     let read = w.read(&stack, &[]).await?;

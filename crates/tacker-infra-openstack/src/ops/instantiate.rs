@@ -12,7 +12,7 @@ use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
 use super::{Work, changes, counts_of, metadata, parameters, runs_as_asked, stack_name};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
-use crate::{nfv, template};
+use crate::{images, nfv, template};
 
 /// The instantiate request of the operation.
 pub fn request<'a>(w: &'a Work<'_>) -> Result<&'a InstantiateRequest> {
@@ -61,11 +61,12 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let counts: BTreeMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
         .into_iter()
         .collect();
+    let grant = images::ensure(w.session, w.octx, flavour).await?;
     let nfv = nfv::build(&nfv::Inputs {
         flavour,
         template: &hot.parsed,
         counts: &counts,
-        grant: &w.octx.grant,
+        grant: &grant,
         ext_virtual_links: &req.ext_virtual_links,
         extra: req.additional_params.get("nfv"),
     });

@@ -27,6 +27,8 @@ pub struct Work<'a> {
     pub octx: &'a OpContext,
     /// Heat, authenticated for the VIM.
     pub heat: Heat<'a>,
+    /// The VIM's session (Glance).
+    pub session: &'a crate::session::Session,
 }
 
 /// The stack name of an instance (found again on retry, never created twice).

@@ -27,8 +27,15 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     })
 }
 
-/// Deletes the instance's stack, if there is one, and waits until it is gone.
+/// Deletes the instance's stack and releases the package images it used (deleted from
+/// Glance when nobody uses them): the instance is gone from the VIM.
 pub async fn remove(w: &Work<'_>) -> Result<()> {
+    remove_stack(w).await?;
+    crate::images::release(w.session, w.octx).await
+}
+
+/// Deletes the instance's stack, if there is one, and waits until it is gone.
+pub async fn remove_stack(w: &Work<'_>) -> Result<()> {
     if let Some(stack) = w.heat.find(&stack_name(w.octx)).await? {
         w.heat.delete(&stack).await?;
         w.heat.wait_gone(&stack).await?;

@@ -278,4 +278,5 @@ async fn wait_latest(vm: &Vm, i: &str, states: &[&str]) -> Value {
 }
 
 mod flows;
+mod glance;
 mod operators;
