@@ -179,6 +179,8 @@ pub async fn issue(sim: web::Data<Sim>, body: web::Json<Value>) -> Result<HttpRe
         "catalog": [
             {"id": "sim-heat", "type": "orchestration", "name": "heat",
              "endpoints": endpoint(format!("{}/heat-api/v1/{}", sim.url, id.project_id))},
+            {"id": "sim-nova", "type": "compute", "name": "nova",
+             "endpoints": endpoint(format!("{}/compute/v2.1", sim.url))},
             {"id": "sim-keystone", "type": "identity", "name": "keystone",
              "endpoints": endpoint(format!("{}/v3", sim.url))},
         ],

@@ -131,6 +131,14 @@ fn routes(cfg: &mut web::ServiceConfig) {
             web::get().to(heat::events),
         )
         .route(&format!("{S}/{{name}}"), web::route().to(heat::redirect))
+        .route(
+            "/compute/v2.1/servers/{id}",
+            web::get().to(crate::api::nova::show),
+        )
+        .route(
+            "/compute/v2.1/servers/{id}/action",
+            web::post().to(crate::api::nova::action),
+        )
         .route("/sim/network", web::get().to(admin::network))
         .route("/sim/servers", web::get().to(admin::servers))
         .route("/sim/servers/{id}/kill", web::post().to(admin::kill))

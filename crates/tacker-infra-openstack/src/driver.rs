@@ -121,6 +121,10 @@ impl InfraDriver for OpenStackDriver {
             .await
     }
 
+    async fn operate(&self, ctx: &OpContext) -> std::result::Result<Outcome, DriverError> {
+        self.with(ctx, |w| Box::pin(ops::operate::run(w))).await
+    }
+
     async fn rollback(&self, ctx: &OpContext) -> std::result::Result<Outcome, DriverError> {
         self.with(ctx, |w| Box::pin(ops::rollback::run(w))).await
     }

@@ -69,6 +69,11 @@ impl<'a> Heat<'a> {
         Self { s, settings }
     }
 
+    /// The driver's settings (timeouts, poll interval).
+    pub fn settings(&self) -> &OpenStackSettings {
+        &self.settings
+    }
+
     /// The live stack called `name`, if any.
     pub async fn find(&self, name: &str) -> Result<Option<StackRef>> {
         let a = self

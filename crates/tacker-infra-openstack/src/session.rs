@@ -97,6 +97,37 @@ struct Token {
     heat: String,
     /// Glance's endpoint, when the catalog has one.
     image: Option<String>,
+    /// Nova's endpoint, when the catalog has one.
+    compute: Option<String>,
+}
+
+/// The services a session calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    /// Heat (orchestration), which the catalog must have.
+    Heat,
+    /// Glance (image).
+    Glance,
+    /// Nova (compute).
+    Nova,
+}
+
+impl Service {
+    fn name(self) -> &'static str {
+        match self {
+            Service::Heat => "Heat",
+            Service::Glance => "Glance",
+            Service::Nova => "Nova",
+        }
+    }
+
+    fn kind(self) -> &'static str {
+        match self {
+            Service::Heat => "orchestration",
+            Service::Glance => "image",
+            Service::Nova => "compute",
+        }
+    }
 }
 
 /// What a request to Heat or Glance carries.
@@ -233,11 +264,13 @@ impl Session {
             .ok_or_else(|| Error::Vim("Keystone's token has no expires_at".into()))?;
         let heat = self.heat_endpoint(&doc)?;
         let image = self.endpoint(&doc, "image").ok();
+        let compute = self.endpoint(&doc, "compute").ok();
         Ok(Token {
             value,
             expires,
             heat,
             image,
+            compute,
         })
     }
 
@@ -252,7 +285,11 @@ impl Session {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let name = if kind == "image" { "Glance" } else { "Heat" };
+        let name = match kind {
+            "image" => "Glance",
+            "compute" => "Nova",
+            _ => "Heat",
+        };
         let service = catalog
             .iter()
             .find(|s| s.get("type").and_then(Value::as_str) == Some(kind))
@@ -304,7 +341,7 @@ impl Session {
     /// body; a 401 fetches a new token and tries once more.
     pub async fn heat(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Answer> {
         let body = body.map_or(Payload::Empty, Payload::Json);
-        self.send(false, method, path, body).await
+        self.send(Service::Heat, method, path, body).await
     }
 
     /// Whether the catalog names Glance (in the VIM's region).
@@ -315,34 +352,43 @@ impl Session {
     /// `method` on `path` relative to Glance's endpoint (e.g. `v2/images`), as
     /// [`Session::heat`]; an error when the catalog has no Glance.
     pub async fn glance(&self, method: Method, path: &str, body: Payload<'_>) -> Result<Answer> {
-        self.send(true, method, path, body).await
+        self.send(Service::Glance, method, path, body).await
+    }
+
+    /// `method` on `path` relative to Nova's endpoint (e.g. `servers/<id>`), as
+    /// [`Session::heat`]; an error when the catalog has no Nova.
+    pub async fn nova(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Answer> {
+        let body = body.map_or(Payload::Empty, Payload::Json);
+        self.send(Service::Nova, method, path, body).await
     }
 
     async fn send(
         &self,
-        glance: bool,
+        svc: Service,
         method: Method,
         path: &str,
         body: Payload<'_>,
     ) -> Result<Answer> {
-        let service = if glance { "Glance" } else { "Heat" };
+        let service = svc.name();
         let mut fresh = false;
         loop {
             let tok = self.token(fresh).await?;
-            let base = if glance {
-                tok.image.clone().ok_or_else(|| {
-                    Error::Vim(format!(
-                        "the catalog has no image (Glance) service{}",
-                        self.creds
-                            .region
-                            .as_deref()
-                            .map(|r| format!(" in region {r}"))
-                            .unwrap_or_default()
-                    ))
-                })?
-            } else {
-                tok.heat.clone()
+            let found = match svc {
+                Service::Heat => Some(tok.heat.clone()),
+                Service::Glance => tok.image.clone(),
+                Service::Nova => tok.compute.clone(),
             };
+            let base = found.ok_or_else(|| {
+                Error::Vim(format!(
+                    "the catalog has no {} ({service}) service{}",
+                    svc.kind(),
+                    self.creds
+                        .region
+                        .as_deref()
+                        .map(|r| format!(" in region {r}"))
+                        .unwrap_or_default()
+                ))
+            })?;
             let url = if path.starts_with("http://") || path.starts_with("https://") {
                 path.to_owned()
             } else {

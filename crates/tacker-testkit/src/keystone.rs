@@ -101,8 +101,8 @@ impl OpenStack {
         }
     }
 
-    /// A new project, user (role `member`) and region whose catalog names `heat` as
-    /// Heat (`.../heat-api/v1/<project>`) and the shared Glance.
+    /// A new project, user (role `member`) and region whose catalog names `heat` (a
+    /// heat-sim) as Heat (`.../heat-api/v1/<project>`) and Nova, and the shared Glance.
     pub async fn tenant(&self, heat: &str) -> Tenant {
         let a = self.admin().await;
         let name = format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
@@ -129,9 +129,11 @@ impl OpenStack {
         a.create("regions", "region", json!({"id": name})).await;
         let heat_service = a.service("heat", "orchestration").await;
         let glance_service = a.service("glance", "image").await;
+        let nova_service = a.service("nova", "compute").await;
         let mut endpoints = Vec::new();
         for (service, url) in [
             (heat_service, format!("{heat}/heat-api/v1/{project_id}")),
+            (nova_service, format!("{heat}/compute/v2.1")),
             (glance_service, self.glance.clone()),
         ] {
             endpoints.push(

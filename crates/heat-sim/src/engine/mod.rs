@@ -3,7 +3,7 @@
 //! stacks of their own with a parent, addressable like any stack.
 
 mod build;
-mod types;
+pub mod types;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

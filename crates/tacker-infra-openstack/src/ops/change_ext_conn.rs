@@ -40,7 +40,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
     let mut info = s.info;
     info.vnfc_resource_info = read.resources;
-    info.vnfc_info = read.infos;
+    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
     info.other.extend(metadata(&s.stack, &nfv));
     info.other.insert(
         "extVirtualLinkInfo".into(),

@@ -81,7 +81,8 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     ordered.append(&mut read.resources);
     let resource_changes = changes(&s.info.vnfc_resource_info, &ordered);
     let mut info = s.info;
-    info.vnfc_info = ordered.iter().map(vnfc::info).collect();
+    info.vnfc_info =
+        super::operate::kept(&info.vnfc_info, ordered.iter().map(vnfc::info).collect());
     info.vnfc_resource_info = ordered;
     info.other.extend(metadata(&s.stack, &s.nfv));
     Ok(Outcome {

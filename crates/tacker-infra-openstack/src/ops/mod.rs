@@ -4,6 +4,7 @@
 pub mod change_ext_conn;
 pub mod heal;
 pub mod instantiate;
+pub mod operate;
 pub mod rollback;
 pub mod scale;
 pub mod sync;

@@ -84,7 +84,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         }
     }
     info.vnfc_resource_info = read.resources;
-    info.vnfc_info = read.infos;
+    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
     info.other.extend(metadata(&s.stack, &nfv));
     Ok(Outcome {
         instantiated_vnf_info: Some(info),

@@ -10,6 +10,6 @@ pub async fn run(w: &Work<'_>) -> Result<Option<InstantiatedVnfInfo>> {
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
     let mut info = s.info;
     info.vnfc_resource_info = read.resources;
-    info.vnfc_info = read.infos;
+    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
     Ok(Some(info))
 }

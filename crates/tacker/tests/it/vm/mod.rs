@@ -279,4 +279,5 @@ async fn wait_latest(vm: &Vm, i: &str, states: &[&str]) -> Value {
 
 mod flows;
 mod glance;
+mod operate;
 mod operators;

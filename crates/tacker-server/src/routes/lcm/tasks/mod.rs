@@ -166,14 +166,14 @@ async fn check(
     }
 }
 
-/// Operate is implemented by the simulated VIM and, for the whole VNF, the Kubernetes
-/// driver: named VNFCs of a CNF are refused (422), other VIM types as
-/// [`implemented_on`] refuses them.
+/// Operate is implemented by the simulated VIM, the OpenStack driver (Nova stop/start,
+/// whole VNF or named VNFCs) and, for the whole VNF, the Kubernetes driver: named VNFCs
+/// of a CNF are refused (422), other VIM types as [`implemented_on`] refuses them.
 fn operable(
     i: &VnfInstance,
     r: &tacker_domain::lcm::operate::OperateRequest,
 ) -> Result<(), ApiError> {
-    use tacker_domain::lcm::vim_type::{KUBERNETES, SIMULATED, canonical};
+    use tacker_domain::lcm::vim_type::{KUBERNETES, OPENSTACK, SIMULATED, canonical};
     let cnf = vim_types(i).any(|t| canonical(t) == KUBERNETES);
     if cnf && !r.vnfc_instance_id.is_empty() {
         return Err(ApiError::Unprocessable(
@@ -182,7 +182,11 @@ fn operable(
                 .into(),
         ));
     }
-    implemented_on(i, "operate (start/stop)", &[SIMULATED, KUBERNETES])
+    implemented_on(
+        i,
+        "operate (start/stop)",
+        &[SIMULATED, KUBERNETES, OPENSTACK],
+    )
 }
 
 /// The VIM types the instance's connections name (references to registered VIMs name
