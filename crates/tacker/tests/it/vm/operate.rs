@@ -14,8 +14,9 @@ async fn operate_stops_and_starts_vms_through_nova() {
     assert_eq!(op["operationState"], "COMPLETED", "{op}");
     let vnfcs = vm.vnfcs(&i).await;
     assert_eq!(vnfcs.len(), 2);
+    // Per VDU, sorted (the stored order is Heat's).
     let states = |v: &Value| -> Vec<String> {
-        v["instantiatedVnfInfo"]["vnfcInfo"]
+        let mut s: Vec<String> = v["instantiatedVnfInfo"]["vnfcInfo"]
             .as_array()
             .unwrap()
             .iter()
@@ -26,7 +27,9 @@ async fn operate_stops_and_starts_vms_through_nova() {
                     c["vnfcState"].as_str().unwrap()
                 )
             })
-            .collect()
+            .collect();
+        s.sort();
+        s
     };
 
     // Stop the whole VNF: every server off, no VM answers SSH.
