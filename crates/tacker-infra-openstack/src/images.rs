@@ -103,10 +103,12 @@ async fn find(s: &Session, sha512: &str) -> Result<Option<String>> {
         .find_map(|i| i.get("id").and_then(Value::as_str).map(str::to_owned)))
 }
 
-/// Uploads `file` as image `img` and checks Glance stored exactly its bytes.
+/// Uploads `file` as image `img` and checks Glance stored exactly its bytes. The image
+/// carries the instance's tag from its creation, so one left half-made by a conductor
+/// that died is released with the instance (rollback, terminate).
 async fn upload(
     s: &Session,
-    vnfd_id: &str,
+    octx: &OpContext,
     img: &SwImage,
     file: &Path,
     sha512: &str,
@@ -118,7 +120,8 @@ async fn upload(
         "min_disk": whole(&img.min_disk, 1 << 30),
         "min_ram": whole(&img.min_ram, 1 << 20),
         "visibility": "private",
-        MARK: format!("{vnfd_id}/{}", img.name),
+        "tags": [tag_of(octx)],
+        MARK: format!("{}/{}", octx.vnfd.vnfd_id, img.name),
     });
     let a = s
         .glance(Method::POST, "v2/images", Payload::Json(&body))
@@ -204,7 +207,7 @@ pub async fn ensure(s: &Session, octx: &OpContext, flavour: &Flavour) -> Result<
                         tracing::info!(image = %id, name = %img.name, "reusing the Glance image with the package image's checksum");
                         id
                     }
-                    None => upload(s, &octx.vnfd.vnfd_id, img, &file, &sha512).await?,
+                    None => upload(s, octx, img, &file, &sha512).await?,
                 };
                 let tag = tag_of(octx);
                 let a = s
