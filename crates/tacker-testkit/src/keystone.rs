@@ -206,17 +206,20 @@ impl Admin {
         v[kind]["id"].as_str().unwrap().to_owned()
     }
 
-    async fn find(&self, path: &str, name: &str) -> String {
-        let v: Value = self
-            .http
-            .get(format!("{}/{path}?name={name}", self.base))
+    async fn get(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}/{path}", self.base))
             .header("X-Auth-Token", &self.token)
             .send()
             .await
             .unwrap()
             .json()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    async fn find(&self, path: &str, name: &str) -> String {
+        let v = self.get(&format!("{path}?name={name}")).await;
         v[path][0]["id"]
             .as_str()
             .unwrap_or_else(|| panic!("no {path} named {name}: {v}"))
@@ -225,16 +228,7 @@ impl Admin {
 
     /// The service called `name` of type `kind`, made when missing.
     async fn service(&self, name: &str, kind: &str) -> String {
-        let v: Value = self
-            .http
-            .get(format!("{}/services?type={kind}", self.base))
-            .header("X-Auth-Token", &self.token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v = self.get(&format!("services?type={kind}")).await;
         match v["services"][0]["id"].as_str() {
             Some(id) => id.to_owned(),
             None => {

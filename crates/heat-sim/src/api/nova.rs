@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
 use crate::Sim;
-use crate::engine::types;
+use crate::engine::Resource;
 use crate::error::SimError;
 use crate::keystone::authorize;
 
@@ -15,35 +15,32 @@ type Answer = Result<HttpResponse, SimError>;
 /// The Nova status kept in a server's attributes.
 const STATUS: &str = "nova_status";
 
-fn status_of(sim: &Sim, id: &str) -> Result<(String, Value), SimError> {
-    let st = sim.engine.lock();
-    st.stacks
-        .values()
-        .filter(|s| !s.deleted)
-        .flat_map(|s| s.resources.iter())
-        .find(|r| r.physical_id == id && r.kind == types::SERVER)
-        .map(|r| {
-            let status = r
-                .attributes
-                .get(STATUS)
-                .and_then(Value::as_str)
-                .unwrap_or("ACTIVE")
-                .to_owned();
-            let name = r.attributes.get("name").cloned().unwrap_or(Value::Null);
-            (status, name)
-        })
-        .ok_or_else(|| SimError::not_found(format!("Instance {id} could not be found.")))
+/// `f` on server `id`'s resource (found as the admin API finds servers).
+fn on_server<T>(sim: &Sim, id: &str, f: impl FnOnce(&mut Resource) -> T) -> Result<T, SimError> {
+    let missing = || SimError::not_found(format!("Instance {id} could not be found."));
+    let (stack, name, _) = sim.engine.server(id).ok_or_else(missing)?;
+    let mut st = sim.engine.lock();
+    let r = st
+        .stack_mut(stack)?
+        .resource_mut(&name)
+        .ok_or_else(missing)?;
+    Ok(f(r))
 }
 
-fn set_status(sim: &Sim, id: &str, status: &str) {
-    let mut st = sim.engine.lock();
-    for s in st.stacks.values_mut().filter(|s| !s.deleted) {
-        for r in s.resources.iter_mut() {
-            if r.physical_id == id && r.kind == types::SERVER {
-                r.attributes.insert(STATUS.into(), json!(status));
-            }
-        }
-    }
+/// Nova's status of server `id` and its name.
+fn status_of(sim: &Sim, id: &str) -> Result<(String, Value), SimError> {
+    on_server(sim, id, |r| {
+        let status = r
+            .attributes
+            .get(STATUS)
+            .and_then(Value::as_str)
+            .unwrap_or("ACTIVE")
+            .to_owned();
+        (
+            status,
+            r.attributes.get("name").cloned().unwrap_or(Value::Null),
+        )
+    })
 }
 
 /// `GET /compute/v2.1/servers/{id}`.
@@ -81,6 +78,8 @@ pub async fn action(
         )));
     }
     sim.engine.set_server_link(&id, up)?;
-    set_status(&sim, &id, to);
+    on_server(&sim, &id, |r| {
+        r.attributes.insert(STATUS.into(), json!(to));
+    })?;
     Ok(HttpResponse::Accepted().finish())
 }

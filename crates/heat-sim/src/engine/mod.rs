@@ -3,7 +3,7 @@
 //! stacks of their own with a parent, addressable like any stack.
 
 mod build;
-pub mod types;
+mod types;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
