@@ -109,7 +109,11 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             .iter()
             .find(|r| r.id == c.vnfc_resource_info_id)
         else {
-            continue;
+            // Never record a state no server was brought to.
+            return Err(Error::Invalid(format!(
+                "VNFC {} has no server recorded (vnfcResourceInfo {})",
+                c.id, c.vnfc_resource_info_id
+            )));
         };
         tracing::info!(vnfc = %c.id, server = %r.compute_resource.resource_id, action, "operating a VNFC");
         change(w, &r.compute_resource.resource_id, action, target, within).await?;
