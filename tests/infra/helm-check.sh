@@ -35,4 +35,20 @@ PY
   # An existing file is checked, not replaced.
   cargo run -q -p tacker -- auth generate-key --out "$out/$name.toml.pem" | grep -q kept
 done
+# Keystone's tokens as the values comment shows them: tacker accepts the rendered file
+# with the password the Secret passes as environment.
+"$helm" template tacker helm/tacker --set config.auth.mode=keystone \
+  --set config.auth.keystone_url=http://keystone.openstack.svc:5000/v3 \
+  --set config.auth.keystone_username=tacker --set config.auth.keystone_project=service \
+  --set secrets.keystonePassword=pw >"$out/keystone.yaml"
+"$venv/bin/python" - "$out/keystone.yaml" "$out/keystone.toml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+cm = next(d for d in docs if d["kind"] == "ConfigMap" and "tacker.toml" in d.get("data", {}))
+open(sys.argv[2], "w").write(cm["data"]["tacker.toml"])
+sec = next(d for d in docs if d["kind"] == "Secret")
+assert sec["stringData"]["keystone-password"] == "pw", sec["stringData"].keys()
+PY
+TACKER__AUTH__KEYSTONE_PASSWORD=pw cargo run -q -p tacker -- --config "$out/keystone.toml" config show | grep -q 'mode = "keystone"'
+
 echo "helm chart: lint, render (default, HA), validate: ok"

@@ -1,6 +1,8 @@
 """Seeds the tests' Keystone through its REST API (much faster than the openstack CLI):
 project `service`, user `glance` with roles admin and service on it (keystonemiddleware
-validates users' tokens with it), the image service with Glance's endpoints.
+validates users' tokens with it), user `tacker` with role service only (what Tacker's
+auth.mode = "keystone" validates callers' tokens with: the least Keystone needs), the
+image service with Glance's endpoints.
 
 usage: openstack-seed.py KEYSTONE_V3_URL ADMIN_PASSWORD GLANCE_URL
 """
@@ -55,6 +57,9 @@ user = ensure("user", "glance", {"name": "glance", "password": "glance-password-
                                  "domain_id": "default"})
 for role in ["admin", "service"]:
     call("PUT", f"/projects/{project}/users/{user}/roles/{find('role', role)}", token=TOKEN)
+tacker = ensure("user", "tacker", {"name": "tacker", "password": "tacker-password-for-tests",
+                                  "domain_id": "default"})
+call("PUT", f"/projects/{project}/users/{tacker}/roles/{find('role', 'service')}", token=TOKEN)
 service = ensure("service", "glance", {"name": "glance", "type": "image"})
 _, _, eps = call("GET", f"/endpoints?service_id={service}", token=TOKEN)
 if not eps["endpoints"]:

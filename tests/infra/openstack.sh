@@ -5,8 +5,8 @@
 #   openstack.sh up
 #       Installs them into a venv of their own (.tools/openstack) when missing, sets them
 #       up once in $TACKER_OPENSTACK_DIR (<repo>/.openstack): Keystone's database, Fernet
-#       keys, the bootstrap admin, project `service` with user `glance`, the image service
-#       in the catalog (region RegionOne); starts whatever does not answer, Keystone on
+#       keys, the bootstrap admin, project `service` with users `glance` and `tacker` (role
+#       service: it validates tokens), the image service in the catalog (region RegionOne); starts whatever does not answer, Keystone on
 #       127.0.0.1:$KEYSTONE_PORT (15000), Glance on 127.0.0.1:$GLANCE_PORT (19292); prints
 #       `keystone <url>` and `glance <url>`. Like services.sh it never stops them (they
 #       live on between test runs; their pids are in the directory). Safe to run
@@ -14,6 +14,8 @@
 #   openstack.sh admin-password
 #       Prints the bootstrap admin's password (the tests create their projects, users,
 #       regions and catalog entries with it).
+#   openstack.sh tacker-password
+#       Prints the password of user `tacker` (project `service`, role service).
 #
 # Pitfalls found here: keystone-manage reads only --config-file (not OS_KEYSTONE_CONFIG_DIR)
 # and puts Fernet receipt keys in /etc/keystone unless [fernet_receipts] names a directory;
@@ -116,8 +118,15 @@ bootstrap() {
   touch "$dir/.bootstrapped"
 }
 
+# Write-ahead logging on the SQLite databases (persistent in the file): without it, tests
+# logging in while others create projects get "database is locked" (500) from Keystone.
+wal() {
+  "$venv/bin/python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA journal_mode=WAL")' "$1"
+}
+
 start_keystone() {
   up_http "$ks_url" && return 0
+  wal "$dir/keystone/keystone.db"
   echo "openstack.sh: starting Keystone on $ks_url" >&2
   OS_KEYSTONE_CONFIG_DIR="$dir/keystone" HOME="$dir" setsid "$venv/bin/gunicorn" --no-control-socket \
     --chdir "$dir/keystone" -b "127.0.0.1:$ks_port" -w 2 ks_wsgi:application 9>&- \
@@ -128,6 +137,7 @@ start_keystone() {
 
 start_glance() {
   up_http "$gl_url/versions" && return 0
+  wal "$dir/glance/glance.db"
   echo "openstack.sh: starting Glance on $gl_url" >&2
   OS_GLANCE_CONFIG_DIR="$dir/glance" HOME="$dir" setsid "$venv/bin/gunicorn" --no-control-socket \
     --chdir "$dir/glance" -b "127.0.0.1:$gl_port" -w 2 gl_wsgi:application 9>&- \
@@ -145,15 +155,16 @@ case "${1:-up}" in
     configure
     bootstrap
     start_keystone
-    if [ ! -f "$dir/.seeded" ]; then
+    if [ ! -f "$dir/.seeded-v2" ]; then
       "$venv/bin/python" "$root/tests/infra/openstack-seed.py" "$ks_url" "$admin_pw" "$gl_url" \
         >> "$dir/bootstrap.log" 2>&1 || { tail -20 "$dir/bootstrap.log" >&2; exit 1; }
-      touch "$dir/.seeded"
+      touch "$dir/.seeded-v2"
     fi
     start_glance
     echo "keystone $ks_url"
     echo "glance $gl_url"
     ;;
   admin-password) echo "$admin_pw" ;;
-  *) echo "usage: openstack.sh up | admin-password" >&2; exit 2 ;;
+  tacker-password) echo "tacker-password-for-tests" ;;
+  *) echo "usage: openstack.sh up | admin-password | tacker-password" >&2; exit 2 ;;
 esac

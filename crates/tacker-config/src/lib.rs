@@ -107,8 +107,10 @@ pub struct OutboundConfig {
 pub enum AuthMode {
     /// Anyone who reaches the port is an administrator (loopback only).
     None,
-    /// A JWT on every call.
+    /// A JWT on every call (and opaque tokens through `auth.introspection_url`).
     Oauth2,
+    /// A Keystone token (`X-Auth-Token`) on every call; the built-in endpoint's JWTs too.
+    Keystone,
 }
 
 /// `log.format`.
@@ -175,6 +177,32 @@ pub struct AuthConfig {
     pub token_rate_burst: u32,
     /// Clients of the built-in endpoint.
     pub clients: Vec<AuthClient>,
+    /// Keystone's `/v3` URL (mode `keystone`).
+    #[serde(with = "values::optional")]
+    pub keystone_url: Option<HttpUrl>,
+    /// The service user that validates callers' tokens.
+    pub keystone_username: String,
+    /// Its password.
+    pub keystone_password: String,
+    /// The project its token is scoped to.
+    pub keystone_project: String,
+    /// The service user's domain (name).
+    pub keystone_user_domain: String,
+    /// The service project's domain (name).
+    pub keystone_project_domain: String,
+    /// How long a Keystone answer about a token is kept (never beyond the token's expiry).
+    #[serde(with = "duration")]
+    pub keystone_cache: Duration,
+    /// An RFC 7662 introspection endpoint for opaque tokens (mode `oauth2`).
+    #[serde(with = "values::optional")]
+    pub introspection_url: Option<HttpUrl>,
+    /// The client id Tacker authenticates to it with (HTTP Basic).
+    pub introspection_client_id: String,
+    /// Its secret.
+    pub introspection_client_secret: String,
+    /// How long an introspection answer is kept (never beyond the token's `exp`).
+    #[serde(with = "duration")]
+    pub introspection_cache: Duration,
 }
 
 /// The prefixes of the roles that confine a caller (Tacker's enhanced policy): to a tenant,
@@ -781,6 +809,27 @@ impl Config {
                  auth.allow_insecure_none = true",
                 self.server.bind
             ),
+        );
+        check(
+            a.mode != AuthMode::Keystone
+                || a.keystone_url.is_some()
+                    && !a.keystone_username.is_empty()
+                    && !a.keystone_password.is_empty()
+                    && !a.keystone_project.is_empty(),
+            "auth.mode \"keystone\" needs auth.keystone_url, keystone_username, \
+             keystone_password and keystone_project (the service user validating tokens)"
+                .into(),
+        );
+        check(
+            !a.keystone_user_domain.is_empty() && !a.keystone_project_domain.is_empty(),
+            "auth.keystone_user_domain and keystone_project_domain must not be empty".into(),
+        );
+        check(
+            a.introspection_url.is_none()
+                || a.mode == AuthMode::Oauth2 && !a.introspection_client_id.is_empty(),
+            "auth.introspection_url is for mode \"oauth2\" and needs \
+             auth.introspection_client_id (and its secret)"
+                .into(),
         );
         check(
             !a.issuer.is_empty() && !a.audience.is_empty(),

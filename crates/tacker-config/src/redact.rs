@@ -63,6 +63,8 @@ pub fn table(t: &mut toml::Table) {
         ("storage", "s3_endpoint"),
         ("lcm", "nfvo_grant_url"),
         ("auth", "jwks_url"),
+        ("auth", "keystone_url"),
+        ("auth", "introspection_url"),
         ("fm", "alertmanager_url"),
         ("pm", "prometheus_reload_url"),
     ] {
@@ -80,6 +82,8 @@ pub fn table(t: &mut toml::Table) {
         ("lcm", "nfvo_password"),
         ("lcm", "default_vim"),
         ("storage", "s3_secret_access_key"),
+        ("auth", "keystone_password"),
+        ("auth", "introspection_client_secret"),
     ] {
         at(section, key, &stars);
     }

@@ -225,6 +225,46 @@ fn show_redacts_passwords() {
 }
 
 #[test]
+fn keystone_and_introspection_settings_go_together_and_are_redacted() {
+    let err = Config::load(&env(&[("TACKER__AUTH__MODE", "keystone")]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("auth.keystone_url") && err.contains("keystone_password"),
+        "{err}"
+    );
+    let keystone = [
+        ("TACKER__AUTH__MODE", "keystone"),
+        ("TACKER__AUTH__KEYSTONE_URL", "http://keystone:5000/v3"),
+        ("TACKER__AUTH__KEYSTONE_USERNAME", "tacker"),
+        ("TACKER__AUTH__KEYSTONE_PASSWORD", "ks-secret"),
+        ("TACKER__AUTH__KEYSTONE_PROJECT", "service"),
+        ("TACKER__AUTH__KEYSTONE_CACHE", "30s"),
+    ];
+    let c = Config::load(&env(&keystone)).unwrap();
+    assert_eq!(c.auth.keystone_cache, std::time::Duration::from_secs(30));
+    assert_eq!(c.auth.keystone_user_domain, "Default");
+    let shown = c.to_redacted_toml().unwrap();
+    assert!(!shown.contains("ks-secret") && !format!("{c:?}").contains("ks-secret"));
+    // Introspection is for mode oauth2 (under keystone opaque tokens are Keystone's),
+    // and needs the client id Tacker authenticates with.
+    let mut both = keystone.to_vec();
+    both.push(("TACKER__AUTH__INTROSPECTION_URL", "https://idp/introspect"));
+    let err = Config::load(&env(&both)).unwrap_err().to_string();
+    assert!(err.contains("auth.introspection_url"), "{err}");
+    let oauth2 = [
+        ("TACKER__AUTH__MODE", "oauth2"),
+        ("TACKER__AUTH__INTROSPECTION_URL", "https://idp/introspect"),
+        ("TACKER__AUTH__INTROSPECTION_CLIENT_ID", "tacker"),
+        ("TACKER__AUTH__INTROSPECTION_CLIENT_SECRET", "intro-secret"),
+    ];
+    let c = Config::load(&env(&oauth2)).unwrap();
+    assert!(!c.to_redacted_toml().unwrap().contains("intro-secret"));
+    let err = Config::load(&env(&oauth2[..2])).unwrap_err().to_string();
+    assert!(err.contains("introspection_client_id"), "{err}");
+}
+
+#[test]
 fn conductor_id_and_cache_dir() {
     let c = Config::defaults().unwrap();
     let a = c.conductor_id();

@@ -50,7 +50,7 @@ pub enum ApiError {
     /// 503 with `Retry-After`: busy (a limit is reached), not broken.
     #[error("{0}")]
     Busy(String),
-    /// 503: a dependency (database, bus) is unavailable.
+    /// 503 with `Retry-After`: a dependency (database, bus, Keystone) is unavailable.
     #[error("{0}")]
     Unavailable(String),
     /// 500: a bug or an unexpected failure; the detail is logged, not answered.
@@ -120,7 +120,8 @@ impl ResponseError for ApiError {
             ApiError::TooManyRequests(after) => {
                 resp.insert_header(("Retry-After", after.to_string()));
             }
-            ApiError::Busy(_) => {
+            // A dependency (the database, storage, Keystone) may be back soon.
+            ApiError::Busy(_) | ApiError::Unavailable(_) => {
                 resp.insert_header(("Retry-After", "5"));
             }
             _ => {}

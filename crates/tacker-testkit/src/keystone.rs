@@ -69,17 +69,135 @@ impl OpenStack {
         }
     }
 
+    /// The bootstrap administrator's password (user and project `admin`).
+    pub fn admin_password(&self) -> &str {
+        &self.admin_password
+    }
+
+    /// A new region of the catalog (a test's endpoints go there, apart from others').
+    pub async fn region(&self) -> String {
+        let id = format!("r{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+        self.admin()
+            .await
+            .create("regions", "region", json!({"id": id}))
+            .await;
+        id
+    }
+
+    /// Removes region `id` and every endpoint in it.
+    pub async fn remove_region(&self, id: &str) {
+        let a = self.admin().await;
+        let v = a.get(&format!("endpoints?region_id={id}")).await;
+        for e in v["endpoints"].as_array().into_iter().flatten() {
+            if let Some(e) = e["id"].as_str() {
+                a.delete(&format!("endpoints/{e}")).await;
+            }
+        }
+        a.delete(&format!("regions/{id}")).await;
+    }
+
+    /// Keystone's host and port (for a relay in front of it).
+    pub fn keystone_addr(&self) -> std::net::SocketAddr {
+        let rest = self
+            .keystone
+            .strip_prefix("http://")
+            .expect("an http Keystone URL");
+        rest.split('/').next().unwrap().parse().unwrap()
+    }
+
+    /// The password of the seeded service user `tacker` (project `service`, role
+    /// `service`), the user a server in mode `keystone` validates tokens with.
+    pub fn tacker_password(&self) -> String {
+        let out = std::process::Command::new(script())
+            .arg("tacker-password")
+            .output()
+            .expect("openstack.sh tacker-password");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// A new project with a user per `(name, roles)` (user `<project>-<name>`, roles
+    /// made when missing); [`OpenStack::remove_project`] removes them.
+    pub async fn project(&self, users: &[(&str, &[&str])]) -> Project {
+        let a = self.admin().await;
+        let name = format!("p{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+        let id = a
+            .create(
+                "projects",
+                "project",
+                json!({"name": name, "domain_id": "default"}),
+            )
+            .await;
+        let mut made = Vec::new();
+        for (user, roles) in users {
+            let login = format!("{name}-{user}");
+            let password = format!("pw-{}", uuid::Uuid::new_v4().simple());
+            let user_id = a
+                .create(
+                    "users",
+                    "user",
+                    json!({"name": login, "password": password, "domain_id": "default"}),
+                )
+                .await;
+            for role in *roles {
+                let role_id = a.role(role).await;
+                a.put(&format!("projects/{id}/users/{user_id}/roles/{role_id}"))
+                    .await;
+            }
+            made.push(ProjectUser {
+                name: (*user).to_owned(),
+                login,
+                password,
+                id: user_id,
+            });
+        }
+        Project {
+            id,
+            name,
+            users: made,
+        }
+    }
+
+    /// Removes what [`OpenStack::project`] made.
+    pub async fn remove_project(&self, p: &Project) {
+        let a = self.admin().await;
+        for u in &p.users {
+            a.delete(&format!("users/{}", u.id)).await;
+        }
+        a.delete(&format!("projects/{}", p.id)).await;
+    }
+
+    /// A project-scoped token of `p`'s user `user`.
+    pub async fn token_of(&self, p: &Project, user: &str) -> String {
+        let u = p.user(user);
+        self.token(&u.login, &u.password, &p.name)
+            .await
+            .unwrap_or_else(|| panic!("a token of {}", u.login))
+    }
+
+    /// Revokes `token` (`DELETE /v3/auth/tokens`).
+    pub async fn revoke(&self, token: &str) {
+        let a = self.admin().await;
+        let r = send(
+            a.http
+                .delete(format!("{}/auth/tokens", a.base))
+                .header("X-Auth-Token", &a.token)
+                .header("X-Subject-Token", token),
+        )
+        .await;
+        assert_eq!(r.status(), 204, "revoking a token");
+    }
+
     /// A token of `user` (password `password`) scoped to project `project`.
     pub async fn token(&self, user: &str, password: &str, project: &str) -> Option<String> {
-        let r = client()
-            .post(format!("{}/auth/tokens", self.keystone))
-            .json(&json!({"auth": {
-                "identity": {"methods": ["password"], "password": {"user": {
-                    "name": user, "domain": {"name": "Default"}, "password": password}}},
-                "scope": {"project": {"name": project, "domain": {"name": "Default"}}}}}))
-            .send()
-            .await
-            .ok()?;
+        let r = send(
+            client()
+                .post(format!("{}/auth/tokens", self.keystone))
+                .json(&json!({"auth": {
+                    "identity": {"methods": ["password"], "password": {"user": {
+                        "name": user, "domain": {"name": "Default"}, "password": password}}},
+                    "scope": {"project": {"name": project, "domain": {"name": "Default"}}}}})),
+        )
+        .await;
         if r.status() != 201 {
             return None;
         }
@@ -184,6 +302,39 @@ impl OpenStack {
     }
 }
 
+/// A test's project and its users.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// Its id (the tenant Tacker sees).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its users.
+    pub users: Vec<ProjectUser>,
+}
+
+/// A user of a [`Project`].
+#[derive(Debug, Clone)]
+pub struct ProjectUser {
+    /// The name the test gave it.
+    pub name: String,
+    /// Its Keystone user name (`<project>-<name>`).
+    pub login: String,
+    /// Its password.
+    pub password: String,
+    id: String,
+}
+
+impl Project {
+    /// The user the test called `name`.
+    pub fn user(&self, name: &str) -> &ProjectUser {
+        self.users
+            .iter()
+            .find(|u| u.name == name)
+            .unwrap_or_else(|| panic!("no user {name} in {}", self.name))
+    }
+}
+
 struct Admin {
     http: reqwest::Client,
     base: String,
@@ -192,14 +343,13 @@ struct Admin {
 
 impl Admin {
     async fn create(&self, path: &str, kind: &str, body: Value) -> String {
-        let r = self
-            .http
-            .post(format!("{}/{path}", self.base))
-            .header("X-Auth-Token", &self.token)
-            .json(&json!({ kind: body }))
-            .send()
-            .await
-            .unwrap();
+        let r = send(
+            self.http
+                .post(format!("{}/{path}", self.base))
+                .header("X-Auth-Token", &self.token)
+                .json(&json!({ kind: body })),
+        )
+        .await;
         let status = r.status();
         let v: Value = r.json().await.unwrap();
         assert_eq!(status, 201, "creating {kind}: {v}");
@@ -207,15 +357,15 @@ impl Admin {
     }
 
     async fn get(&self, path: &str) -> Value {
-        self.http
-            .get(format!("{}/{path}", self.base))
-            .header("X-Auth-Token", &self.token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+        send(
+            self.http
+                .get(format!("{}/{path}", self.base))
+                .header("X-Auth-Token", &self.token),
+        )
+        .await
+        .json()
+        .await
+        .unwrap()
     }
 
     async fn find(&self, path: &str, name: &str) -> String {
@@ -224,6 +374,35 @@ impl Admin {
             .as_str()
             .unwrap_or_else(|| panic!("no {path} named {name}: {v}"))
             .to_owned()
+    }
+
+    /// The role called `name`, made when missing.
+    async fn role(&self, name: &str) -> String {
+        let v = self.get(&format!("roles?name={}", urlencode(name))).await;
+        match v["roles"][0]["id"].as_str() {
+            Some(id) => id.to_owned(),
+            None => {
+                let r = send(
+                    self.http
+                        .post(format!("{}/roles", self.base))
+                        .header("X-Auth-Token", &self.token)
+                        .json(&json!({"role": {"name": name}})),
+                )
+                .await;
+                match r.status().as_u16() {
+                    201 => r.json::<Value>().await.unwrap()["role"]["id"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned(),
+                    // Another test made it meanwhile.
+                    409 => {
+                        let v = self.get(&format!("roles?name={}", urlencode(name))).await;
+                        v["roles"][0]["id"].as_str().unwrap().to_owned()
+                    }
+                    s => panic!("creating role {name}: {s}"),
+                }
+            }
+        }
     }
 
     /// The service called `name` of type `kind`, made when missing.
@@ -239,22 +418,52 @@ impl Admin {
     }
 
     async fn put(&self, path: &str) {
-        let r = self
-            .http
-            .put(format!("{}/{path}", self.base))
-            .header("X-Auth-Token", &self.token)
-            .send()
-            .await
-            .unwrap();
+        let r = send(
+            self.http
+                .put(format!("{}/{path}", self.base))
+                .header("X-Auth-Token", &self.token),
+        )
+        .await;
         assert!(r.status().is_success(), "PUT {path}: {}", r.status());
     }
 
     async fn delete(&self, path: &str) {
-        let _ = self
-            .http
-            .delete(format!("{}/{path}", self.base))
-            .header("X-Auth-Token", &self.token)
+        send(
+            self.http
+                .delete(format!("{}/{path}", self.base))
+                .header("X-Auth-Token", &self.token),
+        )
+        .await;
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Sends `req`, again (5 times at most) while Keystone answers 5xx or cannot be reached:
+/// its SQLite database is busy now and then while tests run in parallel.
+async fn send(req: reqwest::RequestBuilder) -> reqwest::Response {
+    let mut attempt = 1;
+    loop {
+        match req
+            .try_clone()
+            .expect("a request without a stream")
             .send()
-            .await;
+            .await
+        {
+            Ok(r) if !r.status().is_server_error() || attempt == 5 => return r,
+            Err(e) if attempt == 5 => panic!("Keystone did not answer: {e}"),
+            _ => {}
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200 * attempt)).await;
+        attempt += 1;
     }
 }

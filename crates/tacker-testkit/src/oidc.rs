@@ -1,8 +1,9 @@
 //! An external OAuth 2.0 authorization server on loopback: oidc-provider (npm, set up by
 //! `tests/infra/node-tools.sh`) run by `tests/infra/oidc/server.mjs`. It issues RS256 JWT
 //! access tokens by client credentials for audience `tacker`, the client's roles in a
-//! `roles` claim. Clients: `e2e-member` (member) and `e2e-reader` (reader), each with
-//! the secret `<id>-secret`.
+//! `roles` claim, and opaque tokens for the resource `https://opaque.tacker.test`, which
+//! its introspection endpoint describes to client `tacker`. Clients: `e2e-member`
+//! (member) and `e2e-reader` (reader), each with the secret `<id>-secret`.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -48,10 +49,14 @@ impl Oidc {
             .spawn()
             .expect("node (Node.js) runs");
         let out = child.stdout.take().unwrap();
-        let ready = BufReader::new(out)
-            .lines()
+        let mut lines = BufReader::new(out).lines();
+        let ready = lines
+            .by_ref()
             .map_while(Result::ok)
             .any(|l| l.trim() == "ready");
+        // Keep reading: oidc-provider warns on stdout later (its in-memory store, on the
+        // first opaque token), and a closed pipe would end it.
+        std::thread::spawn(move || lines.for_each(drop));
         if !ready {
             let _ = child.kill();
             let _ = child.wait();
@@ -71,6 +76,11 @@ impl Oidc {
     /// Its token endpoint.
     pub fn token_url(&self) -> String {
         format!("{}/token", self.issuer)
+    }
+
+    /// Its RFC 7662 introspection endpoint (client `tacker`, secret `tacker-secret`).
+    pub fn introspection_url(&self) -> String {
+        format!("{}/token/introspection", self.issuer)
     }
 }
 

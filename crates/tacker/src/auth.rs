@@ -9,7 +9,8 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use tacker_config::Config;
 use tacker_server::auth::{
-    Auth, BuiltinClient, Claims, Issuer, Mode, Principal, SigningKey, TokenLimits, Verifier,
+    Auth, BuiltinClient, Claims, Introspection, Issuer, Keystone, Mode, Opaque, Principal,
+    ServiceUser, SigningKey, TokenLimits, Verifier,
 };
 
 /// Where all-in-one keeps its signing key when none is configured.
@@ -59,11 +60,15 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
             public_metrics: true,
         });
     }
-    let key = signing_key(cfg, all_in_one)?;
-    if key.is_none() && a.jwks_url.is_none() {
+    let keystone = a.mode == tacker_config::AuthMode::Keystone;
+    // All-in-one makes the built-in endpoint's key in mode oauth2 only: under Keystone
+    // it serves the configured key, if any.
+    let key = signing_key(cfg, all_in_one && !keystone)?;
+    if key.is_none() && a.jwks_url.is_none() && a.introspection_url.is_none() && !keystone {
         bail!(
-            "auth.mode = \"oauth2\" needs a key to check tokens with: auth.signing_key_file \
-             (the built-in token endpoint; `tacker auth generate-key` makes one) or auth.jwks_url"
+            "auth.mode = \"oauth2\" needs a way to check tokens: auth.signing_key_file \
+             (the built-in token endpoint; `tacker auth generate-key` makes one), \
+             auth.jwks_url or auth.introspection_url"
         );
     }
     if key.is_none() && !a.clients.is_empty() {
@@ -79,17 +84,21 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
             .map(|c| (c.id.clone(), builtin_client(c)))
             .collect(),
     );
-    let verifier = Verifier::new(
-        Claims {
-            issuer: a.issuer.clone(),
-            audience: a.audience.clone(),
-            roles: a.roles_claim.clone(),
-            tenant: a.tenant_claim.clone(),
-        },
+    let claims = Claims {
+        issuer: a.issuer.clone(),
+        audience: a.audience.clone(),
+        roles: a.roles_claim.clone(),
+        tenant: a.tenant_claim.clone(),
+    };
+    let mut verifier = Verifier::new(
+        claims.clone(),
         fixed,
         a.jwks_url.as_ref().map(ToString::to_string),
         clients.clone(),
     )?;
+    if let Some(opaque) = opaque(a, claims)? {
+        verifier = verifier.with_opaque(opaque);
+    }
     let issuer = match key {
         None => None,
         Some(key) => Some(Issuer {
@@ -107,6 +116,39 @@ pub fn from_config(cfg: &Config, all_in_one: bool) -> anyhow::Result<Auth> {
         issuer,
         public_metrics: a.public_metrics,
     })
+}
+
+/// Who checks opaque tokens: Keystone in mode `keystone`, else the introspection
+/// endpoint when one is configured.
+fn opaque(a: &tacker_config::AuthConfig, claims: Claims) -> anyhow::Result<Option<Opaque>> {
+    if a.mode == tacker_config::AuthMode::Keystone {
+        let url = a
+            .keystone_url
+            .as_ref()
+            .context("auth.mode = \"keystone\" needs auth.keystone_url")?;
+        let user = ServiceUser {
+            username: a.keystone_username.clone(),
+            password: a.keystone_password.clone(),
+            project: a.keystone_project.clone(),
+            user_domain: a.keystone_user_domain.clone(),
+            project_domain: a.keystone_project_domain.clone(),
+        };
+        return Ok(Some(Opaque::Keystone(Keystone::new(
+            url.as_str(),
+            user,
+            a.keystone_cache,
+        )?)));
+    }
+    let Some(url) = &a.introspection_url else {
+        return Ok(None);
+    };
+    Ok(Some(Opaque::Introspection(Introspection::new(
+        url.as_str(),
+        &a.introspection_client_id,
+        &a.introspection_client_secret,
+        claims,
+        a.introspection_cache,
+    )?)))
 }
 
 /// A configured client: its highest role, its tenant, its `TENANT_`/`VENDOR_`/`AREA_`

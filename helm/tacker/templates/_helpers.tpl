@@ -41,6 +41,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: nfvo-password, optional: true } }
 - name: TACKER__SECRETS__KEYS
   valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: sealing-keys } }
+- name: TACKER__AUTH__KEYSTONE_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: keystone-password, optional: true } }
+- name: TACKER__AUTH__INTROSPECTION_CLIENT_SECRET
+  valueFrom: { secretKeyRef: { name: {{ include "tacker.secretName" . }}, key: introspection-client-secret, optional: true } }
 {{- end -}}
 
 {{- define "tacker.pod" -}}

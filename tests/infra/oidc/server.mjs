@@ -1,8 +1,11 @@
 // An external authorization server for the tests: oidc-provider issuing JWT access
 // tokens (RS256) by client credentials (RFC 6749 §4.4) for the resource
 // "https://tacker.test" (audience "tacker"), with the client's roles in a `roles` claim
-// (as Keycloak puts realm roles into tokens). Listens on 127.0.0.1:<port> (argv[2]) and
-// prints "ready" once it answers.
+// (as Keycloak puts realm roles into tokens), and opaque access tokens for the resource
+// "https://opaque.tacker.test" (same audience), which its RFC 7662 introspection
+// endpoint (/token/introspection) describes to the client `tacker` (secret
+// `tacker-secret`). Listens on 127.0.0.1:<port> (argv[2]) and prints "ready" once it
+// answers.
 import Provider from 'oidc-provider';
 
 const port = Number(process.argv[2]);
@@ -29,7 +32,7 @@ const client = (id, scope) => ({
 });
 
 const provider = new Provider(issuer, {
-  clients: Object.keys(roles).map((id) => client(id, 'reader member')),
+  clients: [...Object.keys(roles).map((id) => client(id, 'reader member')), client('tacker', 'reader')],
   extraTokenClaims: (ctx, token) => ({
     roles: roles[token.clientId] ?? [],
     ...(claims[token.clientId] ?? {}),
@@ -38,14 +41,16 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => 'https://tacker.test',
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({
+      getResourceServerInfo: (ctx, resource) => ({
         scope: 'reader member',
         audience: 'tacker',
-        accessTokenFormat: 'jwt',
+        accessTokenFormat: resource === 'https://opaque.tacker.test' ? 'opaque' : 'jwt',
         accessTokenTTL: 300,
         jwt: { sign: { alg: 'RS256' } },
       }),

@@ -1,15 +1,19 @@
 //! Authentication and roles (`[auth]`).
 //!
 //! [`authenticate`] wraps the whole app: under mode `none` every request is the local
-//! administrator (after a `Host` check against DNS rebinding); under `oauth2` a bearer
-//! token (`Authorization: Bearer` or `X-Auth-Token`) is verified and the caller put into
-//! the request. Each route then names what it needs ([`Access`], in the `api!` table),
+//! administrator (after a `Host` check against DNS rebinding); under `oauth2` and
+//! `keystone` a bearer token (`Authorization: Bearer` or `X-Auth-Token`) is verified (a
+//! JWT by its signature, an opaque token by Keystone or an introspection endpoint) and
+//! the caller put into the request. Each route then names what it needs ([`Access`], in the `api!` table),
 //! checked by [`reader`], [`member`], [`admin`] or [`metrics`]: 401 without a valid
 //! token, 403 without the role. State-changing requests leave one `tacker::audit` line.
 
 mod client_secret;
+mod introspection;
+mod keystone;
 mod principal;
 mod signing_key;
+mod token_cache;
 mod token_endpoint;
 mod verifier;
 
@@ -19,10 +23,12 @@ use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 
 pub use client_secret::hash as hash_secret;
+pub use introspection::Introspection;
+pub use keystone::{Keystone, ServiceUser};
 pub use principal::{ALERT_ROLE, Principal, Role};
 pub use signing_key::SigningKey;
 pub use token_endpoint::{BuiltinClient, Issuer, TokenLimits, issue, jwks};
-pub use verifier::{Claims, Verifier};
+pub use verifier::{Claims, Opaque, Refusal, Verifier};
 
 use crate::{ApiError, ServerState};
 
@@ -74,7 +80,7 @@ pub enum Mode {
         /// Further accepted host names (from `server.public_url`).
         hosts: Vec<String>,
     },
-    /// Bearer tokens.
+    /// Bearer tokens (JWTs; opaque ones through Keystone or introspection).
     OAuth2(Box<Verifier>),
 }
 
@@ -106,7 +112,19 @@ impl Auth {
 /// Why a presented token was refused (kept for the route's check: public routes
 /// ignore it).
 #[derive(Debug, Clone)]
-struct Refused(String);
+struct Refused(Refusal);
+
+/// An HTTP client error with its causes ("error sending request: ... Connection refused").
+fn http_error(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
 
 /// The name in a `Host` value (no port, no brackets).
 fn host_name(host: &str) -> &str {
@@ -183,10 +201,10 @@ pub async fn authenticate<B: MessageBody>(
                             .as_ref()
                             .is_some_and(|b| cert.as_ref().is_none_or(|c| c.0 != *b)) =>
                     {
-                        req.extensions_mut().insert(Refused(
+                        req.extensions_mut().insert(Refused(Refusal::Invalid(
                             "the token is bound to a client certificate this connection did not present"
                                 .into(),
-                        ));
+                        )));
                     }
                     Ok(p) => {
                         req.extensions_mut().insert(p);
@@ -255,7 +273,10 @@ fn check(req: &ServiceRequest, need: Need) -> Result<(), ApiError> {
         };
     }
     match ext.get::<Refused>() {
-        Some(Refused(why)) => Err(ApiError::Unauthorized(why.clone())),
+        Some(Refused(Refusal::Invalid(why))) => Err(ApiError::Unauthorized(why.clone())),
+        Some(Refused(Refusal::Unavailable(why))) => Err(ApiError::Unavailable(format!(
+            "the token cannot be checked now ({why}); try again"
+        ))),
         None => Err(ApiError::Unauthorized(
             "a bearer token is required (Authorization: Bearer or X-Auth-Token)".into(),
         )),

@@ -3,7 +3,8 @@
 //! `exp` and `nbf`; roles and tenant read from configured claims. A token of the built-in
 //! endpoint is checked against the clients configured now: a removed client's tokens are
 //! refused, a downgraded one's hold its current role at most, and tenant, vendors and
-//! areas are the client's current ones.
+//! areas are the client's current ones. Tokens that are not JWTs of a key we hold go to
+//! the opaque checker, when there is one: Keystone, or an introspection endpoint.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,7 +15,27 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 use tokio::sync::{Mutex, RwLock};
 
+use super::introspection::Introspection;
+use super::keystone::Keystone;
 use super::{AuthError, BuiltinClient, Principal};
+
+/// Why a token is not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// It is not valid (401, with the reason).
+    Invalid(String),
+    /// What checks it cannot be reached now (503 with Retry-After: never let through).
+    Unavailable(String),
+}
+
+/// Who checks tokens that are not our JWTs.
+#[derive(Debug)]
+pub enum Opaque {
+    /// Keystone (`auth.mode = "keystone"`).
+    Keystone(Keystone),
+    /// An RFC 7662 introspection endpoint (`auth.introspection_url`).
+    Introspection(Introspection),
+}
 
 /// How long a fetched JWKS is trusted before it is fetched again.
 const JWKS_TTL: Duration = Duration::from_secs(300);
@@ -74,6 +95,7 @@ pub struct Verifier {
     jwks: Option<Jwks>,
     /// The built-in endpoint's clients, by id.
     clients: Arc<HashMap<String, BuiltinClient>>,
+    opaque: Option<Opaque>,
 }
 
 impl std::fmt::Debug for Verifier {
@@ -82,6 +104,7 @@ impl std::fmt::Debug for Verifier {
             .field("claims", &self.claims)
             .field("fixed_keys", &self.fixed.keys().collect::<Vec<_>>())
             .field("jwks_url", &self.jwks.as_ref().map(|j| &j.url))
+            .field("opaque", &self.opaque)
             .finish()
     }
 }
@@ -126,11 +149,33 @@ impl Verifier {
             fixed,
             jwks,
             clients,
+            opaque: None,
         })
     }
 
-    /// The caller a token stands for, or why it is refused (said in 401 answers).
-    pub async fn verify(&self, token: &str) -> Result<Principal, String> {
+    /// The verifier asking `opaque` about tokens that are not JWTs of a key it holds.
+    pub fn with_opaque(self, opaque: Opaque) -> Self {
+        Self {
+            opaque: Some(opaque),
+            ..self
+        }
+    }
+
+    /// The caller a token stands for, or why it is refused.
+    pub async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
+        let header = jsonwebtoken::decode_header(token).ok();
+        let ours = header.as_ref().is_some_and(|h| {
+            self.jwks.is_some() || h.kid.as_ref().is_some_and(|k| self.fixed.contains_key(k))
+        });
+        match &self.opaque {
+            Some(Opaque::Keystone(k)) if !ours => k.verify(token).await,
+            Some(Opaque::Introspection(i)) if header.is_none() => i.verify(token).await,
+            _ => self.verify_jwt(token).await.map_err(Refusal::Invalid),
+        }
+    }
+
+    /// A JWT's caller, or why it is refused (said in 401 answers).
+    async fn verify_jwt(&self, token: &str) -> Result<Principal, String> {
         let header =
             jsonwebtoken::decode_header(token).map_err(|e| format!("malformed token: {e}"))?;
         if !ACCEPTED.contains(&header.alg) {
@@ -278,7 +323,11 @@ impl Jwks {
 /// The caller named by a token's claims; a tenant claim that is not a string is refused
 /// (a list or an object names no one tenant: taking none would leave the caller
 /// unconfined).
-fn principal(claims: &Value, roles_claim: &str, tenant_claim: &str) -> Result<Principal, String> {
+pub(super) fn principal(
+    claims: &Value,
+    roles_claim: &str,
+    tenant_claim: &str,
+) -> Result<Principal, String> {
     let roles: Vec<String> = match claim(claims, roles_claim) {
         Some(Value::Array(a)) => a
             .iter()

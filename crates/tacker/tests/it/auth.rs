@@ -494,3 +494,123 @@ async fn all_in_one_accepts_the_tokens_of_an_external_oidc_provider() {
     let r = http.get(&packages).bearer_auth(&t).send().await.unwrap();
     assert_eq!(r.status(), 200);
 }
+
+/// A token `idp` issues to its client `id` for `resource`.
+async fn idp_token_for(idp: &tacker_testkit::oidc::Oidc, id: &str, resource: &str) -> String {
+    let r = reqwest::Client::new()
+        .post(idp.token_url())
+        .basic_auth(id, Some(format!("{id}-secret")))
+        .form(&[("grant_type", "client_credentials"), ("resource", resource)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Opaque tokens of an external OAuth 2.0 server (oidc-provider), checked by RFC 7662
+/// introspection beside its JWTs: roles from the answer, a token unknown or revoked (once
+/// the cache time passed) refused, the server gone answered 503 and never let through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_in_one_takes_opaque_tokens_by_introspection() {
+    let idp = tacker_testkit::oidc::Oidc::start();
+    let env = ClusterEnv::new(
+        "sqlite://./tacker.db",
+        "memory://",
+        &tacker_testkit::unique_prefix(),
+    );
+    let (_aio, url) = all_in_one(
+        &env,
+        &format!(
+            "[auth]\nmode = \"oauth2\"\njwks_url = \"{}\"\nissuer = \"{}\"\n\
+             audience = \"tacker\"\nroles_claim = \"roles\"\nintrospection_url = \"{}\"\n\
+             introspection_client_id = \"tacker\"\nintrospection_client_secret = \"tacker-secret\"\n\
+             introspection_cache = \"1s\"\n",
+            idp.jwks_url(),
+            idp.issuer,
+            idp.introspection_url(),
+        ),
+        &[],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let packages = format!("{url}/vnfpkgm/v1/vnf_packages");
+    const OPAQUE: &str = "https://opaque.tacker.test";
+    let member = idp_token_for(&idp, "e2e-member", OPAQUE).await;
+    let reader = idp_token_for(&idp, "e2e-reader", OPAQUE).await;
+    assert_eq!(member.split('.').count(), 1, "an opaque token: {member}");
+
+    // The member creates, the reader lists but may not create.
+    let r = http
+        .post(&packages)
+        .bearer_auth(&member)
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let id = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (ok, out, err) = openstack(&url, &reader, &["vnf", "package", "list", "-f", "json"]);
+    assert!(
+        ok,
+        "{err}\n{}",
+        std::fs::read_to_string(env.log_path("aio")).unwrap_or_default()
+    );
+    assert!(out.contains(&id), "{out}");
+    let r = http
+        .post(&packages)
+        .bearer_auth(&reader)
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    // A token the server never issued: 401.
+    let r = http
+        .get(&packages)
+        .bearer_auth("not-a-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    // Its JWTs still work beside.
+    let jwt = idp_token(&idp, "e2e-member").await;
+    let r = http.get(&packages).bearer_auth(&jwt).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+
+    // Revoked at the server: refused once the cache time has passed.
+    let r = http
+        .post(format!("{}/token/revocation", idp.issuer))
+        .basic_auth("e2e-member", Some("e2e-member-secret"))
+        .form(&[("token", member.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let r = http
+        .get(&packages)
+        .bearer_auth(&member)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+
+    // The server gone: 503 with Retry-After for an opaque token, never let through.
+    drop(idp);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let r = http
+        .get(&packages)
+        .bearer_auth(&reader)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    assert!(r.headers().contains_key("retry-after"));
+}

@@ -25,18 +25,46 @@ pub fn openstack_bin() -> PathBuf {
 }
 
 pub struct Osc {
-    endpoint: String,
+    /// How it reaches Tacker: `--os-endpoint` without auth, or a Keystone login.
+    auth: Vec<String>,
 }
 
 impl Osc {
     pub fn new(endpoint: String) -> Self {
-        Self { endpoint }
+        Self {
+            auth: ["--os-auth-type", "none", "--os-endpoint", &endpoint]
+                .map(str::to_owned)
+                .to_vec(),
+        }
+    }
+
+    /// The client of a user logging in to Keystone at `auth_url` with a password, scoped
+    /// to `project`, finding Tacker in `region` of the catalog.
+    pub fn keystone(
+        auth_url: &str,
+        user: &str,
+        password: &str,
+        project: &str,
+        region: &str,
+    ) -> Self {
+        let mut auth = vec!["--os-auth-type", "password", "--os-auth-url", auth_url];
+        auth.extend(["--os-username", user, "--os-password", password]);
+        auth.extend(["--os-project-name", project, "--os-region-name", region]);
+        auth.extend([
+            "--os-user-domain-name",
+            "Default",
+            "--os-project-domain-name",
+            "Default",
+        ]);
+        Self {
+            auth: auth.into_iter().map(str::to_owned).collect(),
+        }
     }
 
     /// Runs `openstack <args>`; returns (success, stdout, stderr).
     pub fn run(&self, args: &[&str]) -> (bool, String, String) {
         let out = Command::new(openstack_bin())
-            .args(["--os-auth-type", "none", "--os-endpoint", &self.endpoint])
+            .args(&self.auth)
             .args(args)
             .output()
             .unwrap();

@@ -10,6 +10,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use tacker_testkit::cnf::{CNF_VNFD_ID, cnf, cnf_params};
 
+use tacker_testkit::keystone::{OpenStack, Project};
+
 use crate::auth::hash_secret;
 use crate::procs::Cluster;
 use crate::support::tacker;
@@ -133,16 +135,43 @@ impl Caller {
     }
 }
 
-/// A cluster in mode `oauth2` whose clients are in a configuration file: `a` and `b`
-/// (members of tenants `ta` and `tb`), `vendor` (member of `ta` confined to
-/// `VENDOR_Other Provider`), `admin` (administrator of no tenant).
+/// How the callers of [`Tenants`] authenticate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Login {
+    /// Clients of the built-in token endpoint (mode `oauth2`).
+    Builtin,
+    /// Users of the tests' real Keystone (mode `keystone`), projects as tenants.
+    Keystone,
+}
+
+/// The Keystone side of [`Tenants`]: projects `ta` (users `a`, `vendor`), `tb` (user
+/// `b`) and one of the administrator.
+struct KeystoneTenants {
+    os: OpenStack,
+    ta: Project,
+    tb: Project,
+    admin: Project,
+}
+
+/// A cluster in mode `oauth2` whose clients are in a configuration file, or in mode
+/// `keystone` whose users are in Keystone: `a` and `b` (members of tenants `ta` and
+/// `tb`), `vendor` (member of `ta` confined to `VENDOR_Other Provider`), `admin` (an
+/// administrator).
 pub struct Tenants {
     pub c: Cluster,
+    keystone: Option<KeystoneTenants>,
     _config: tempfile::TempDir,
 }
 
 impl Tenants {
     pub async fn start(extra: &[(&str, &str)]) -> Self {
+        Self::start_as(Login::Builtin, extra).await
+    }
+
+    pub async fn start_as(login: Login, extra: &[(&str, &str)]) -> Self {
+        if login == Login::Keystone {
+            return Self::start_keystone(extra).await;
+        }
         let dir = tempfile::tempdir().unwrap();
         let key = dir.path().join("signing.pem");
         let out = tacker()
@@ -171,11 +200,81 @@ impl Tenants {
         let mut env = vec![("TACKER_CONFIG", path.as_str())];
         env.extend_from_slice(extra);
         let c = Cluster::start_with(1, &["c1", "c2"], &env).await;
-        Self { c, _config: dir }
+        Self {
+            c,
+            keystone: None,
+            _config: dir,
+        }
     }
 
-    /// Client `id`'s caller, with a token of the built-in endpoint.
+    async fn start_keystone(extra: &[(&str, &str)]) -> Self {
+        let os = OpenStack::up();
+        let ta = os
+            .project(&[
+                ("a", &["member"]),
+                ("vendor", &["member", "VENDOR_Other Provider"]),
+            ])
+            .await;
+        let tb = os.project(&[("b", &["member"])]).await;
+        let admin = os.project(&[("admin", &["admin"])]).await;
+        let password = os.tacker_password();
+        let mut env = vec![
+            ("TACKER__AUTH__MODE", "keystone"),
+            ("TACKER__AUTH__KEYSTONE_URL", os.keystone.as_str()),
+            ("TACKER__AUTH__KEYSTONE_USERNAME", "tacker"),
+            ("TACKER__AUTH__KEYSTONE_PASSWORD", password.as_str()),
+            ("TACKER__AUTH__KEYSTONE_PROJECT", "service"),
+        ];
+        env.extend_from_slice(extra);
+        let c = Cluster::start_with(1, &["c1", "c2"], &env).await;
+        Self {
+            c,
+            keystone: Some(KeystoneTenants { os, ta, tb, admin }),
+            _config: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The tenant id of `name` (`ta`, `tb`): the name itself, or its Keystone project's id.
+    pub fn tenant(&self, name: &str) -> String {
+        match &self.keystone {
+            None => name.to_owned(),
+            Some(k) => match name {
+                "ta" => k.ta.id.clone(),
+                "tb" => k.tb.id.clone(),
+                other => panic!("no tenant {other}"),
+            },
+        }
+    }
+
+    /// Removes the cluster and the Keystone projects.
+    pub async fn teardown(self) {
+        self.c.teardown().await;
+        if let Some(k) = self.keystone {
+            for p in [&k.ta, &k.tb, &k.admin] {
+                k.os.remove_project(p).await;
+            }
+        }
+    }
+
+    /// Client (or Keystone user) `id`'s caller, with its token.
     pub async fn caller(&self, id: &str) -> Caller {
+        if let Some(k) = &self.keystone {
+            let project = match id {
+                "a" | "vendor" => &k.ta,
+                "b" => &k.tb,
+                _ => &k.admin,
+            };
+            let token = k.os.token_of(project, id).await;
+            let mut headers = reqwest::header::HeaderMap::new();
+            headers.insert("x-auth-token", token.parse().unwrap());
+            return Caller {
+                http: reqwest::Client::builder()
+                    .default_headers(headers)
+                    .build()
+                    .unwrap(),
+                api: self.c.api.clone(),
+            };
+        }
         let r = self
             .c
             .http
@@ -279,12 +378,27 @@ async fn create_instance(c: &Caller) -> String {
 /// and its default VIM became a's.)
 #[tokio::test]
 async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
-    let (sim_a, sim_b) = (sim(&["ta", "tb"]).await, sim(&["ta", "tb"]).await);
-    let t = Tenants::start(&[
-        ("TACKER__KUBERNETES__POLL_INTERVAL", "200ms"),
-        ("TACKER__LCM__SYNC_INTERVAL", "0s"),
-    ])
+    vims_belong_to_their_tenant(Login::Builtin).await;
+}
+
+/// The same with Keystone's projects as tenants, through Keystone's tokens.
+#[tokio::test]
+async fn keystone_projects_own_their_vims_and_defaults() {
+    vims_belong_to_their_tenant(Login::Keystone).await;
+}
+
+async fn vims_belong_to_their_tenant(login: Login) {
+    let t = Tenants::start_as(
+        login,
+        &[
+            ("TACKER__KUBERNETES__POLL_INTERVAL", "200ms"),
+            ("TACKER__LCM__SYNC_INTERVAL", "0s"),
+        ],
+    )
     .await;
+    // CNFs go into the namespace named after their tenant.
+    let (ta, tb) = (t.tenant("ta"), t.tenant("tb"));
+    let (sim_a, sim_b) = (sim(&[&ta, &tb]).await, sim(&[&ta, &tb]).await);
     let (a, b, admin) = (
         t.caller("a").await,
         t.caller("b").await,
@@ -311,7 +425,7 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
     assert_eq!(s, 201, "names and defaults are per tenant");
     // b may not register one for a.
     let mut for_a = vim_of("for-a", &sim_b, false);
-    for_a["vim"]["tenant_id"] = json!("ta");
+    for_a["vim"]["tenant_id"] = json!(ta);
     assert_eq!(register(&b, for_a).await.0, 403);
     // The administrator sees both, each with its tenant.
     let (_, all) = admin.json(Method::GET, "/v1.0/vims", None).await;
@@ -327,10 +441,7 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
         })
         .collect();
     tenants.sort();
-    let mut expected = vec![
-        (vim_a.clone(), "ta".to_owned()),
-        (vim_b.clone(), "tb".to_owned()),
-    ];
+    let mut expected = vec![(vim_a.clone(), ta.clone()), (vim_b.clone(), tb.clone())];
     expected.sort();
     assert_eq!(tenants, expected);
     // a's own view is unchanged by b.
@@ -355,31 +466,34 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
             &format!("/vnflcm/v2/vnf_instances/{ib}/instantiate"),
             Some(
                 json!({"flavourId": "simple", "vimConnectionInfo": {"v": {"vimId": vim_a,
-                "vimType": "ETSINFV.KUBERNETES.V_1"}}, "additionalParams": cnf_params(Some("tb"))}),
+                "vimType": "ETSINFV.KUBERNETES.V_1"}}, "additionalParams": cnf_params(Some(&tb))}),
             ),
         )
         .await;
     assert_eq!(s, 422, "{body}");
-    assert!(sim_a.sim.pods("tb", LABEL, &ib).is_empty());
+    assert!(sim_a.sim.pods(&tb, LABEL, &ib).is_empty());
 
     // Without vimConnectionInfo each lands on its own tenant's default VIM.
     let ia = create_instance(&a).await;
     let params =
         |ns: &str| json!({"flavourId": "simple", "additionalParams": cnf_params(Some(ns))});
-    let op = a.run(&ia, "instantiate", params("ta")).await;
-    assert_eq!(op["operationState"], "COMPLETED", "{op}");
-    let op = b.run(&ib, "instantiate", params("tb")).await;
-    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    // In parallel: each on its own.
+    let (op_a, op_b) = tokio::join!(
+        a.run(&ia, "instantiate", params(&ta)),
+        b.run(&ib, "instantiate", params(&tb))
+    );
+    assert_eq!(op_a["operationState"], "COMPLETED", "{op_a}");
+    assert_eq!(op_b["operationState"], "COMPLETED", "{op_b}");
     assert!(
-        !sim_a.sim.pods("ta", LABEL, &ia).is_empty(),
+        !sim_a.sim.pods(&ta, LABEL, &ia).is_empty(),
         "a's VNF on a's cluster"
     );
     assert!(
-        !sim_b.sim.pods("tb", LABEL, &ib).is_empty(),
+        !sim_b.sim.pods(&tb, LABEL, &ib).is_empty(),
         "b's VNF on b's cluster"
     );
-    assert!(sim_b.sim.pods("ta", LABEL, &ia).is_empty());
-    assert!(sim_a.sim.pods("tb", LABEL, &ib).is_empty());
+    assert!(sim_b.sim.pods(&ta, LABEL, &ia).is_empty());
+    assert!(sim_a.sim.pods(&tb, LABEL, &ib).is_empty());
     let (_, inst) = a
         .json(Method::GET, &format!("/vnflcm/v2/vnf_instances/{ia}"), None)
         .await;
@@ -391,7 +505,7 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
     assert_eq!(used[0]["vimId"], vim_a.as_str(), "{inst}");
     // A VIM in use cannot be deleted by its owner either.
     assert_eq!(a.status(Method::DELETE, &path, None).await, 409);
-    t.c.teardown().await;
+    t.teardown().await;
 }
 
 /// Packages belong to the tenant that created them: another tenant neither sees,
@@ -402,8 +516,18 @@ async fn vims_belong_to_their_tenant_and_each_tenant_has_its_own_default() {
 /// reach only the package's tenant.
 #[tokio::test]
 async fn packages_belong_to_their_tenant() {
+    packages_belong_to(Login::Builtin).await;
+}
+
+/// The same with Keystone's projects as tenants, through Keystone's tokens.
+#[tokio::test]
+async fn keystone_projects_own_their_packages() {
+    packages_belong_to(Login::Keystone).await;
+}
+
+async fn packages_belong_to(login: Login) {
     use tacker_testkit::peers::{Expect, Subscriber};
-    let t = Tenants::start(&[("TACKER__LCM__SIMULATED_VIM", "true")]).await;
+    let t = Tenants::start_as(login, &[("TACKER__LCM__SIMULATED_VIM", "true")]).await;
     let (a, b, vendor, admin) = (
         t.caller("a").await,
         t.caller("b").await,
@@ -429,9 +553,14 @@ async fn packages_belong_to_their_tenant() {
     let (pkg_a, p) = a.onboard(tacker_testkit::csar::valid().zip()).await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     let path = format!("/vnfpkgm/v1/vnf_packages/{pkg_a}");
-    // b sees nothing of it.
+    // b sees nothing of it, not even by filtering for it.
     let (_, list) = b.json(Method::GET, "/vnfpkgm/v1/vnf_packages", None).await;
     assert_eq!(list, json!([]), "{list}");
+    let by_id = format!("/vnfpkgm/v1/vnf_packages?filter=(eq,id,{pkg_a})");
+    let (_, list) = b.json(Method::GET, &by_id, None).await;
+    assert_eq!(list, json!([]), "{list}");
+    let (_, list) = a.json(Method::GET, &by_id, None).await;
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
     for p in [
         path.clone(),
         format!("{path}/vnfd"),
@@ -541,5 +670,5 @@ async fn packages_belong_to_their_tenant() {
         .await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     let _ = pkg_v;
-    t.c.teardown().await;
+    t.teardown().await;
 }

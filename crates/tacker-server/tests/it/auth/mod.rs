@@ -312,6 +312,7 @@ async fn upload_other_vendor(app: &TestApp, vnfd_id: &str) -> String {
     id
 }
 
+mod keystone;
 mod roles;
 mod tenancy;
 mod tokens;
