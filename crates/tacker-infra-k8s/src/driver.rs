@@ -111,6 +111,10 @@ impl InfraDriver for KubernetesDriver {
         Ok(ops::change_vnfpkg::run(&self.work(octx)?).await?)
     }
 
+    async fn change_flavour(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        Ok(ops::change_flavour::run(&self.work(octx)?).await?)
+    }
+
     async fn operate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         Ok(ops::operate::run(&self.work(octx)?).await?)
     }

@@ -70,6 +70,19 @@ impl ChangeFlavourRequest {
                 f.id
             )));
         }
+        // A CNF's manifests for the new flavour: artifacts of the package.
+        let cnf = super::cnf::CnfParams::of(&self.additional_params)?;
+        if let Some(file) = cnf
+            .def_files
+            .iter()
+            .flatten()
+            .find(|file| !model.has_artifact(file))
+        {
+            return Err(Failure::unprocessable(format!(
+                "additionalParams.lcm-kubernetes-def-files: {file:?} is not an artifact of \
+                 the VNF package"
+            )));
+        }
         Ok(f)
     }
 

@@ -89,7 +89,7 @@ fn images(v: &Value) -> Vec<String> {
 
 /// Applies `to` over the objects of `from`: replaces, re-creates or creates each of
 /// `to`, deletes what only `from` has, and waits until `to` is rolled out and ready.
-async fn move_to(w: &Work<'_>, from: &Plan, to: &Plan) -> Result<()> {
+pub(super) async fn move_to(w: &Work<'_>, from: &Plan, to: &Plan) -> Result<()> {
     let ns = to.namespace.as_str();
     let mut created = Vec::new();
     for d in to.docs.iter().filter(|d| d.ty.persisted) {
@@ -169,7 +169,7 @@ async fn move_to(w: &Work<'_>, from: &Plan, to: &Plan) -> Result<()> {
 
 /// The instance's resources after a move: VNFCs whose Pods changed are REMOVED and
 /// ADDED, the manifests recorded are `files`.
-async fn outcome(
+pub(super) async fn outcome(
     w: &Work<'_>,
     s: &Stored,
     before: &HashMap<String, String>,
@@ -201,7 +201,7 @@ async fn outcome(
     })
 }
 
-async fn pods_now(w: &Work<'_>, plan: &Plan) -> Result<HashMap<String, String>> {
+pub(super) async fn pods_now(w: &Work<'_>, plan: &Plan) -> Result<HashMap<String, String>> {
     Ok(
         observe::vnfc_pods(&w.cluster, &plan.namespace, &w.selector, &plan.vdus)
             .await?

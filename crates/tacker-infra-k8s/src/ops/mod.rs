@@ -1,5 +1,6 @@
 //! The steps operations share: building the plan, creating, waiting, deleting.
 
+pub mod change_flavour;
 pub mod change_vnfpkg;
 pub mod heal;
 pub mod instantiate;

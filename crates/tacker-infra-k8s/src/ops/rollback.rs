@@ -1,5 +1,6 @@
 //! Rollback of a failed instantiate (everything created goes), scale-out (the
-//! workloads go back to the stored counts) or package change (the old manifests go back).
+//! workloads go back to the stored counts), package or flavour change (the old manifests
+//! go back).
 
 use std::collections::HashMap;
 
@@ -65,6 +66,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             })
         }
         LcmOperation::ChangeVnfpkg => super::change_vnfpkg::rollback(w).await,
+        LcmOperation::ChangeFlavour => super::change_flavour::rollback(w).await,
         other => Err(Error::Invalid(format!(
             "{other} cannot be rolled back on Kubernetes"
         ))),

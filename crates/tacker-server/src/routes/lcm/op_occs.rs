@@ -176,13 +176,15 @@ pub async fn rollback(
         LcmOperation::Instantiate
         | LcmOperation::ChangeExtConn
         | LcmOperation::ModifyInfo
-        | LcmOperation::ChangeVnfpkg => true,
+        | LcmOperation::ChangeVnfpkg
+        | LcmOperation::ChangeFlavour => true,
         LcmOperation::Scale => op.request.is_scale_out(),
         _ => false,
     };
     if !supported {
         return Err(ApiError::Conflict(format!(
-            "rollback is supported for INSTANTIATE, SCALE_OUT, CHANGE_EXT_CONN, MODIFY_INFO and CHANGE_VNFPKG, not {}",
+            "rollback is supported for INSTANTIATE, SCALE_OUT, CHANGE_EXT_CONN, MODIFY_INFO, \
+             CHANGE_VNFPKG and CHANGE_FLAVOUR, not {}",
             if op.operation == LcmOperation::Scale {
                 "SCALE_IN".to_owned()
             } else {

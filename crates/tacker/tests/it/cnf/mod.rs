@@ -20,6 +20,15 @@ pub struct Cnf {
 
 /// kube-sim over TLS with a token, a server and two conductors, the CNF package onboarded.
 pub async fn cnf_cluster(extra: &[(&str, &str)], timing: kube_sim::Timing) -> Cnf {
+    cnf_cluster_with(cnf(), extra, timing).await
+}
+
+/// The same with `package` (of the CNF's vnfdId) onboarded instead.
+pub async fn cnf_cluster_with(
+    package: tacker_testkit::csar::Csar,
+    extra: &[(&str, &str)],
+    timing: kube_sim::Timing,
+) -> Cnf {
     let sim = kube_sim::spawn(kube_sim::Settings {
         token: Some("e2e-token".into()),
         basic: None,
@@ -34,7 +43,7 @@ pub async fn cnf_cluster(extra: &[(&str, &str)], timing: kube_sim::Timing) -> Cn
     ];
     env.extend_from_slice(extra);
     let c = Cluster::start_with(1, &["c1", "c2"], &env).await;
-    let pkg = c.upload(cnf().zip()).await;
+    let pkg = c.upload(package.zip()).await;
     let p = c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     Cnf { c, sim }
@@ -223,5 +232,6 @@ pub async fn package_of(c: &Cluster, vnfd: &str) -> (String, String) {
 }
 
 mod change;
+mod change_flavour;
 mod flows;
 mod heal;

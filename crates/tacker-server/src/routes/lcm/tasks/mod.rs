@@ -144,10 +144,14 @@ async fn check(
         OperationParams::ChangeFlavour(r) => {
             let m = c.model().await?;
             r.check(&m, &flavour_of(c.instance))?;
+            // Helm CNFs and VMs: not yet (a chart per flavour, a Heat stack update).
             implemented_on(
                 c.instance,
                 "changing the deployment flavour",
-                &[tacker_domain::lcm::vim_type::SIMULATED],
+                &[
+                    tacker_domain::lcm::vim_type::SIMULATED,
+                    tacker_domain::lcm::vim_type::KUBERNETES,
+                ],
             )?;
             Ok(Some(m))
         }
