@@ -168,6 +168,31 @@ impl<'a> Heat<'a> {
         }
     }
 
+    /// Replaces the stack's template, files and parameters (`PUT`: a flavour change).
+    pub async fn replace(
+        &self,
+        r: &StackRef,
+        template: &str,
+        files: &Map<String, Value>,
+        parameters: &Map<String, Value>,
+    ) -> Result<()> {
+        let body = json!({
+            "template": template,
+            "files": files,
+            "parameters": parameters,
+            "timeout_mins": self.timeout_mins(),
+        });
+        let a = self.s.heat(Method::PUT, &r.path(), Some(&body)).await?;
+        match a.status {
+            200 | 202 => Ok(()),
+            400 => Err(Error::Package(format!(
+                "Heat refused the new template: {}",
+                a.message()
+            ))),
+            _ => Err(api(&a)),
+        }
+    }
+
     /// Updates the stack's parameters (`PATCH`: the others are kept).
     pub async fn update(&self, r: &StackRef, parameters: &Map<String, Value>) -> Result<()> {
         let body = json!({"parameters": parameters, "timeout_mins": self.timeout_mins()});

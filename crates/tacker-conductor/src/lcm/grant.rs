@@ -48,6 +48,15 @@ fn scale_resources(
     }
 }
 
+/// The flavour the operation's resources belong to: the new one of a flavour change,
+/// else the instance's.
+fn flavour_id(octx: &OpContext) -> &str {
+    match &octx.op.request {
+        OperationParams::ChangeFlavour(r) => &r.new_flavour_id,
+        _ => &octx.flavour_id,
+    }
+}
+
 /// The SOL003 GrantRequest for the operation.
 pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
     let op = &octx.op;
@@ -85,6 +94,15 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
         OperationParams::Terminate(_) => {
             remove.extend(vnfcs.iter().map(|(id, vdu)| json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}})));
         }
+        // The old flavour's VNFCs go, the new one's come at its level.
+        OperationParams::ChangeFlavour(r) => {
+            remove.extend(vnfcs.iter().map(|(id, vdu)| json!({"id": Uuid::new_v4(), "type": "COMPUTE", "vduId": vdu, "resource": {"resourceId": id}})));
+            if let Some(f) = octx.vnfd.flavour(&r.new_flavour_id) {
+                for (vdu, n) in plan::initial_counts(f, r.level(f).as_deref()) {
+                    add.extend((0..n).map(|_| compute(&vdu)));
+                }
+            }
+        }
         OperationParams::Heal(h) => {
             let info = octx.instance.instantiated_vnf_info.as_ref();
             for c in info.map(|i| i.vnfc_info.as_slice()).unwrap_or_default() {
@@ -100,7 +118,7 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
         "vnfInstanceId": op.vnf_instance_id,
         "vnfLcmOpOccId": op.id,
         "vnfdId": octx.instance.vnfd_id,
-        "flavourId": octx.flavour_id,
+        "flavourId": flavour_id(octx),
         "operation": op.operation,
         "isAutomaticInvocation": op.is_automatic_invocation,
         "_links": {
@@ -108,9 +126,12 @@ pub fn request(ctx: &Ctx, octx: &OpContext) -> Value {
             "vnfInstance": {"href": format!("{base}/vnf_instances/{}", op.vnf_instance_id)},
         },
     });
-    if let OperationParams::Instantiate(r) = &op.request
-        && let Some(l) = &r.instantiation_level_id
-    {
+    let level = match &op.request {
+        OperationParams::Instantiate(r) => r.instantiation_level_id.as_ref(),
+        OperationParams::ChangeFlavour(r) => r.instantiation_level_id.as_ref(),
+        _ => None,
+    };
+    if let Some(l) = level {
         g["instantiationLevelId"] = json!(l);
     }
     for (k, v) in [
@@ -161,13 +182,13 @@ fn builtin(octx: &OpContext, req: &Value) -> Value {
     g
 }
 
-/// Flavours and images for the flavour's VDUs: what the VNFD asks for, by name (images
-/// inside the package excepted).
+/// Flavours and images for the flavour's VDUs (the new flavour's for a flavour change):
+/// what the VNFD asks for, by name (images inside the package excepted).
 fn vim_assets(octx: &OpContext) -> Value {
     let vim = octx.vim.as_ref().map(|v| v.id.clone());
     let vdus = octx
         .vnfd
-        .flavour(&octx.flavour_id)
+        .flavour(flavour_id(octx))
         .map(|f| f.vdus.as_slice())
         .unwrap_or_default();
     let flavours: Vec<Value> = vdus

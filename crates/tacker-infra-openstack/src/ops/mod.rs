@@ -2,6 +2,7 @@
 //! recorded, reading the VNFCs back, the `nfv` parameter.
 
 pub mod change_ext_conn;
+pub mod change_flavour;
 pub mod heal;
 pub mod instantiate;
 pub mod operate;
@@ -58,9 +59,19 @@ impl Work<'_> {
 
     /// The VNFCs the stack runs now, ordered after `before`.
     pub async fn read(&self, stack: &StackRef, before: &[VnfcResourceInfo]) -> Result<Read> {
+        self.read_as(stack, before, self.flavour()?).await
+    }
+
+    /// The same, the VDUs those of `flavour` (a flavour change reads the new one's).
+    pub async fn read_as(
+        &self,
+        stack: &StackRef,
+        before: &[VnfcResourceInfo],
+        flavour: &Flavour,
+    ) -> Result<Read> {
         let resources = self.heat.resources(stack).await?;
         let tree = vnfc::Tree::new(&resources);
-        let (resources, infos) = vnfc::read(&tree, self.flavour()?, self.vim_id(), before);
+        let (resources, infos) = vnfc::read(&tree, flavour, self.vim_id(), before);
         Ok(Read { resources, infos })
     }
 }

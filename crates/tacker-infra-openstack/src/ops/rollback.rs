@@ -1,5 +1,6 @@
-//! Rollback of a failed instantiate (the stack goes) or scale-out (the members added
-//! go: marked unhealthy, the group back to its stored size).
+//! Rollback of a failed instantiate (the stack goes), scale-out (the members added go:
+//! marked unhealthy, the group back to its stored size) or flavour change (the stack back
+//! on the old flavour's base HOT).
 
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::{LcmOperation, OperationParams};
@@ -30,6 +31,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
                 resource_changes: Default::default(),
             })
         }
+        OperationParams::ChangeFlavour(_) => super::change_flavour::rollback(w).await,
         other => Err(Error::Invalid(format!(
             "{} cannot be rolled back on OpenStack",
             if other.operation() == LcmOperation::Scale {

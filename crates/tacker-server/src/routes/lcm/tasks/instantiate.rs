@@ -42,7 +42,7 @@ async fn default_vim_type(
 
 /// An OpenStack VNF needs a Base HOT for its flavour (`BaseHOT/<flavour>/`): refused at
 /// the request (422) rather than failing after the grant.
-fn check_base_hot(m: &PackageModel, flavour: &str) -> Result<(), ApiError> {
+pub(super) fn check_base_hot(m: &PackageModel, flavour: &str) -> Result<(), ApiError> {
     let dir = format!("BaseHOT/{flavour}/");
     if m.entries.keys().any(|p| p.starts_with(&dir)) {
         return Ok(());

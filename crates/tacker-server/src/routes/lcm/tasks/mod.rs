@@ -144,13 +144,20 @@ async fn check(
         OperationParams::ChangeFlavour(r) => {
             let m = c.model().await?;
             r.check(&m, &flavour_of(c.instance))?;
-            // Helm CNFs and VMs: not yet (a chart per flavour, a Heat stack update).
+            let canonical = tacker_domain::lcm::vim_type::canonical;
+            if vim_types(c.instance)
+                .any(|t| canonical(t) == tacker_domain::lcm::vim_type::OPENSTACK)
+            {
+                instantiate::check_base_hot(&m, &r.new_flavour_id)?;
+            }
+            // Helm CNFs: not yet (a chart per flavour).
             implemented_on(
                 c.instance,
                 "changing the deployment flavour",
                 &[
                     tacker_domain::lcm::vim_type::SIMULATED,
                     tacker_domain::lcm::vim_type::KUBERNETES,
+                    tacker_domain::lcm::vim_type::OPENSTACK,
                 ],
             )?;
             Ok(Some(m))

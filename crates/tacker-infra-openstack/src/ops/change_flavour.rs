@@ -1,0 +1,122 @@
+//! CHANGE_FLAVOUR: the instance's stack updated (`PUT`) to the new flavour's base HOT
+//! (`BaseHOT/<newFlavourId>/`) with an `nfv` parameter built for that flavour at the
+//! counts of its instantiation level; the external networks are the request's, else the
+//! ones the VNF is on. The VNFCs are read back as the new flavour's and must run as
+//! asked. A rollback updates the stack back to the old flavour's base HOT and `nfv`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use tacker_domain::lcm::change_flavour::ChangeFlavourRequest;
+use tacker_domain::lcm::driver::Outcome;
+use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
+
+use super::{Work, changes, counts_of, metadata, parameters, runs_as_asked, stored};
+use crate::error::{Error, Result};
+use crate::{images, nfv, template};
+
+fn request<'a>(w: &'a Work<'_>) -> Result<&'a ChangeFlavourRequest> {
+    match &w.octx.op.request {
+        OperationParams::ChangeFlavour(r) => Ok(r),
+        other => Err(Error::Invalid(format!(
+            "{} is not a flavour change",
+            other.operation()
+        ))),
+    }
+}
+
+/// `nfv`'s CP entries the new one leaves without a network, taken from `old` (the
+/// networks the VNF is on).
+fn keep_networks(new: &mut Value, old: &Value) {
+    let (Some(cps), Some(old_cps)) = (
+        new.get_mut("CP").and_then(Value::as_object_mut),
+        old.get("CP").and_then(Value::as_object),
+    ) else {
+        return;
+    };
+    for (cp, entry) in old_cps {
+        let unset = cps
+            .get(cp)
+            .is_none_or(|e| e.get("network").is_none_or(Value::is_null));
+        if unset {
+            cps.insert(cp.clone(), entry.clone());
+        }
+    }
+}
+
+pub async fn run(w: &Work<'_>) -> Result<Outcome> {
+    let req = request(w)?;
+    let st = stored(w.octx)?;
+    if st.info.vnf_state == "STOPPED" {
+        return Err(Error::Invalid(
+            "the VNF is STOPPED: operate it to STARTED first".into(),
+        ));
+    }
+    let flavour = w.octx.vnfd.flavour(&req.new_flavour_id).ok_or_else(|| {
+        Error::Invalid(format!("flavour {} is not in the VNFD", req.new_flavour_id))
+    })?;
+    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
+    let level = req.level(flavour);
+    let counts: BTreeMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
+        .into_iter()
+        .collect();
+    let grant = images::ensure(w.session, w.octx, flavour).await?;
+    let mut nfv = nfv::build(&nfv::Inputs {
+        flavour,
+        template: &hot.parsed,
+        counts: &counts,
+        grant: &grant,
+        ext_virtual_links: &req.ext_virtual_links,
+        extra: req.additional_params.get("nfv"),
+    });
+    if req.ext_virtual_links.is_empty() {
+        keep_networks(&mut nfv, &st.nfv);
+    }
+    tracing::info!(stack = %st.stack.text(), from = %st.info.flavour_id, to = %flavour.id, "changing the VNF's flavour");
+    w.heat
+        .replace(&st.stack, &hot.top, &hot.files, &parameters(&nfv))
+        .await?;
+    w.heat.wait(&st.stack, "UPDATE").await?;
+    let read = w
+        .read_as(&st.stack, &st.info.vnfc_resource_info, flavour)
+        .await?;
+    let vdus: Vec<&String> = counts.keys().collect();
+    let what = format!("changing to flavour {}", flavour.id);
+    runs_as_asked(&what, &vdus, &counts, &counts_of(&read.resources))?;
+    let (scale_status, max_scale_levels) =
+        plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level.as_deref());
+    let resource_changes = changes(&st.info.vnfc_resource_info, &read.resources);
+    Ok(Outcome {
+        instantiated_vnf_info: Some(InstantiatedVnfInfo {
+            flavour_id: flavour.id.clone(),
+            vnf_state: "STARTED".into(),
+            scale_status,
+            max_scale_levels,
+            vnfc_resource_info: read.resources,
+            vnfc_info: read.infos,
+            other: metadata(&st.stack, &nfv),
+        }),
+        resource_changes,
+    })
+}
+
+/// Rollback: the stack back on the old flavour's base HOT with the `nfv` it ran with.
+pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
+    let st = stored(w.octx)?;
+    let flavour = w.flavour()?;
+    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
+    tracing::info!(stack = %st.stack.text(), flavour = %flavour.id, "rolling the VNF back to its flavour");
+    w.heat
+        .replace(&st.stack, &hot.top, &hot.files, &parameters(&st.nfv))
+        .await?;
+    w.heat.wait(&st.stack, "UPDATE").await?;
+    let read = w.read(&st.stack, &st.info.vnfc_resource_info).await?;
+    let mut info = st.info.clone();
+    let resource_changes = changes(&st.info.vnfc_resource_info, &read.resources);
+    info.vnfc_resource_info = read.resources;
+    info.vnfc_info = read.infos;
+    Ok(Outcome {
+        instantiated_vnf_info: Some(info),
+        resource_changes,
+    })
+}
