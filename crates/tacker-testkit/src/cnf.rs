@@ -1,6 +1,7 @@
 //! The example CNF package (`docs/examples/cnf`): a bare Pod, a Deployment (2 replicas), a ReplicaSet, a
 //! StatefulSet with a volume claim template and a DaemonSet, plus a ConfigMap and a
-//! Service; scaling aspects on the Deployment and the StatefulSet.
+//! Service; scaling aspects on the Deployment and the StatefulSet (flavour `simple`), and
+//! a second flavour `web`: a Deployment of its own alone.
 
 use crate::csar::{Csar, sha256};
 
@@ -66,101 +67,22 @@ pub fn cnf_variant(vnfd_id: &str, tag: &str) -> Csar {
     build(&borrowed)
 }
 
-/// The example with a second flavour, `web`: its own Deployment `vdu2-deploy` (image
-/// `nginx:web`, `Files/kubernetes/web.yaml`) and the ConfigMap, three replicas at its
-/// default level `web_level`, scalable to four.
-pub fn cnf_two_flavours() -> Csar {
-    let mut files: Vec<(&str, String)> = EXAMPLE
-        .iter()
-        .map(|(name, text)| {
-            let t = if *name == "Definitions/cnf_top.vnfd.yaml" {
-                text.replace(
-                    "  - cnf_df_simple.yaml\n",
-                    "  - cnf_df_simple.yaml\n  - cnf_df_web.yaml\n",
-                )
-            } else {
-                (*text).to_owned()
-            };
-            (*name, t)
-        })
-        .collect();
-    files.push(("Definitions/cnf_df_web.yaml", WEB_FLAVOUR.to_owned()));
-    files.push((
-        "Files/kubernetes/web.yaml",
-        include_str!("../../../docs/examples/cnf/Files/kubernetes/deployment.yaml")
-            .replace("image: nginx\n", "image: nginx:web\n"),
-    ));
-    let borrowed: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-    build(&borrowed)
-}
-
-/// The manifests of [`cnf_two_flavours`]' `web` flavour.
+/// The manifests of the example's `web` flavour (its own Deployment `vdu2-deploy`, image
+/// `nginx:web`, three replicas at its default level `web_level`, scalable to four).
 pub const WEB_FILES: [&str; 2] = ["Files/kubernetes/config.yaml", "Files/kubernetes/web.yaml"];
 
-const WEB_FLAVOUR: &str = r#"tosca_definitions_version: tosca_simple_yaml_1_2
-description: web flavour of the test CNF
-imports:
-  - cnf_types.yaml
-topology_template:
-  substitution_mappings:
-    node_type: test.cnf.VNF
-    properties:
-      flavour_id: web
-  node_templates:
-    VNF:
-      type: test.cnf.VNF
-      properties:
-        flavour_description: the Deployment alone
-    VDU2:
-      type: tosca.nodes.nfv.Vdu.Compute
-      properties:
-        name: vdu2-deploy
-        vdu_profile: { min_number_of_instances: 1, max_number_of_instances: 4 }
-  policies:
-    - scaling_aspects:
-        type: tosca.policies.nfv.ScalingAspects
-        properties:
-          aspects:
-            vdu2_aspect:
-              name: vdu2_aspect
-              description: Deployment replicas
-              max_scale_level: 1
-              step_deltas: [ delta_1 ]
-    - VDU2_scaling_aspect_deltas:
-        type: tosca.policies.nfv.VduScalingAspectDeltas
-        properties:
-          aspect: vdu2_aspect
-          deltas:
-            delta_1:
-              number_of_instances: 1
-        targets: [ VDU2 ]
-    - instantiation_levels:
-        type: tosca.policies.nfv.InstantiationLevels
-        properties:
-          levels:
-            web_level:
-              description: three replicas
-              scale_info:
-                vdu2_aspect: { scale_level: 0 }
-          default_level: web_level
-    - VDU2_instantiation_levels:
-        type: tosca.policies.nfv.VduInstantiationLevels
-        properties:
-          levels:
-            web_level: { number_of_instances: 3 }
-        targets: [ VDU2 ]
-"#;
-
-const EXAMPLE: [(&str, &str); 9] = [
+const EXAMPLE: [(&str, &str); 11] = [
     example!("Definitions/cnf_top.vnfd.yaml"),
     example!("Definitions/cnf_types.yaml"),
     example!("Definitions/cnf_df_simple.yaml"),
+    example!("Definitions/cnf_df_web.yaml"),
     example!("Files/kubernetes/config.yaml"),
     example!("Files/kubernetes/pod.yaml"),
     example!("Files/kubernetes/deployment.yaml"),
     example!("Files/kubernetes/replicaset.yaml"),
     example!("Files/kubernetes/statefulset.yaml"),
     example!("Files/kubernetes/daemonset.yaml"),
+    example!("Files/kubernetes/web.yaml"),
 ];
 
 fn build(files: &[(&str, &str)]) -> Csar {

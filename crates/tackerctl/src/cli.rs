@@ -254,6 +254,25 @@ pub enum VnfCmd {
         #[command(flatten)]
         wait: Wait,
     },
+    /// Move the VNF to another deployment flavour of its VNFD (`--flavour`), at one of
+    /// its instantiation levels (`--level`; else its default); a CNF's manifests for it
+    /// with `--manifest` (repeat, in order; else the ones in use).
+    ChangeFlavour {
+        /// VNF instance id.
+        id: String,
+        /// newFlavourId.
+        #[arg(long)]
+        flavour: String,
+        /// instantiationLevelId.
+        #[arg(long)]
+        level: Option<String>,
+        /// additionalParams.lcm-kubernetes-def-files entries.
+        #[arg(long)]
+        manifest: Vec<String>,
+        /// Waiting.
+        #[command(flatten)]
+        wait: Wait,
+    },
     /// Start or stop the VNF, or named VNFCs (`--vnfc`).
     Operate {
         /// VNF instance id.

@@ -367,9 +367,21 @@ async fn the_user_guide_walkthroughs_run_as_written() {
         1,
         "{out}"
     );
+    // Stopped in between, then started; the web flavour runs its three replicas.
+    assert_eq!(count(&out, "STOPPED"), 1, "{out}");
+    assert_eq!(count(&out, "web 3"), 1, "{out}");
     cnf_ended(
         &out,
-        &["INSTANTIATE", "HEAL", "SCALE", "CHANGE_VNFPKG", "TERMINATE"],
+        &[
+            "INSTANTIATE",
+            "HEAL",
+            "SCALE",
+            "SCALE_TO_LEVEL",
+            "OPERATE",
+            "CHANGE_VNFPKG",
+            "CHANGE_FLAVOUR",
+            "TERMINATE",
+        ],
         &sim,
     );
     let out = run

@@ -103,6 +103,29 @@ pub async fn run(c: &Client, cmd: VnfCmd, out: &mut Out<'_>) -> Result<()> {
                 .await?;
             started(c, &op, &wait, out).await
         }
+        VnfCmd::ChangeFlavour {
+            id,
+            flavour,
+            level,
+            manifest,
+            wait,
+        } => {
+            let mut b = Map::new();
+            b.insert("newFlavourId".into(), json!(flavour));
+            if let Some(l) = level {
+                b.insert("instantiationLevelId".into(), json!(l));
+            }
+            if !manifest.is_empty() {
+                b.insert(
+                    "additionalParams".into(),
+                    json!({"lcm-kubernetes-def-files": manifest}),
+                );
+            }
+            let op = c
+                .task(&format!("{}/change_flavour", path(&id)), &Value::Object(b))
+                .await?;
+            started(c, &op, &wait, out).await
+        }
         VnfCmd::Operate {
             id,
             state,

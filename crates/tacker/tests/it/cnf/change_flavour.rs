@@ -37,13 +37,8 @@ async fn pods_settle(e: &Cnf, i: &str, want: &[&str]) -> Vec<String> {
 
 #[tokio::test]
 async fn change_flavour_rolls_the_cnf_to_the_new_flavour_and_back_on_failure() {
-    use tacker_testkit::cnf::{WEB_FILES, cnf_two_flavours};
-    let e = cnf_cluster_with(
-        cnf_two_flavours(),
-        &[("TACKER__KUBERNETES__READY_TIMEOUT", "3s")],
-        timing(),
-    )
-    .await;
+    use tacker_testkit::cnf::WEB_FILES;
+    let e = cnf_cluster(&[("TACKER__KUBERNETES__READY_TIMEOUT", "3s")], timing()).await;
     let i = e.create().await;
     assert_eq!(e.instantiate(&i).await["operationState"], "COMPLETED");
     let simple = ["vdu1-pod", "vdu2-deploy", "vdu3-rs", "vdu4-sts", "vdu5-ds"];

@@ -20,15 +20,6 @@ pub struct Cnf {
 
 /// kube-sim over TLS with a token, a server and two conductors, the CNF package onboarded.
 pub async fn cnf_cluster(extra: &[(&str, &str)], timing: kube_sim::Timing) -> Cnf {
-    cnf_cluster_with(cnf(), extra, timing).await
-}
-
-/// The same with `package` (of the CNF's vnfdId) onboarded instead.
-pub async fn cnf_cluster_with(
-    package: tacker_testkit::csar::Csar,
-    extra: &[(&str, &str)],
-    timing: kube_sim::Timing,
-) -> Cnf {
     let sim = kube_sim::spawn(kube_sim::Settings {
         token: Some("e2e-token".into()),
         basic: None,
@@ -43,7 +34,7 @@ pub async fn cnf_cluster_with(
     ];
     env.extend_from_slice(extra);
     let c = Cluster::start_with(1, &["c1", "c2"], &env).await;
-    let pkg = c.upload(package.zip()).await;
+    let pkg = c.upload(cnf().zip()).await;
     let p = c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     Cnf { c, sim }
