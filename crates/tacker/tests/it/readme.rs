@@ -311,6 +311,14 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
         .filter(|l| *l == "VDU1" || *l == "VDU2")
         .collect();
     assert_eq!(vms.len(), 2, "{out}");
+    // Stopped and started, then on the pair flavour: two VNFCs.
+    for op in ["OPERATE", "CHANGE_FLAVOUR", "TERMINATE"] {
+        assert!(
+            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
+            "{op}:\n{out}"
+        );
+    }
+    assert_eq!(count(&out, "pair 2"), 1, "{out}");
     assert!(
         sim.sim.engine.hosts.running().is_empty(),
         "terminate left VMs"

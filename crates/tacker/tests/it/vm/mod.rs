@@ -60,14 +60,9 @@ pub struct Vm {
 /// heat-sim (a password of its own), a server and two conductors, the VM package
 /// onboarded.
 pub async fn vm_cluster() -> Vm {
-    vm_cluster_with(vm()).await
-}
-
-/// The same with `package` (of the example's vnfdId) onboarded instead.
-pub async fn vm_cluster_with(package: tacker_testkit::csar::Csar) -> Vm {
     let sim = sim_with(heat_sim::Settings::default());
     let v = Vm::start(sim, &[]).await;
-    let pkg = v.c.upload(package.zip()).await;
+    let pkg = v.c.upload(vm().zip()).await;
     let p = v.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
     v
