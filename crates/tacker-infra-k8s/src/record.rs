@@ -48,6 +48,9 @@ pub struct HelmRecord {
     /// VDU bindings.
     #[serde(default, with = "vdus")]
     pub vdus: Vec<VduResource>,
+    /// While it is stopped (operate): each VDU's replica count before.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stopped_replicas: BTreeMap<String, i64>,
 }
 
 /// Reads the record of an instantiated CNF (`what` names it in the error).

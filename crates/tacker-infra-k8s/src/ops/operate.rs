@@ -56,7 +56,11 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     }
 }
 
-fn with_state(mut info: InstantiatedVnfInfo, state: &str) -> (InstantiatedVnfInfo, Vec<Value>) {
+/// `info` with the VNF and every VNFC in `state`; the VNFCs that changed, MODIFIED.
+pub(crate) fn with_state(
+    mut info: InstantiatedVnfInfo,
+    state: &str,
+) -> (InstantiatedVnfInfo, Vec<Value>) {
     info.vnf_state = state.to_owned();
     let mut affected = Vec::new();
     for c in &mut info.vnfc_info {

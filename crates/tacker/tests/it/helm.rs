@@ -174,6 +174,50 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     assert_eq!(e.vnfcs(&i).await.len(), 3);
     assert_eq!(cluster_state(&e).1, 3);
 
+    // Stop: the release's replica values at zero, no Pod left, the VNFCs kept STOPPED;
+    // scale and named VNFCs refused; start: the three Pods back.
+    let end = &["COMPLETED", "FAILED_TEMP"];
+    let (status, _) =
+        e.c.task(
+            0,
+            &i,
+            "operate",
+            json!({"changeStateTo": "STOPPED", "vnfcInstanceId": [e.vnfcs(&i).await[0].2]}),
+        )
+        .await;
+    assert_eq!(status, 422, "named VNFCs of a CNF");
+    let op = e
+        .run(&i, "operate", json!({"changeStateTo": "STOPPED"}), end)
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(cluster_state(&e).1, 0, "no Pod runs");
+    let inst = e.instance(&i).await;
+    assert_eq!(inst["instantiatedVnfInfo"]["vnfState"], "STOPPED", "{inst}");
+    let states: Vec<&Value> = inst["instantiatedVnfInfo"]["vnfcInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["vnfcState"])
+        .collect();
+    assert_eq!(states, [&json!("STOPPED"); 3], "{inst}");
+    let (status, _) =
+        e.c.task(
+            0,
+            &i,
+            "scale",
+            json!({"type": "SCALE_IN", "aspectId": "vdu1_aspect"}),
+        )
+        .await;
+    assert_eq!(status, 409);
+    let op = e
+        .run(&i, "operate", json!({"changeStateTo": "STARTED"}), end)
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(cluster_state(&e).1, 3);
+    let inst = e.instance(&i).await;
+    assert_eq!(inst["instantiatedVnfInfo"]["vnfState"], "STARTED", "{inst}");
+    assert_eq!(e.vnfcs(&i).await.len(), 3);
+
     // v2's web image never gets ready: FAILED_TEMP 504; rollback through Helm's
     // history brings back the old images on the old package.
     e.sim

@@ -15,7 +15,7 @@ use crate::ops::{self, Claims, Stored};
 
 impl Op<'_, '_> {
     pub async fn heal(&self) -> Result<Outcome> {
-        let (mut rec, info) = self.recorded()?;
+        let (mut rec, info) = self.recorded_running()?;
         let ids = match &self.w.octx.op.request {
             OperationParams::Heal(h) => h.vnfc_instance_id.clone(),
             _ => Vec::new(),

@@ -42,6 +42,7 @@ impl Op<'_, '_> {
             names: p.names.clone(),
             revision,
             vdus: live.vdus,
+            stopped_replicas: Default::default(),
         };
         let (scale_status, max_scale_levels) =
             plan::initial_scale(&self.w.octx.vnfd.vnfd_id, flavour, level.as_deref());

@@ -6,6 +6,7 @@
 mod change_vnfpkg;
 mod heal;
 mod instantiate;
+mod operate;
 mod rollback;
 mod scale;
 mod terminate;
@@ -112,6 +113,18 @@ impl Op<'_, '_> {
         h.revision()
             .await?
             .ok_or_else(|| Error::Helm(format!("release {} disappeared", h.release)))
+    }
+
+    /// The record and resources, refused while the VNF is stopped (scale, heal: start
+    /// it first).
+    fn recorded_running(&self) -> Result<(HelmRecord, InstantiatedVnfInfo)> {
+        let (rec, info) = self.recorded()?;
+        if crate::ops::operate::is_stopped(&info) {
+            return Err(Error::Invalid(
+                "the VNF is STOPPED: operate it to STARTED first".into(),
+            ));
+        }
+        Ok((rec, info))
     }
 
     fn recorded(&self) -> Result<(HelmRecord, InstantiatedVnfInfo)> {
@@ -246,6 +259,10 @@ impl Op<'_, '_> {
 
     pub async fn sync(&self) -> Result<Option<InstantiatedVnfInfo>> {
         let (rec, info) = self.recorded()?;
+        // Stopped on purpose: its VNFCs have no Pods until it is started.
+        if crate::ops::operate::is_stopped(&info) {
+            return Ok(None);
+        }
         let o = self.outcome(info, &rec, None, &HashSet::new()).await?;
         Ok(o.instantiated_vnf_info)
     }

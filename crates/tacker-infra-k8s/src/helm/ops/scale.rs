@@ -12,7 +12,7 @@ use crate::helm::release;
 
 impl Op<'_, '_> {
     pub async fn scale(&self) -> Result<Outcome> {
-        let (mut rec, mut info) = self.recorded()?;
+        let (mut rec, mut info) = self.recorded_running()?;
         let flavour = self.w.flavour()?;
         let OperationParams::Scale(req) = &self.w.octx.op.request else {
             return Err(Error::Invalid("not a scale request".into()));

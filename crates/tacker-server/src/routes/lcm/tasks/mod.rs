@@ -106,7 +106,10 @@ pub async fn handle<T: Task>(
     need_state(&i, needs(T::OPERATION), name(T::OPERATION))?;
     if matches!(
         T::OPERATION,
-        LcmOperation::Scale | LcmOperation::ScaleToLevel | LcmOperation::Heal
+        LcmOperation::Scale
+            | LcmOperation::ScaleToLevel
+            | LcmOperation::Heal
+            | LcmOperation::ChangeFlavour
     ) && i.instantiated_vnf_info.as_ref().is_some_and(|x| {
         x.vnf_state == tacker_domain::lcm::operate::OperationalState::Stopped.as_str()
     }) {
@@ -178,25 +181,49 @@ async fn check(
 }
 
 /// Operate is implemented by the simulated VIM, the OpenStack driver (Nova stop/start,
-/// whole VNF or named VNFCs) and, for the whole VNF, the Kubernetes driver: named VNFCs
-/// of a CNF are refused (422), other VIM types as [`implemented_on`] refuses them.
+/// whole VNF or named VNFCs) and, for the whole VNF, the Kubernetes and Helm drivers:
+/// named VNFCs of a CNF are refused (422), and so is stopping a Helm CNF with a VDU the
+/// release cannot scale to zero (no replica value); other VIM types as
+/// [`implemented_on`] refuses them.
 fn operable(
     i: &VnfInstance,
     r: &tacker_domain::lcm::operate::OperateRequest,
 ) -> Result<(), ApiError> {
-    use tacker_domain::lcm::vim_type::{KUBERNETES, OPENSTACK, SIMULATED, canonical};
-    let cnf = vim_types(i).any(|t| canonical(t) == KUBERNETES);
+    use tacker_domain::lcm::operate::OperationalState;
+    use tacker_domain::lcm::vim_type::{HELM, KUBERNETES, OPENSTACK, SIMULATED, canonical};
+    let cnf = vim_types(i).any(|t| canonical(t) == KUBERNETES || canonical(t) == HELM);
     if cnf && !r.vnfc_instance_id.is_empty() {
         return Err(ApiError::Unprocessable(
-            "operate on named VNFCs is not supported for Kubernetes VIMs (a workload's \
-             Pods start and stop together): operate the whole VNF"
+            "operate on named VNFCs is not supported for Kubernetes and Helm VIMs (a \
+             workload's Pods start and stop together): operate the whole VNF"
                 .into(),
         ));
+    }
+    let helm = vim_types(i).any(|t| canonical(t) == HELM);
+    if helm && r.change_state_to == OperationalState::Stopped {
+        let meta = i
+            .instantiated_vnf_info
+            .as_ref()
+            .and_then(|info| info.driver_metadata());
+        let names = meta.and_then(|m| m.get("helm_value_names"));
+        let vdus = meta.and_then(|m| m.get("vdus")).and_then(|v| v.as_object());
+        if let Some(vdu) = vdus.into_iter().flatten().map(|(k, _)| k).find(|vdu| {
+            names
+                .and_then(|n| n.pointer(&format!("/{vdu}/replica")))
+                .and_then(|r| r.as_str())
+                .is_none()
+        }) {
+            return Err(ApiError::Unprocessable(format!(
+                "VDU {vdu} has no replica value (helm_value_names.{vdu}.replica at \
+                 instantiation): the Helm release cannot scale it to zero, so the VNF \
+                 cannot be stopped"
+            )));
+        }
     }
     implemented_on(
         i,
         "operate (start/stop)",
-        &[SIMULATED, KUBERNETES, OPENSTACK],
+        &[SIMULATED, KUBERNETES, HELM, OPENSTACK],
     )
 }
 
