@@ -22,10 +22,11 @@ macro_rules! example {
     };
 }
 
-const EXAMPLE: [(&str, &str); 10] = [
+const EXAMPLE: [(&str, &str); 11] = [
     example!("Definitions/helm_top.vnfd.yaml"),
     example!("Definitions/helm_types.yaml"),
     example!("Definitions/helm_df_simple.yaml"),
+    example!("Definitions/helm_df_big.yaml"),
     example!("Files/kubernetes/test-chart/Chart.yaml"),
     example!("Files/kubernetes/test-chart/values.yaml"),
     example!("Files/kubernetes/test-chart/templates/configmap.yaml"),

@@ -71,7 +71,7 @@ impl ChangeFlavourRequest {
             )));
         }
         // A CNF's manifests for the new flavour: artifacts of the package.
-        let cnf = super::cnf::CnfParams::of(&self.additional_params)?;
+        let cnf = self.cnf()?;
         if let Some(file) = cnf
             .def_files
             .iter()
@@ -84,6 +84,11 @@ impl ChangeFlavourRequest {
             )));
         }
         Ok(f)
+    }
+
+    /// Its CNF parameters (manifests, chart, Helm values).
+    pub fn cnf(&self) -> Result<super::cnf::CnfParams, Failure> {
+        super::cnf::CnfParams::of(&self.additional_params)
     }
 
     /// The level to reach in the new flavour (the asked one, else its default).

@@ -120,6 +120,11 @@ impl InfraDriver for HelmDriver {
         Ok(self.op(&w).await?.change_vnfpkg().await?)
     }
 
+    async fn change_flavour(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
+        let w = self.work(octx)?;
+        Ok(self.op(&w).await?.change_flavour().await?)
+    }
+
     async fn operate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
         Ok(self.op(&w).await?.operate().await?)

@@ -336,6 +336,35 @@ async fn a_helm_cnf_through_the_api_instantiates_scales_upgrades_rolls_back_and_
     assert_eq!(images, images_of(&["nginx:v2", "postgres:v2"]));
     assert_eq!((pods, releases), (2, 2), "two revisions of the one release");
     assert_eq!(e.instance(&i2).await["vnfdId"], HELM_V2_VNFD_ID);
+
+    // Its flavour changed to big (two of each workload): the new replicas never get
+    // ready, FAILED_TEMP; rollback through Helm's history; then COMPLETED.
+    e.sim
+        .sim
+        .lock()
+        .faults
+        .never_ready
+        .push("image:nginx:v2".into());
+    let big = json!({"newFlavourId": "big"});
+    let end = &["COMPLETED", "FAILED_TEMP"];
+    let op = e.run(&i2, "change_flavour", big.clone(), end).await;
+    assert_eq!(op["operationState"], "FAILED_TEMP", "{op}");
+    assert_eq!(op["error"]["status"], 504, "{op}");
+    e.sim.sim.lock().faults.never_ready.clear();
+    let op_id = op["id"].as_str().unwrap();
+    let r = e.post(&format!("/vnf_lcm_op_occs/{op_id}/rollback")).await;
+    assert_eq!(r.status(), 202);
+    let op = e.c.wait_op(op_id, &["ROLLED_BACK", "FAILED_TEMP"], T).await;
+    assert_eq!(op["operationState"], "ROLLED_BACK", "{op}");
+    assert_eq!(cluster_state(&e).1, 2);
+    let inst = e.instance(&i2).await;
+    assert_eq!(inst["instantiatedVnfInfo"]["flavourId"], "simple", "{inst}");
+    let op = e.run(&i2, "change_flavour", big, end).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    assert_eq!(cluster_state(&e).1, 4);
+    let inst = e.instance(&i2).await;
+    assert_eq!(inst["instantiatedVnfInfo"]["flavourId"], "big", "{inst}");
+    assert_eq!(e.vnfcs(&i2).await.len(), 4);
     let op = e
         .run(
             &i2,

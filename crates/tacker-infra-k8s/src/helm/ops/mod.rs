@@ -3,6 +3,7 @@
 //! for manifests (the release's workloads bound to VDUs by name, their Pods found
 //! through owner references).
 
+mod change_flavour;
 mod change_vnfpkg;
 mod heal;
 mod instantiate;

@@ -1,4 +1,4 @@
-//! Rollback: a failed instantiate is uninstalled; a scale or package change goes back
+//! Rollback: a failed instantiate is uninstalled; a scale, package or flavour change goes back
 //! to the revision recorded when the last operation completed (Helm's own history),
 //! and is waited for.
 
@@ -26,7 +26,7 @@ impl Op<'_, '_> {
                     resource_changes: Map::new(),
                 })
             }
-            LcmOperation::Scale | LcmOperation::ChangeVnfpkg => {
+            LcmOperation::Scale | LcmOperation::ChangeVnfpkg | LcmOperation::ChangeFlavour => {
                 let (rec, info) = self.recorded()?;
                 let h = self.helm(&rec.release, &rec.namespace);
                 let before = self.pod_uids(&rec).await?;

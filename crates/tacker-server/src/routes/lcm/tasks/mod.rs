@@ -153,13 +153,21 @@ async fn check(
             {
                 instantiate::check_base_hot(&m, &r.new_flavour_id)?;
             }
-            // Helm CNFs: not yet (a chart per flavour).
+            if let Some(chart) = r.cnf()?.helm_chart_path
+                && !m.has_chart(&chart)
+            {
+                return Err(ApiError::Unprocessable(format!(
+                    "additionalParams.helm_chart_path: {chart:?} is not a chart archive or \
+                     directory of the VNF package"
+                )));
+            }
             implemented_on(
                 c.instance,
                 "changing the deployment flavour",
                 &[
                     tacker_domain::lcm::vim_type::SIMULATED,
                     tacker_domain::lcm::vim_type::KUBERNETES,
+                    tacker_domain::lcm::vim_type::HELM,
                     tacker_domain::lcm::vim_type::OPENSTACK,
                 ],
             )?;
