@@ -18,7 +18,7 @@ pub struct Relay {
 }
 
 impl Relay {
-    /// Relays 127.0.0.1:<a free port> to `target` (on the current runtime).
+    /// Relays a free port of 127.0.0.1 to `target` (on the current runtime).
     pub async fn start(target: SocketAddr) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
