@@ -56,6 +56,14 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     }
 }
 
+/// The outcome of an operate: `info`, and `affected` as its `affectedVnfcs`.
+pub(crate) fn outcome(info: InstantiatedVnfInfo, affected: Vec<Value>) -> Outcome {
+    Outcome {
+        instantiated_vnf_info: Some(info),
+        resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(affected))]),
+    }
+}
+
 /// `info` with the VNF and every VNFC in `state`; the VNFCs that changed, MODIFIED.
 pub(crate) fn with_state(
     mut info: InstantiatedVnfInfo,
@@ -138,10 +146,7 @@ async fn stop(
     let (mut info, affected) = with_state(s.info.clone(), STOPPED);
     rec.stopped_replicas = kept;
     rec.write_to(&mut info);
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(affected))]),
-    })
+    Ok(outcome(info, affected))
 }
 
 async fn start(w: &Work<'_>, s: &Stored, rec: &mut ManifestRecord) -> Result<Outcome> {
@@ -188,8 +193,5 @@ async fn start(w: &Work<'_>, s: &Stored, rec: &mut ManifestRecord) -> Result<Out
     affected.extend(r.affected);
     rec.stopped_replicas.clear();
     rec.write_to(&mut info);
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(affected))]),
-    })
+    Ok(outcome(info, affected))
 }

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use tacker_domain::lcm::change_flavour::ChangeFlavourRequest;
 use tacker_domain::lcm::driver::Outcome;
-use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
+use tacker_domain::lcm::{OperationParams, plan};
 
-use super::{Work, changes, counts_of, metadata, parameters, runs_as_asked, stored};
+use super::{Work, changes, counts_of, parameters, runs_as_asked, stored};
 use crate::error::{Error, Result};
 use crate::{images, nfv, template};
 
@@ -83,19 +83,16 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let vdus: Vec<&String> = counts.keys().collect();
     let what = format!("changing to flavour {}", flavour.id);
     runs_as_asked(&what, &vdus, &counts, &counts_of(&read.resources))?;
-    let (scale_status, max_scale_levels) =
-        plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level.as_deref());
     let resource_changes = changes(&st.info.vnfc_resource_info, &read.resources);
     Ok(Outcome {
-        instantiated_vnf_info: Some(InstantiatedVnfInfo {
-            flavour_id: flavour.id.clone(),
-            vnf_state: "STARTED".into(),
-            scale_status,
-            max_scale_levels,
-            vnfc_resource_info: read.resources,
-            vnfc_info: read.infos,
-            other: metadata(&st.stack, &nfv),
-        }),
+        instantiated_vnf_info: Some(super::started_info(
+            w,
+            flavour,
+            level.as_deref(),
+            read,
+            &st.stack,
+            &nfv,
+        )),
         resource_changes,
     })
 }

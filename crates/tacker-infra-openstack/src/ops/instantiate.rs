@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::request::InstantiateRequest;
-use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams, plan};
+use tacker_domain::lcm::{OperationParams, plan};
 
-use super::{Work, changes, counts_of, metadata, parameters, runs_as_asked, stack_name};
+use super::{Work, changes, counts_of, parameters, runs_as_asked, stack_name};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
 use crate::{images, nfv, template};
@@ -75,19 +75,16 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let vdus: Vec<&String> = counts.keys().collect();
     let what = format!("instantiating flavour {}", flavour.id);
     runs_as_asked(&what, &vdus, &counts, &counts_of(&read.resources))?;
-    let (scale_status, max_scale_levels) =
-        plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level.as_deref());
     let resource_changes = changes(&[], &read.resources);
     Ok(Outcome {
-        instantiated_vnf_info: Some(InstantiatedVnfInfo {
-            flavour_id: flavour.id.clone(),
-            vnf_state: "STARTED".into(),
-            scale_status,
-            max_scale_levels,
-            vnfc_resource_info: read.resources,
-            vnfc_info: read.infos,
-            other: metadata(&stack, &nfv),
-        }),
+        instantiated_vnf_info: Some(super::started_info(
+            w,
+            flavour,
+            level.as_deref(),
+            read,
+            &stack,
+            &nfv,
+        )),
         resource_changes,
     })
 }

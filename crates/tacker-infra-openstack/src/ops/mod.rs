@@ -116,6 +116,30 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
     Ok(Stored { info, stack, nfv })
 }
 
+/// The instance's resources on `flavour` at `level` (its scale status, started) with the
+/// VNFCs `read` and the stack and `nfv` recorded: after an instantiation or a flavour
+/// change.
+pub fn started_info(
+    w: &Work<'_>,
+    flavour: &Flavour,
+    level: Option<&str>,
+    read: Read,
+    stack: &StackRef,
+    nfv: &Value,
+) -> InstantiatedVnfInfo {
+    let (scale_status, max_scale_levels) =
+        tacker_domain::lcm::plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level);
+    InstantiatedVnfInfo {
+        flavour_id: flavour.id.clone(),
+        vnf_state: "STARTED".into(),
+        scale_status,
+        max_scale_levels,
+        vnfc_resource_info: read.resources,
+        vnfc_info: read.infos,
+        other: metadata(stack, nfv),
+    }
+}
+
 /// `instantiatedVnfInfo.metadata` recording the stack and its `nfv`.
 pub fn metadata(stack: &StackRef, nfv: &Value) -> Map<String, Value> {
     Map::from_iter([(

@@ -8,7 +8,6 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::Semaphore;
 
 use super::token_cache::TokenCache;
 use super::verifier::{Claims, Refusal, principal};
@@ -16,8 +15,6 @@ use super::{AuthError, Principal};
 
 /// How long one introspection may take.
 const TIMEOUT: Duration = Duration::from_secs(5);
-/// Introspections at once (more wait).
-const CONCURRENT: usize = 32;
 /// The largest answer read.
 const MAX_BYTES: usize = 64 << 10;
 
@@ -28,7 +25,6 @@ pub struct Introspection {
     client_secret: String,
     claims: Claims,
     http: reqwest::Client,
-    calls: Semaphore,
     cache: TokenCache,
 }
 
@@ -61,29 +57,22 @@ impl Introspection {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .map_err(|e| AuthError::Key(format!("HTTP client: {e}")))?,
-            calls: Semaphore::new(CONCURRENT),
             cache: TokenCache::new(cache),
         })
     }
 
     /// The caller `token` stands for.
     pub async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
-        if let Some(answer) = self.cache.get(token) {
-            return answer.map_err(Refusal::Invalid);
-        }
-        let _call = self
-            .calls
-            .acquire()
+        self.cache
+            .answer(token, async {
+                let body = self.ask(token).await?;
+                let now = chrono::Utc::now().timestamp();
+                Ok(match caller(&body, &self.claims, now) {
+                    Ok((p, left)) => (Ok(p), left),
+                    Err(why) => (Err(why), None),
+                })
+            })
             .await
-            .map_err(|_| Refusal::Unavailable("introspection is closed".into()))?;
-        let body = self.ask(token).await?;
-        let now = chrono::Utc::now().timestamp();
-        let (answer, expires) = match caller(&body, &self.claims, now) {
-            Ok((p, left)) => (Ok(p), left),
-            Err(why) => (Err(why), None),
-        };
-        self.cache.put(token, answer.clone(), expires);
-        answer.map_err(Refusal::Invalid)
     }
 
     async fn ask(&self, token: &str) -> Result<Value, Refusal> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use tokio::sync::{Mutex, Semaphore};
+use tokio::sync::Mutex;
 
 use super::token_cache::TokenCache;
 use super::verifier::Refusal;
@@ -17,8 +17,6 @@ use super::{AuthError, Principal};
 
 /// How long one call to Keystone may take.
 const TIMEOUT: Duration = Duration::from_secs(5);
-/// Calls to Keystone at once (more wait).
-const CONCURRENT: usize = 32;
 /// The service token is renewed this long before it expires.
 const RENEW_BEFORE: Duration = Duration::from_secs(60);
 
@@ -55,7 +53,6 @@ pub struct Keystone {
     http: reqwest::Client,
     /// The service token and when it expires.
     service_token: Mutex<Option<(String, DateTime<Utc>)>>,
-    calls: Semaphore,
     cache: TokenCache,
 }
 
@@ -72,33 +69,30 @@ impl Keystone {
                 .build()
                 .map_err(|e| AuthError::Key(format!("HTTP client: {e}")))?,
             service_token: Mutex::new(None),
-            calls: Semaphore::new(CONCURRENT),
             cache: TokenCache::new(cache),
         })
     }
 
     /// The caller `token` stands for.
     pub async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
-        if let Some(answer) = self.cache.get(token) {
-            return answer.map_err(Refusal::Invalid);
-        }
-        let _call = self
-            .calls
-            .acquire()
+        self.cache
+            .answer(token, async {
+                Ok(match self.validate(token).await? {
+                    Some(body) => match caller(&body) {
+                        Ok((p, exp)) => (Ok(p), Some(exp)),
+                        Err(why) => (Err(why), None),
+                    },
+                    None => (
+                        Err(
+                            "Keystone does not know this token (expired, revoked or never \
+                             issued)"
+                                .into(),
+                        ),
+                        None,
+                    ),
+                })
+            })
             .await
-            .map_err(|_| Refusal::Unavailable("Keystone checks are closed".into()))?;
-        let (answer, expires) = match self.validate(token).await? {
-            Some(body) => match caller(&body) {
-                Ok((p, exp)) => (Ok(p), Some(exp)),
-                Err(why) => (Err(why), None),
-            },
-            None => (
-                Err("Keystone does not know this token (expired, revoked or never issued)".into()),
-                None,
-            ),
-        };
-        self.cache.put(token, answer.clone(), expires);
-        answer.map_err(Refusal::Invalid)
     }
 
     /// Keystone's answer about `token`: its body, or `None` when Keystone says it is not
@@ -226,20 +220,12 @@ fn caller(body: &Value) -> Result<(Principal, Duration), String> {
         .as_array()
         .map(|r| r.iter().filter_map(|r| r["name"].as_str()).collect())
         .unwrap_or_default();
-    let named = |prefix: &str| -> Vec<String> {
-        roles
-            .iter()
-            .filter_map(|r| r.strip_prefix(prefix))
-            .filter(|n| !n.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
     let p = Principal {
         subject: t["user"]["id"].as_str().unwrap_or_default().to_owned(),
         role: Principal::highest(roles.iter().copied()),
         tenant: t["project"]["id"].as_str().map(str::to_owned),
-        vendors: named("VENDOR_"),
-        areas: named("AREA_"),
+        vendors: Principal::attribute_names(roles.iter().copied(), "VENDOR_"),
+        areas: Principal::attribute_names(roles.iter().copied(), "AREA_"),
         bound_to: None,
         alerter: roles.contains(&super::ALERT_ROLE),
     };

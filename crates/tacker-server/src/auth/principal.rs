@@ -82,6 +82,19 @@ impl Principal {
         }
     }
 
+    /// The names the `<prefix><name>` roles among `roles` give (`VENDOR_`, `AREA_`).
+    pub fn attribute_names<'a>(
+        roles: impl IntoIterator<Item = &'a str>,
+        prefix: &str,
+    ) -> Vec<String> {
+        roles
+            .into_iter()
+            .filter_map(|r| r.strip_prefix(prefix))
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The highest of the roles named (unknown names are ignored).
     pub fn highest<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<Role> {
         names.into_iter().filter_map(Role::parse).max()

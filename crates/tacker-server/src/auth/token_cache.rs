@@ -9,20 +9,26 @@ use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
 
 use super::Principal;
+use super::verifier::Refusal;
 
 /// The most answers kept; beyond it expired ones go first, then all.
 const MAX_ENTRIES: usize = 50_000;
 
+/// Questions to the authority at once (more wait).
+const CONCURRENT: usize = 32;
+
 /// An authority's answer: the caller, or why the token is refused.
 pub type Answer = Result<Principal, String>;
 
-/// Answers by token.
+/// Answers by token, and the questions to the authority they save.
 #[derive(Debug)]
 pub struct TokenCache {
     ttl: Duration,
     entries: RwLock<HashMap<[u8; 32], (Instant, Answer)>>,
+    calls: Semaphore,
 }
 
 fn key(token: &str) -> [u8; 32] {
@@ -35,7 +41,27 @@ impl TokenCache {
         Self {
             ttl,
             entries: RwLock::new(HashMap::new()),
+            calls: Semaphore::new(CONCURRENT),
         }
+    }
+
+    /// The caller `token` stands for: the kept answer, else `ask`'s (the answer and how
+    /// long the token stays valid), kept. An authority that cannot answer is not kept.
+    pub async fn answer<F>(&self, token: &str, ask: F) -> Result<Principal, Refusal>
+    where
+        F: Future<Output = Result<(Answer, Option<Duration>), Refusal>>,
+    {
+        if let Some(answer) = self.get(token) {
+            return answer.map_err(Refusal::Invalid);
+        }
+        let _call = self
+            .calls
+            .acquire()
+            .await
+            .map_err(|_| Refusal::Unavailable("token checks are closed".into()))?;
+        let (answer, expires) = ask.await?;
+        self.put(token, answer.clone(), expires);
+        answer.map_err(Refusal::Invalid)
     }
 
     /// The answer kept about `token`, while it holds.

@@ -358,14 +358,7 @@ pub(super) fn principal(
                 .map(str::to_owned)
         });
     // `VENDOR_<name>` and `AREA_<name>` roles (Tacker's enhanced policy).
-    let named = |prefix: &str| -> Vec<String> {
-        roles
-            .iter()
-            .filter_map(|r| r.strip_prefix(prefix))
-            .filter(|n| !n.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
+    let named = |prefix: &str| Principal::attribute_names(roles.iter().map(String::as_str), prefix);
     Ok(Principal {
         alerter: roles.iter().any(|r| r == super::principal::ALERT_ROLE),
         vendors: named("VENDOR_"),

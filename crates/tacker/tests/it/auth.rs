@@ -397,20 +397,9 @@ pub async fn all_in_one_with_idp(
     .await
 }
 
-/// A token `idp` issues to its client `id` (secret `<id>-secret`).
+/// A token `idp` issues to its client `id` (secret `<id>-secret`), a JWT.
 pub async fn idp_token(idp: &tacker_testkit::oidc::Oidc, id: &str) -> String {
-    let r = reqwest::Client::new()
-        .post(idp.token_url())
-        .basic_auth(id, Some(format!("{id}-secret")))
-        .form(&[("grant_type", "client_credentials")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r.json::<Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    idp_token_for(idp, id, "https://tacker.test").await
 }
 
 /// An external authorization server (oidc-provider from npm) issues the tokens: tackerctl
@@ -495,7 +484,8 @@ async fn all_in_one_accepts_the_tokens_of_an_external_oidc_provider() {
     assert_eq!(r.status(), 200);
 }
 
-/// A token `idp` issues to its client `id` for `resource`.
+/// A token `idp` issues to its client `id` (secret `<id>-secret`) for `resource` (a
+/// JWT for `https://tacker.test`, an opaque token for `https://opaque.tacker.test`).
 async fn idp_token_for(idp: &tacker_testkit::oidc::Oidc, id: &str, resource: &str) -> String {
     let r = reqwest::Client::new()
         .post(idp.token_url())

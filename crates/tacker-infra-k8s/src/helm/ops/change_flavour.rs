@@ -10,7 +10,7 @@ use tacker_domain::lcm::{OperationParams, plan};
 
 use super::Op;
 use crate::error::{Error, Result};
-use crate::helm::release::{self, Params};
+use crate::helm::release;
 use crate::helm::values;
 use crate::record::HelmRecord;
 
@@ -28,20 +28,7 @@ impl Op<'_, '_> {
             .ok_or_else(|| {
                 Error::Invalid(format!("flavour {} is not in the VNFD", req.new_flavour_id))
             })?;
-        let p = Params::parse(&req.additional_params, Some(&rec.chart))?;
-        if let Some(ns) = &p.namespace
-            && *ns != rec.namespace
-        {
-            return Err(Error::Invalid(format!(
-                "additionalParams.namespace must stay {} (asked: {ns})",
-                rec.namespace
-            )));
-        }
-        let names = if p.names.is_empty() {
-            rec.names.clone()
-        } else {
-            p.names.clone()
-        };
+        let (p, names) = self.params_over(&req.additional_params, &rec)?;
         let level = req.level(flavour);
         let counts: Vec<(String, i64)> = plan::initial_counts(flavour, level.as_deref())
             .into_iter()

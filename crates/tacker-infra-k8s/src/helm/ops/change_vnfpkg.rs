@@ -9,7 +9,7 @@ use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams};
 
 use super::{Op, counts};
 use crate::error::{Error, Result};
-use crate::helm::release::{self, Params};
+use crate::helm::release;
 use crate::helm::values;
 use crate::record::HelmRecord;
 
@@ -23,20 +23,7 @@ impl Op<'_, '_> {
             self.w.octx.target.as_ref().ok_or_else(|| {
                 Error::Invalid("the operation names no package to change to".into())
             })?;
-        let p = Params::parse(&req.additional_params, Some(&rec.chart))?;
-        if let Some(ns) = &p.namespace
-            && *ns != rec.namespace
-        {
-            return Err(Error::Invalid(format!(
-                "additionalParams.namespace must stay {} (asked: {ns})",
-                rec.namespace
-            )));
-        }
-        let names = if p.names.is_empty() {
-            rec.names.clone()
-        } else {
-            p.names.clone()
-        };
+        let (p, names) = self.params_over(&req.additional_params, &rec)?;
         let flavour = target
             .vnfd
             .flavour(&self.w.octx.flavour_id)

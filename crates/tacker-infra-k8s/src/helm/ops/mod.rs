@@ -21,7 +21,7 @@ use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::vnfd::Flavour;
 
 use super::cli::Session;
-use super::release::Helm;
+use super::release::{Helm, Params};
 use crate::cluster::{Deletion, Type};
 use crate::error::{Error, Result};
 use crate::manifest::{self, Plan, VduResource};
@@ -114,6 +114,31 @@ impl Op<'_, '_> {
         h.revision()
             .await?
             .ok_or_else(|| Error::Helm(format!("release {} disappeared", h.release)))
+    }
+
+    /// A change's Helm parameters (`additional`) over the release `rec` records: the
+    /// chart defaults to the one in use, the namespace must stay, the value names are
+    /// the request's or else the recorded ones.
+    fn params_over(
+        &self,
+        additional: &Map<String, Value>,
+        rec: &HelmRecord,
+    ) -> Result<(Params, tacker_domain::lcm::cnf::ValueNamesByVdu)> {
+        let p = Params::parse(additional, Some(&rec.chart))?;
+        if let Some(ns) = &p.namespace
+            && *ns != rec.namespace
+        {
+            return Err(Error::Invalid(format!(
+                "additionalParams.namespace must stay {} (asked: {ns})",
+                rec.namespace
+            )));
+        }
+        let names = if p.names.is_empty() {
+            rec.names.clone()
+        } else {
+            p.names.clone()
+        };
+        Ok((p, names))
     }
 
     /// The record and resources, refused while the VNF is stopped (scale, heal: start

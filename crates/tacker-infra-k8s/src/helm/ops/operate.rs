@@ -17,7 +17,7 @@ use tacker_domain::lcm::{InstantiatedVnfInfo, OperationParams};
 use super::{Op, counts};
 use crate::error::{Error, Result};
 use crate::helm::release;
-use crate::ops::operate::{STOPPED, is_stopped, with_state};
+use crate::ops::operate::{STOPPED, is_stopped, outcome, with_state};
 use crate::record::HelmRecord;
 
 impl Op<'_, '_> {
@@ -74,13 +74,7 @@ impl Op<'_, '_> {
         let (mut info, affected) = with_state(info, STOPPED);
         rec.stopped_replicas = kept;
         rec.write_to(&mut info);
-        Ok(Outcome {
-            instantiated_vnf_info: Some(info),
-            resource_changes: Map::from_iter([(
-                "affectedVnfcs".to_owned(),
-                Value::Array(affected),
-            )]),
-        })
+        Ok(outcome(info, affected))
     }
 
     async fn start(&self, rec: &mut HelmRecord, info: InstantiatedVnfInfo) -> Result<Outcome> {
@@ -106,12 +100,6 @@ impl Op<'_, '_> {
         let (mut info, modified) = with_state(info, "STARTED");
         affected.extend(modified);
         rec.write_to(&mut info);
-        Ok(Outcome {
-            instantiated_vnf_info: Some(info),
-            resource_changes: Map::from_iter([(
-                "affectedVnfcs".to_owned(),
-                Value::Array(affected),
-            )]),
-        })
+        Ok(outcome(info, affected))
     }
 }
