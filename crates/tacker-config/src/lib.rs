@@ -113,6 +113,16 @@ pub enum AuthMode {
     Keystone,
 }
 
+/// `bus.queue_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueType {
+    /// Replicated over the cluster's nodes (RabbitMQ quorum queues).
+    Quorum,
+    /// On one node (a single broker without quorum queues).
+    Classic,
+}
+
 /// `log.format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -304,8 +314,10 @@ impl DatabaseConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BusConfig {
-    /// `memory://` or `amqp://...`.
+    /// `memory://`, or `amqp://...` (several, comma-separated: the nodes of a cluster).
     pub url: String,
+    /// The type of the durable queues.
+    pub queue_type: QueueType,
     /// Exchange and queue name prefix.
     pub prefix: String,
     /// Unacknowledged messages per consumer.
@@ -773,9 +785,14 @@ impl Config {
         let bus = &self.bus.url;
         check(
             bus == "memory://"
-                || (bus.starts_with("amqp://") || bus.starts_with("amqps://"))
-                    && url::Url::parse(bus).is_ok(),
-            "bus.url must be memory:// or amqp://user:password@host:port/vhost".into(),
+                || bus.split(',').all(|u| {
+                    let u = u.trim();
+                    (u.starts_with("amqp://") || u.starts_with("amqps://"))
+                        && url::Url::parse(u).is_ok()
+                }),
+            "bus.url must be memory:// or amqp://user:password@host:port/vhost (several \
+             separated by commas)"
+                .into(),
         );
         check(
             !self.bus.prefix.is_empty()

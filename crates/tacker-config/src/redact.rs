@@ -58,7 +58,6 @@ pub fn table(t: &mut toml::Table) {
     };
     for (section, key) in [
         ("database", "url"),
-        ("bus", "url"),
         ("storage", "url"),
         ("storage", "s3_endpoint"),
         ("lcm", "nfvo_grant_url"),
@@ -71,6 +70,9 @@ pub fn table(t: &mut toml::Table) {
         at(section, key, &url_secrets);
     }
     at("mgmt", "drivers", &entry_secrets);
+    at("bus", "url", &|v| {
+        v.split(',').map(url_secrets).collect::<Vec<_>>().join(",")
+    });
     let stars = |v: &str| {
         if v.is_empty() {
             String::new()

@@ -225,6 +225,39 @@ fn show_redacts_passwords() {
 }
 
 #[test]
+fn the_bus_takes_several_broker_urls_and_a_queue_type() {
+    let c = Config::load(&env(&[
+        (
+            "TACKER__BUS__URL",
+            "amqp://u:pw-one@h1:5672/%2f,amqp://u:pw-two@h2:5672/%2f",
+        ),
+        ("TACKER__BUS__QUEUE_TYPE", "classic"),
+    ]))
+    .unwrap();
+    assert_eq!(c.bus.queue_type, crate::QueueType::Classic);
+    let shown = c.to_redacted_toml().unwrap();
+    assert!(
+        !shown.contains("pw-one") && !shown.contains("pw-two") && shown.contains("h2:5672"),
+        "{shown}"
+    );
+    assert_eq!(
+        Config::defaults().unwrap().bus.queue_type,
+        crate::QueueType::Quorum
+    );
+    let err = Config::load(&env(&[("TACKER__BUS__URL", "amqp://h1/%2f,http://h2/")]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bus.url"), "{err}");
+    let err = Config::load(&env(&[("TACKER__BUS__QUEUE_TYPE", "stream")]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bus.queue_type") && err.contains("stream"),
+        "{err}"
+    );
+}
+
+#[test]
 fn keystone_and_introspection_settings_go_together_and_are_redacted() {
     let err = Config::load(&env(&[("TACKER__AUTH__MODE", "keystone")]))
         .unwrap_err()

@@ -15,7 +15,8 @@ use crate::{CONTRACT_VERSION, Error, Method, Result};
 /// How to reach the broker (its `Debug` masks the URL's password).
 #[derive(Clone)]
 pub struct BusOptions {
-    /// `memory://` or `amqp://user:password@host:port/vhost`.
+    /// `memory://` or `amqp://user:password@host:port/vhost` (several, comma-separated:
+    /// the nodes of a cluster, tried in turn).
     pub url: String,
     /// Prefix of every exchange and queue name.
     pub prefix: String,
@@ -23,16 +24,28 @@ pub struct BusOptions {
     pub publish_timeout: Duration,
     /// Upper bound of the reconnect backoff.
     pub reconnect_max_backoff: Duration,
+    /// The type of the durable queues (AMQP).
+    pub queue_type: QueueType,
+}
+
+/// The type of the durable queues: the conductors' shared queue and the dead letters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueType {
+    /// RabbitMQ quorum queues: replicated over the cluster's nodes, a delivery limit.
+    Quorum,
+    /// Classic queues: on one node.
+    Classic,
 }
 
 impl BusOptions {
-    /// Options with default timeouts.
+    /// Options with default timeouts and quorum queues.
     pub fn new(url: impl Into<String>, prefix: impl Into<String>) -> Self {
         Self {
             url: url.into(),
             prefix: prefix.into(),
             publish_timeout: Duration::from_secs(10),
             reconnect_max_backoff: Duration::from_secs(10),
+            queue_type: QueueType::Quorum,
         }
     }
 }
@@ -111,12 +124,7 @@ impl Bus {
         let transport: Box<dyn Transport> = if opts.url == "memory://" {
             Box::new(Memory::new(&opts.prefix))
         } else if opts.url.starts_with("amqp://") || opts.url.starts_with("amqps://") {
-            Box::new(Amqp::new(
-                &opts.url,
-                &opts.prefix,
-                opts.reconnect_max_backoff,
-                opts.publish_timeout,
-            )?)
+            Box::new(Amqp::new(opts)?)
         } else {
             return Err(Error::InvalidUrl(format!(
                 "{:?}: expected memory:// or amqp://",

@@ -16,7 +16,7 @@ pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/tacker.rpc.v1.rs"));
 }
 
-pub use bus::{Bus, BusOptions, Gathered, Target};
+pub use bus::{Bus, BusOptions, Gathered, QueueType, Target};
 pub use error::{Error, Result};
 pub use handler::{Handler, HandlerError, Request};
 pub use method::Method;

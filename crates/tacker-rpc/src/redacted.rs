@@ -11,9 +11,13 @@ fn masked(secret: &str) -> &'static str {
     if secret.is_empty() { "" } else { "***" }
 }
 
-/// A URL with its password masked (`scheme://user:***@host`).
+/// A URL (or several, comma-separated) with its password masked
+/// (`scheme://user:***@host`).
 fn url_masked(raw: &str) -> String {
-    tacker_domain::lcm::secrets::mask_url_password(raw).unwrap_or_else(|| raw.to_owned())
+    raw.split(',')
+        .map(|u| tacker_domain::lcm::secrets::mask_url_password(u).unwrap_or_else(|| u.to_owned()))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 impl fmt::Debug for UploadFromUri {
@@ -34,6 +38,7 @@ impl fmt::Debug for BusOptions {
             .field("prefix", &self.prefix)
             .field("publish_timeout", &self.publish_timeout)
             .field("reconnect_max_backoff", &self.reconnect_max_backoff)
+            .field("queue_type", &self.queue_type)
             .finish()
     }
 }
@@ -50,9 +55,12 @@ mod tests {
             user_name: "u".into(),
             password: "planted-2".into(),
         };
-        let o = BusOptions::new("amqp://tacker:planted-3@mq:5672/%2f", "t");
+        let o = BusOptions::new(
+            "amqp://tacker:planted-3@mq:5672/%2f,amqp://tacker:planted-4@mq2:5672/%2f",
+            "t",
+        );
         let text = format!("{m:?} {o:?}");
-        for s in ["planted-1", "planted-2", "planted-3"] {
+        for s in ["planted-1", "planted-2", "planted-3", "planted-4"] {
             assert!(!text.contains(s), "{text}");
         }
         assert!(

@@ -81,6 +81,10 @@ fn bus_options(cfg: &Config) -> BusOptions {
         prefix: cfg.bus.prefix.clone(),
         publish_timeout: cfg.bus.publish_timeout,
         reconnect_max_backoff: cfg.bus.reconnect_max_backoff,
+        queue_type: match cfg.bus.queue_type {
+            tacker_config::QueueType::Quorum => tacker_rpc::QueueType::Quorum,
+            tacker_config::QueueType::Classic => tacker_rpc::QueueType::Classic,
+        },
     }
 }
 

@@ -1,7 +1,16 @@
 //! The AMQP 0.9.1 transport (lapin): one connection per process, re-established with
-//! backoff whenever it drops; consumers resubscribe on the new connection.
+//! backoff whenever it drops (to the next of the configured nodes when there are
+//! several); consumers resubscribe on the new connection. The durable queues are quorum
+//! queues unless `bus.queue_type` says classic; a process connecting with quorum queues
+//! moves what waits in the prefix's classic queues into them.
+//!
+//! Across a reconnect: a publish whose confirm was not received is published again (so a
+//! message may arrive twice: the conductors' handlers are idempotent, an operation or an
+//! onboarding is claimed in the database once); a delivery whose ack was lost is
+//! redelivered with `redelivered` set and handled the same way.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -18,7 +27,11 @@ use tokio::sync::{Mutex, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use super::{Acker, Dest, Incoming, Queue, Transport};
-use crate::{Error, Result};
+use crate::{BusOptions, Error, QueueType, Result};
+
+/// Deliveries of one message a quorum queue makes before dead-lettering it (a message
+/// that makes its consumer's process die every time).
+const DELIVERY_LIMIT: i64 = 5;
 
 /// Names of this prefix's exchanges and queues.
 #[derive(Debug, Clone)]
@@ -29,17 +42,29 @@ struct Names {
     dead_exchange: String,
     dead: String,
     prefix: String,
+    /// The classic queues a quorum topology drains (`None` when classic).
+    legacy: Option<(String, String)>,
 }
 
 impl Names {
-    fn new(prefix: &str) -> Self {
+    fn new(prefix: &str, queue_type: QueueType) -> Self {
+        let classic = (format!("{prefix}.conductor"), format!("{prefix}.dead"));
+        let (shared, dead, legacy) = match queue_type {
+            QueueType::Classic => (classic.0, classic.1, None),
+            QueueType::Quorum => (
+                format!("{prefix}.conductor-quorum"),
+                format!("{prefix}.dead-quorum"),
+                Some(classic),
+            ),
+        };
         Self {
-            shared: format!("{prefix}.conductor"),
+            shared,
             fanout: format!("{prefix}.fanout"),
             direct: format!("{prefix}.direct"),
             dead_exchange: format!("{prefix}.dlx"),
-            dead: format!("{prefix}.dead"),
+            dead,
             prefix: prefix.to_owned(),
+            legacy,
         }
     }
 
@@ -63,8 +88,11 @@ impl Live {
 pub(crate) struct Amqp(Arc<Inner>);
 
 struct Inner {
-    /// The broker, with the frame size to ask for (see [`framed`]).
-    uri: lapin::uri::AMQPUri,
+    /// The broker's nodes, with the frame size to ask for (see [`framed`]).
+    uris: Vec<lapin::uri::AMQPUri>,
+    /// The node connected to last (tried first).
+    preferred: AtomicUsize,
+    queue_type: QueueType,
     names: Names,
     inbox: String,
     max_backoff: Duration,
@@ -99,21 +127,24 @@ fn framed(url: &str) -> Result<lapin::uri::AMQPUri> {
 }
 
 impl Amqp {
-    pub(crate) fn new(
-        url: &str,
-        prefix: &str,
-        max_backoff: Duration,
-        publish_timeout: Duration,
-    ) -> Result<Self> {
-        let uri = framed(url)?;
-        let names = Names::new(prefix);
+    /// The transport of `opts` (its `url` one node or several, comma-separated).
+    pub(crate) fn new(opts: &BusOptions) -> Result<Self> {
+        let uris = opts
+            .url
+            .split(',')
+            .map(|u| framed(u.trim()))
+            .collect::<Result<Vec<_>>>()?;
+        let prefix = &opts.prefix;
+        let names = Names::new(prefix, opts.queue_type);
         let inbox = format!("{prefix}.reply.{}", uuid::Uuid::new_v4().simple());
         Ok(Self(Arc::new(Inner {
-            uri,
+            uris,
+            preferred: AtomicUsize::new(0),
+            queue_type: opts.queue_type,
             names,
             inbox,
-            max_backoff,
-            publish_timeout,
+            max_backoff: opts.reconnect_max_backoff,
+            publish_timeout: opts.publish_timeout,
             live: Mutex::new(None),
             rt: tokio::runtime::Handle::current(),
         })))
@@ -127,27 +158,61 @@ impl Inner {
         if let Some(l) = guard.as_ref().filter(|l| l.usable()) {
             return Ok(l.clone());
         }
-        let props = ConnectionProperties::default()
-            .with_connection_name(format!("tacker {}", self.names.prefix).into());
-        let uri = self.uri.clone();
-        let connecting = self.rt.spawn(async move {
-            tokio::time::timeout(Duration::from_secs(10), Connection::connect_uri(uri, props)).await
-        });
-        let conn = connecting
-            .await
-            .map_err(unavailable)?
-            .map_err(|_| unavailable("connect timed out"))?
-            .map_err(unavailable)?;
+        let conn = self.connect().await?;
         let publish = conn.create_channel().await.map_err(unavailable)?;
         publish
             .confirm_select(ConfirmSelectOptions::default())
             .await
             .map_err(unavailable)?;
         self.declare_topology(&publish).await?;
+        self.migrate(&conn).await?;
         tracing::info!(prefix = %self.names.prefix, "connected to the AMQP broker");
         let live = Arc::new(Live { conn, publish });
         *guard = Some(live.clone());
         Ok(live)
+    }
+
+    /// A connection to the first node that answers, from the one connected to last.
+    async fn connect(&self) -> Result<Connection> {
+        let n = self.uris.len();
+        let start = self.preferred.load(Ordering::Relaxed) % n;
+        // A node that does not answer must not hold the others up long.
+        let timeout = if n == 1 {
+            Duration::from_secs(10)
+        } else {
+            Duration::from_secs(5)
+        };
+        let mut last = None;
+        for k in 0..n {
+            let i = (start + k) % n;
+            let props = ConnectionProperties::default()
+                .with_connection_name(format!("tacker {}", self.names.prefix).into());
+            let uri = self.uris[i].clone();
+            let connecting = self.rt.spawn(async move {
+                tokio::time::timeout(timeout, Connection::connect_uri(uri, props)).await
+            });
+            let result = match connecting.await {
+                Err(e) => Err(unavailable(e)),
+                Ok(Err(_)) => Err(unavailable("connect timed out")),
+                Ok(Ok(r)) => r.map_err(unavailable),
+            };
+            match result {
+                Ok(conn) => {
+                    if i != start || n > 1 {
+                        tracing::info!(node = i + 1, of = n, "connected to a broker node");
+                    }
+                    self.preferred.store(i, Ordering::Relaxed);
+                    return Ok(conn);
+                }
+                Err(e) => {
+                    if n > 1 {
+                        tracing::warn!(node = i + 1, of = n, error = %e, "broker node unreachable; trying the next");
+                    }
+                    last = Some(e);
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| unavailable("no broker URL")))
     }
 
     /// Connects with exponential backoff until it works or `stop` is cancelled.
@@ -185,9 +250,13 @@ impl Inner {
             durable: true,
             ..Default::default()
         };
-        ch.queue_declare(s(&n.dead), q, FieldTable::default())
+        let mut dead_args = FieldTable::default();
+        if self.queue_type == QueueType::Quorum {
+            dead_args.insert(s("x-queue-type"), AMQPValue::LongString("quorum".into()));
+        }
+        ch.queue_declare(s(&n.dead), q, dead_args)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.refused(&n.dead, e))?;
         ch.queue_bind(
             s(&n.dead),
             s(&n.dead_exchange),
@@ -202,9 +271,99 @@ impl Inner {
             s("x-dead-letter-exchange"),
             AMQPValue::LongString(n.dead_exchange.as_str().into()),
         );
+        if self.queue_type == QueueType::Quorum {
+            args.insert(s("x-queue-type"), AMQPValue::LongString("quorum".into()));
+            args.insert(
+                s("x-delivery-limit"),
+                AMQPValue::LongLongInt(DELIVERY_LIMIT),
+            );
+        }
         ch.queue_declare(s(&n.shared), q, args)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.refused(&n.shared, e))?;
+        Ok(())
+    }
+
+    /// A declaration the broker refused; for a quorum queue, saying what to set.
+    fn refused(&self, queue: &str, e: lapin::Error) -> Error {
+        match self.queue_type {
+            QueueType::Quorum => unavailable(format!(
+                "the broker refused quorum queue {queue} ({e}): a broker without quorum \
+                 queues (RabbitMQ before 3.8, or the quorum_queue feature flag off) needs \
+                 bus.queue_type = \"classic\""
+            )),
+            QueueType::Classic => unavailable(e),
+        }
+    }
+
+    /// Moves what waits in the prefix's classic queues into the quorum ones, then
+    /// deletes them (once empty): the migration to `bus.queue_type = "quorum"`. Each
+    /// message is acknowledged in the old queue only once the broker confirmed it in the
+    /// new one, so a crash in between leaves it in both at worst (handled once: the
+    /// handlers are idempotent).
+    async fn migrate(&self, conn: &Connection) -> Result<()> {
+        let Some((old_shared, old_dead)) = &self.names.legacy else {
+            return Ok(());
+        };
+        for (from, to) in [
+            (old_shared, &self.names.shared),
+            (old_dead, &self.names.dead),
+        ] {
+            // A passive declaration of a queue that is not there closes its channel.
+            let probe = conn.create_channel().await.map_err(unavailable)?;
+            let passive = QueueDeclareOptions {
+                passive: true,
+                ..Default::default()
+            };
+            if probe
+                .queue_declare(s(from), passive, FieldTable::default())
+                .await
+                .is_err()
+            {
+                continue;
+            }
+            probe
+                .confirm_select(ConfirmSelectOptions::default())
+                .await
+                .map_err(unavailable)?;
+            let mut moved = 0usize;
+            while let Some(m) = probe
+                .basic_get(s(from), BasicGetOptions { no_ack: false })
+                .await
+                .map_err(unavailable)?
+            {
+                let d = m.delivery;
+                let confirm = probe
+                    .basic_publish(
+                        s(""),
+                        s(to),
+                        BasicPublishOptions::default(),
+                        &d.data,
+                        d.properties.clone(),
+                    )
+                    .await
+                    .map_err(unavailable)?
+                    .await
+                    .map_err(unavailable)?;
+                if !matches!(confirm, Confirmation::Ack(_)) {
+                    return Err(unavailable(format!(
+                        "moving a message from {from} to {to}: not confirmed"
+                    )));
+                }
+                d.acker
+                    .ack(BasicAckOptions::default())
+                    .await
+                    .map_err(unavailable)?;
+                moved += 1;
+            }
+            let empty = QueueDeleteOptions {
+                if_empty: true,
+                ..Default::default()
+            };
+            let _ = probe.queue_delete(s(from), empty).await;
+            let _ = probe.close(200, s("done")).await;
+            tracing::info!(from = %from, to = %to, moved, "classic queue moved into the quorum queue");
+        }
         Ok(())
     }
 
@@ -351,7 +510,8 @@ impl Transport for Amqp {
         let live = self.0.live().await?;
         let ch = live.conn.create_channel().await.map_err(unavailable)?;
         let n = &self.0.names;
-        for q in [&n.shared, &n.dead] {
+        let legacy = n.legacy.iter().flat_map(|(a, b)| [a, b]);
+        for q in [&n.shared, &n.dead].into_iter().chain(legacy) {
             ch.queue_delete(s(q), QueueDeleteOptions::default())
                 .await
                 .map_err(unavailable)?;
@@ -524,6 +684,18 @@ impl Inner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quorum_queues_have_names_of_their_own_and_drain_the_classic_ones() {
+        let q = Names::new("t", QueueType::Quorum);
+        assert_eq!(
+            (q.shared.as_str(), q.dead.as_str()),
+            ("t.conductor-quorum", "t.dead-quorum")
+        );
+        assert_eq!(q.legacy, Some(("t.conductor".into(), "t.dead".into())));
+        let c = Names::new("t", QueueType::Classic);
+        assert_eq!((c.shared.as_str(), c.legacy), ("t.conductor", None));
+    }
 
     #[test]
     fn frames_are_small_unless_the_url_says_otherwise() {

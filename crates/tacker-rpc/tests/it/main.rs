@@ -6,5 +6,6 @@
 )]
 
 mod patterns;
+mod queues;
 mod reconnect;
 mod support;
