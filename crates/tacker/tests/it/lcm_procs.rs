@@ -401,7 +401,7 @@ async fn an_operation_whose_cast_was_lost_is_cast_again_and_runs_once() {
     let ch = conn.create_channel().await.unwrap();
     let purged = ch
         .queue_purge(
-            format!("{}.conductor", c.prefix).as_str().into(),
+            format!("{}.conductor-quorum", c.prefix).as_str().into(),
             lapin::options::QueuePurgeOptions::default(),
         )
         .await

@@ -258,8 +258,8 @@ async fn upload_credentials_stay_sealed_in_the_durable_and_dead_letter_queues() 
         .await
         .unwrap();
     let ch = conn.create_channel().await.unwrap();
-    let shared = format!("{}.conductor", c.prefix);
-    let dead = format!("{}.dead", c.prefix);
+    let shared = format!("{}.conductor-quorum", c.prefix);
+    let dead = format!("{}.dead-quorum", c.prefix);
     let sealed = |what: &str, body: &[u8]| {
         let text = String::from_utf8_lossy(body);
         assert!(text.contains(&pkg), "{what}: the upload of {pkg}: {text:?}");
