@@ -403,7 +403,12 @@ impl Inner {
                 Dest::Member(id) => format!("no member {id:?} is listening"),
                 _ => format!("unroutable message to {key:?}"),
             })),
-            Ok(Confirmation::Nack(_)) => Err(Error::Rejected("broker nacked the message".into())),
+            // A quorum queue whose leader is being elected nacks; the channel may keep
+            // nacking until the old leader is back, so the retry goes on a new one.
+            Ok(Confirmation::Nack(_)) => {
+                self.drop_live(&live).await;
+                Err(unavailable("the broker nacked the message"))
+            }
             Err(e) => {
                 self.drop_live(&live).await;
                 Err(unavailable(e))

@@ -5,6 +5,7 @@
     reason = "a test fails by panicking"
 )]
 
+mod cluster;
 mod patterns;
 mod queues;
 mod reconnect;
