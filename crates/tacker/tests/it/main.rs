@@ -12,6 +12,7 @@ mod closed_loop;
 mod cluster;
 mod cnf;
 mod csar_cmd;
+mod failover;
 mod hardening;
 mod helm;
 mod keystone;

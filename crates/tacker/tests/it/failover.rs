@@ -1,0 +1,163 @@
+//! The database fails over under load: a server and a conductor on a PostgreSQL primary
+//! with a synchronous replica (`tests/infra/pg-failover.sh`, a libpq multi-host URL with
+//! `target_session_attrs=read-write`); the primary is SIGKILLed while packages are being
+//! created and the replica promoted. Requests during the switch are answered 503 (never
+//! 500), the server serves again on the promoted replica, and no acknowledged write is
+//! lost.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::procs::Cluster;
+use crate::support::tacker;
+
+/// A primary and its replica, stopped when dropped.
+struct Pg {
+    dir: tempfile::TempDir,
+    url: String,
+}
+
+fn script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/pg-failover.sh")
+}
+
+impl Pg {
+    fn run(&self, cmd: &str) -> String {
+        let out = Command::new(script())
+            .arg(cmd)
+            .arg(self.dir.path().join("pg"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "pg-failover.sh {cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    fn up() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        // The servers run as postgres: it must reach the directory.
+        std::fs::set_permissions(
+            dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let mut pg = Self {
+            dir,
+            url: String::new(),
+        };
+        pg.url = pg.run("up");
+        pg
+    }
+}
+
+impl Drop for Pg {
+    fn drop(&mut self) {
+        let _ = Command::new(script())
+            .arg("down")
+            .arg(self.dir.path().join("pg"))
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_write() {
+    crate::vm::need_root();
+    let pg = Pg::up();
+    let out = tacker()
+        .env("TACKER__DATABASE__URL", &pg.url)
+        .args(["db", "migrate"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = Cluster::start_on(
+        None,
+        &pg.url,
+        &tacker_testkit::amqp_url(),
+        1,
+        &["c1"],
+        &[("TACKER__DATABASE__CONNECT_TIMEOUT", "2s")],
+    )
+    .await;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let url = format!("{}/vnfpkgm/v1/vnf_packages", c.api);
+
+    // Packages are created every 20 ms; the primary is killed after a second and the
+    // replica promoted a second later.
+    let started = Instant::now();
+    let mut created = Vec::new();
+    let mut statuses = std::collections::BTreeMap::new();
+    let (mut killed_at, mut promoted, mut back_after) = (None, false, None);
+    while started.elapsed() < Duration::from_secs(40) {
+        let r = http.post(&url).json(&json!({})).send().await;
+        let status = match r {
+            Ok(r) => {
+                let s = r.status().as_u16();
+                if s == 503 {
+                    assert!(
+                        r.headers().contains_key("retry-after"),
+                        "503 without Retry-After"
+                    );
+                }
+                if s == 201 {
+                    let v: serde_json::Value = r.json().await.unwrap();
+                    created.push(v["id"].as_str().unwrap().to_owned());
+                    if let Some(k) = killed_at
+                        && promoted
+                        && back_after.is_none()
+                    {
+                        back_after = Some(Instant::elapsed(&k));
+                    }
+                }
+                s
+            }
+            Err(e) => panic!("no answer: {e}"),
+        };
+        *statuses.entry(status).or_insert(0) += 1;
+        if killed_at.is_none() && started.elapsed() > Duration::from_secs(1) {
+            pg.run("kill");
+            killed_at = Some(Instant::now());
+        }
+        if let Some(k) = killed_at
+            && !promoted
+            && k.elapsed() > Duration::from_secs(1)
+        {
+            pg.run("promote");
+            promoted = true;
+        }
+        if back_after.is_some() && created.len() >= 60 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let back_after = back_after.expect("the server never served again after the promotion");
+    assert!(
+        statuses.keys().all(|s| *s == 201 || *s == 503),
+        "answers during the failover: {statuses:?}"
+    );
+    assert!(
+        statuses.contains_key(&503),
+        "no request fell in the switch: {statuses:?}"
+    );
+    // Every acknowledged creation is there (synchronous replication).
+    for id in &created {
+        let r = http.get(format!("{url}/{id}")).send().await.unwrap();
+        assert_eq!(r.status(), 200, "package {id} acknowledged, then lost");
+    }
+    eprintln!(
+        "answers {statuses:?}; served again {back_after:?} after the kill (the replica promoted 1 s after it)"
+    );
+    c.teardown().await;
+}
