@@ -4,9 +4,9 @@
 //! and the node comes back into the cluster.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+use tacker_testkit::rabbit::RabbitCluster;
 
 use tacker_rpc::Bus;
 use tacker_rpc::proto::Ping;
@@ -14,61 +14,9 @@ use tokio::sync::mpsc;
 
 use crate::support::{Member, opts};
 
-/// A cluster of its own, stopped when dropped.
-struct Rabbit {
-    dir: tempfile::TempDir,
-    urls: String,
-}
-
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/rabbitmq-cluster.sh")
-}
-
-impl Rabbit {
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new(script())
-            .arg(args[0])
-            .arg(self.dir.path())
-            .args(&args[1..])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "rabbitmq-cluster.sh {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    fn up() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        // The broker's scripts run as root; other users must reach the directory.
-        std::fs::set_permissions(
-            dir.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        let mut r = Self {
-            dir,
-            urls: String::new(),
-        };
-        r.urls = r.run(&["up"]);
-        r
-    }
-}
-
-impl Drop for Rabbit {
-    fn drop(&mut self) {
-        let _ = Command::new(script())
-            .arg("down")
-            .arg(self.dir.path())
-            .status();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn casts_survive_the_loss_of_the_node_leading_the_shared_queue() {
-    let rabbit = Rabbit::up();
+    let rabbit = RabbitCluster::up();
     let prefix = tacker_testkit::unique_prefix();
     let (tx, mut seen) = mpsc::unbounded_channel();
     let members = [
@@ -78,8 +26,7 @@ async fn casts_survive_the_loss_of_the_node_leading_the_shared_queue() {
     let mut o = opts(&rabbit.urls, &prefix);
     o.publish_timeout = Duration::from_secs(20);
     let client = Bus::connect(&o, "client").await.unwrap();
-    let leader = rabbit.run(&["leader", &format!("{prefix}.conductor-quorum")]);
-    assert!(matches!(leader.as_str(), "1" | "2" | "3"), "{leader:?}");
+    let leader = rabbit.leader(&format!("{prefix}.conductor-quorum"));
 
     // 150 casts, one every 20 ms; the leader is killed after the 50th.
     let (sent_tx, mut sent_rx) = mpsc::unbounded_channel();
@@ -106,7 +53,7 @@ async fn casts_survive_the_loss_of_the_node_leading_the_shared_queue() {
         assert!(ok, "cast n{i} was not confirmed");
         confirmed.insert(format!("n{i}"));
         if i == 50 {
-            rabbit.run(&["kill", &leader]);
+            rabbit.kill(&leader);
             killed_at = Some(Instant::now());
         }
     }
@@ -137,7 +84,7 @@ async fn casts_survive_the_loss_of_the_node_leading_the_shared_queue() {
     );
 
     // The node comes back into the cluster; casts flow.
-    rabbit.run(&["start", &leader]);
+    rabbit.start(&leader);
     client
         .cast(
             &Ping {

@@ -161,3 +161,86 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
     );
     c.teardown().await;
 }
+
+/// Uploads and LCM operations in flight while the broker node leading the conductors'
+/// quorum queue is SIGKILLed (a server and two conductors on a three-node cluster): every
+/// upload ends ONBOARDED and every operation COMPLETED, once each; nothing is stuck.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_in_flight_survives_the_loss_of_the_broker_node_leading_the_conductors_queue() {
+    use tacker_testkit::csar::valid_with_vnfd_id;
+    crate::vm::need_root();
+    let rabbit = tacker_testkit::rabbit::RabbitCluster::up();
+    let tdb = tacker_testkit::TestDb::postgres();
+    let db = tdb.url.clone();
+    let c = Cluster::start_on(
+        Some(tdb),
+        &db,
+        &rabbit.urls,
+        1,
+        &["c1", "c2"],
+        &[("TACKER__LCM__SIMULATED_VIM", "true")],
+    )
+    .await;
+    let t = Duration::from_secs(90);
+    let vnfd = |k: usize| format!("00000000-0000-4000-8000-{k:012}");
+    let first = c.upload(valid_with_vnfd_id(&vnfd(0)).zip()).await;
+    assert_eq!(
+        c.wait_state(&first, &["ONBOARDED", "CREATED"], t).await["onboardingState"],
+        "ONBOARDED"
+    );
+    let leader = rabbit.leader(&format!("{}.conductor-quorum", c.prefix));
+
+    // 20 uploads and 10 instantiations, the leader killed after the first few.
+    let mut packages = Vec::new();
+    let mut ops = Vec::new();
+    for k in 1..=20 {
+        packages.push(c.upload(valid_with_vnfd_id(&vnfd(k)).zip()).await);
+        if k <= 10 {
+            let r = c
+                .lcm(0, reqwest::Method::POST, "/vnf_instances")
+                .json(&json!({"vnfdId": vnfd(0)}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 201);
+            let i = r.json::<serde_json::Value>().await.unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let body = json!({"flavourId": "simple",
+                "vimConnectionInfo": {"vim1": {"vimType": "TACKER.SIM.V_1"}}});
+            let (status, op) = c.task(0, &i, "instantiate", body).await;
+            assert_eq!(status, 202);
+            ops.push((i, op.unwrap()));
+        }
+        if k == 4 {
+            rabbit.kill(&leader);
+        }
+    }
+    for p in &packages {
+        let got = c.wait_state(p, &["ONBOARDED", "CREATED"], t).await;
+        assert_eq!(got["onboardingState"], "ONBOARDED", "{got}");
+    }
+    for (i, op) in &ops {
+        let got = c
+            .wait_op(op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"], t)
+            .await;
+        assert_eq!(got["operationState"], "COMPLETED", "{got}");
+        // Once: one occurrence of the instance, its VNFCs as instantiated once.
+        let list: Vec<serde_json::Value> = c
+            .lcm(
+                0,
+                reqwest::Method::GET,
+                &format!("/vnf_lcm_op_occs?filter=(eq,vnfInstanceId,{i})"),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(list.len(), 1, "{list:?}");
+    }
+    rabbit.start(&leader);
+    c.teardown().await;
+}
