@@ -14,7 +14,7 @@ cargo build --release -p tacker -p kube-sim -p heat-sim >&2
 export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim \
   HEAT_SIM_BIN=$PWD/target/release/heat-sim
 # BENCH_ONLY="alert cnf": only those.
-for b in api auth scale csar onboard onboard_many cnf alert vm mgmt; do
+for b in api auth scale csar onboard onboard_many cnf alert vm mgmt ha; do
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $b "* ]]; then continue; fi
   "benches/$b.sh"
 done
