@@ -165,7 +165,10 @@ impl Inner {
             .await
             .map_err(unavailable)?;
         self.declare_topology(&publish).await?;
-        self.migrate(&conn).await?;
+        if let Err(e) = self.migrate(&conn).await {
+            // Tried again at the next connection; nothing is lost meanwhile.
+            tracing::warn!(error = %e, "moving the classic queues into the quorum ones failed");
+        }
         tracing::info!(prefix = %self.names.prefix, "connected to the AMQP broker");
         let live = Arc::new(Live { conn, publish });
         *guard = Some(live.clone());
@@ -305,21 +308,36 @@ impl Inner {
         let Some((old_shared, old_dead)) = &self.names.legacy else {
             return Ok(());
         };
-        for (from, to) in [
-            (old_shared, &self.names.shared),
-            (old_dead, &self.names.dead),
+        for (from, to, dlx) in [
+            (old_shared, &self.names.shared, true),
+            (old_dead, &self.names.dead, false),
         ] {
-            // A passive declaration of a queue that is not there closes its channel.
+            // Declared as the classic topology declared it (a passive declaration of a
+            // queue that is not there would close the channel with an error): when it
+            // was not there it is made empty here and deleted at once.
             let probe = conn.create_channel().await.map_err(unavailable)?;
-            let passive = QueueDeclareOptions {
-                passive: true,
+            let mut args = FieldTable::default();
+            if dlx {
+                args.insert(
+                    s("x-dead-letter-exchange"),
+                    AMQPValue::LongString(self.names.dead_exchange.as_str().into()),
+                );
+            }
+            let durable = QueueDeclareOptions {
+                durable: true,
                 ..Default::default()
             };
-            if probe
-                .queue_declare(s(from), passive, FieldTable::default())
+            let declared = probe
+                .queue_declare(s(from), durable, args)
                 .await
-                .is_err()
-            {
+                .map_err(unavailable)?;
+            if declared.message_count() == 0 {
+                let empty = QueueDeleteOptions {
+                    if_empty: true,
+                    ..Default::default()
+                };
+                let _ = probe.queue_delete(s(from), empty).await;
+                let _ = probe.close(200, s("done")).await;
                 continue;
             }
             probe
