@@ -1,9 +1,9 @@
 //! The database fails over under load: a server and a conductor on a PostgreSQL primary
 //! with a synchronous replica (`tests/infra/pg-failover.sh`, a libpq multi-host URL with
 //! `target_session_attrs=read-write`); the primary is SIGKILLed while packages are being
-//! created and the replica promoted. Requests during the switch are answered 503 (never
-//! 500), the server serves again on the promoted replica, and no acknowledged write is
-//! lost.
+//! created, uploads onboarded and instantiations run, and the replica promoted. Requests
+//! during the switch are answered 503 (never 500), the server serves again on the
+//! promoted replica, no acknowledged write is lost and the work in flight ends visibly.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -85,7 +85,10 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
         &tacker_testkit::amqp_url(),
         1,
         &["c1"],
-        &[("TACKER__DATABASE__CONNECT_TIMEOUT", "2s")],
+        &[
+            ("TACKER__DATABASE__CONNECT_TIMEOUT", "2s"),
+            ("TACKER__LCM__SIMULATED_VIM", "true"),
+        ],
     )
     .await;
     let http = reqwest::Client::builder()
@@ -93,6 +96,48 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
         .build()
         .unwrap();
     let url = format!("{}/vnfpkgm/v1/vnf_packages", c.api);
+    let t = Duration::from_secs(90);
+
+    // Work in flight when the primary goes: uploads and instantiations (simulated VIM).
+    let vnfd = |k: usize| format!("00000000-0000-4000-8000-{k:012}");
+    let first = c
+        .upload(tacker_testkit::csar::valid_with_vnfd_id(&vnfd(0)).zip())
+        .await;
+    assert_eq!(
+        c.wait_state(&first, &["ONBOARDED", "CREATED"], t).await["onboardingState"],
+        "ONBOARDED"
+    );
+    let mut uploads = Vec::new();
+    let mut ops = Vec::new();
+    // The instantiations hold in PROCESSING while this file exists (the simulated VIM).
+    let hold = pg.dir.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    for k in 1..=5 {
+        uploads.push(
+            c.upload(tacker_testkit::csar::valid_with_vnfd_id(&vnfd(k)).zip())
+                .await,
+        );
+        let r = c
+            .lcm(0, reqwest::Method::POST, "/vnf_instances")
+            .json(&json!({"vnfdId": vnfd(0)}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        let i = r.json::<serde_json::Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let body = json!({"flavourId": "simple",
+            "vimConnectionInfo": {"vim1": {"vimType": "TACKER.SIM.V_1"}},
+            "additionalParams": {"sim": {"holdFile": hold.display().to_string()}}});
+        let (status, op) = c.task(0, &i, "instantiate", body).await;
+        assert_eq!(status, 202);
+        ops.push(op.unwrap());
+    }
+    for op in &ops {
+        c.wait_op(op, &["PROCESSING"], t).await;
+    }
 
     // Packages are created every 20 ms; the primary is killed after a second and the
     // replica promoted a second later.
@@ -137,8 +182,12 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
             pg.run("promote");
             promoted = true;
         }
-        if back_after.is_some() && created.len() >= 60 {
-            break;
+        if back_after.is_some() {
+            // The instantiations held across the failover may go on now.
+            let _ = std::fs::remove_file(&hold);
+            if created.len() >= 60 {
+                break;
+            }
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -156,8 +205,26 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
         let r = http.get(format!("{url}/{id}")).send().await.unwrap();
         assert_eq!(r.status(), 200, "package {id} acknowledged, then lost");
     }
+    // The work in flight ended, visibly: nothing stuck in a transient state.
+    let mut ended = std::collections::BTreeMap::new();
+    for p in &uploads {
+        let got = c.wait_state(p, &["ONBOARDED", "CREATED"], t).await;
+        let state = got["onboardingState"].as_str().unwrap().to_owned();
+        if state == "CREATED" {
+            assert!(!got["onboardingFailureDetails"].is_null(), "{got}");
+        }
+        *ended.entry(state).or_insert(0) += 1;
+    }
+    for op in &ops {
+        let got = c
+            .wait_op(op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"], t)
+            .await;
+        *ended
+            .entry(got["operationState"].as_str().unwrap().to_owned())
+            .or_insert(0) += 1;
+    }
     eprintln!(
-        "answers {statuses:?}; served again {back_after:?} after the kill (the replica promoted 1 s after it)"
+        "answers {statuses:?}; served again {back_after:?} after the kill (the replica promoted 1 s after it); work in flight ended {ended:?}"
     );
     c.teardown().await;
 }
