@@ -22,6 +22,21 @@ base=${PG_FAILOVER_BASE:-21432}
 bin=/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -V | tail -1)/bin
 as_pg() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
 
+# Sends signal $2 to the postmaster of data directory $1 if it still runs: after a kill its
+# postmaster.pid names a dead process whose PID may have gone to another process since
+# (pid_max is 32768 on machines of CI's kind), so the PID is checked to be that
+# directory's postmaster before anything is sent to it.
+kill_postmaster() {
+  local pid
+  pid=$(head -1 "$1/postmaster.pid" 2>/dev/null || true)
+  [ -n "$pid" ] || return 0
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-D $1" || return 0
+  kill "-$2" "$pid" 2>/dev/null || true
+  [ "$2" = KILL ] && return 0
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
 case "$cmd" in
   up)
     mkdir -p "$dir"
@@ -45,17 +60,16 @@ case "$cmd" in
     echo "postgres://postgres@127.0.0.1:$base,127.0.0.1:$((base + 1))/postgres?target_session_attrs=read-write"
     ;;
   kill)
-    pid=$(head -1 "$dir/primary/postmaster.pid" 2>/dev/null || true)
-    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
+    kill_postmaster "$dir/primary" KILL
     ;;
   promote)
     as_pg "$bin/pg_ctl" -D "$dir/replica" -w promote >/dev/null
     ;;
   down)
+    # pg_ctl stop would signal whatever holds a stale postmaster.pid's PID: checked here
+    # (SIGQUIT is an immediate shutdown: the postmaster ends its backends too).
     for d in primary replica; do
-      [ -f "$dir/$d/postmaster.pid" ] && as_pg "$bin/pg_ctl" -D "$dir/$d" -m immediate stop >/dev/null 2>&1 || true
-      pid=$(head -1 "$dir/$d/postmaster.pid" 2>/dev/null || true)
-      [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
+      kill_postmaster "$dir/$d" QUIT
     done
     ;;
   *) echo "pg-failover.sh: unknown command $cmd" >&2; exit 2 ;;

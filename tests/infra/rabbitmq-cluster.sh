@@ -34,6 +34,17 @@ node_env() {
   export ERL_FLAGS="-kernel inet_dist_use_interface {127,0,0,1}"
 }
 
+# SIGKILLs the process of pid file $1 if it is still ours: after a kill the file names a
+# dead process, and its PID may have gone to another process since (pid_max is 32768 on
+# machines of CI's kind, and a test run starts thousands).
+kill_ours() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null || true)
+  [ -n "$pid" ] || return 0
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "${2:-$dir}" || return 0
+  kill -9 "$pid" 2>/dev/null || true
+}
+
 ctl() { local n=$1; shift; node_env "$n"; "$sbin/rabbitmqctl" -n "tq$n@localhost" "$@"; }
 
 await() {
@@ -73,10 +84,8 @@ case "$cmd" in
     ;;
   kill)
     n=${3:?N}
-    pid=$(cat "$dir/tq$n.pid" 2>/dev/null || true)
-    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
-    spid=$(cat "$dir/tq$n.server-pid" 2>/dev/null || true)
-    [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null || true
+    kill_ours "$dir/tq$n.pid"
+    kill_ours "$dir/tq$n.server-pid"
     ;;
   start)
     n=${3:?N}
@@ -94,13 +103,10 @@ case "$cmd" in
     ;;
   down)
     for n in 1 2 3; do
-      for f in "$dir/tq$n.pid" "$dir/tq$n.server-pid"; do
-        pid=$(cat "$f" 2>/dev/null || true)
-        [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
-      done
+      kill_ours "$dir/tq$n.pid"
+      kill_ours "$dir/tq$n.server-pid"
     done
-    pid=$(cat "$dir/epmd.pid" 2>/dev/null || true)
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    kill_ours "$dir/epmd.pid" "-port $ERL_EPMD_PORT"
     ;;
   *) echo "rabbitmq-cluster.sh: unknown command $cmd" >&2; exit 2 ;;
 esac

@@ -49,4 +49,21 @@ if [ -z "${TACKER_TEST_AMQP:-}" ] && command -v rabbitmqctl >/dev/null; then
     sleep 0.4
   done
 fi
+# Test buses use the prefix t-<12 hex>, and a test that fails before its teardown leaves
+# its durable queues behind. On Debian's RabbitMQ 3.10 every quorum queue holds one of
+# the broker's file handles (927 under the service's 1024 descriptors): past that, new
+# connections hang in the AMQP handshake and every later test waits on the bus. A policy
+# expires the tests' queues 15 minutes after their last use (one with consumers never
+# expires); what earlier runs left goes now (expiry 1 s, waited for, then 15 minutes).
+if [ -z "${TACKER_TEST_AMQP:-}" ] && command -v rabbitmqctl >/dev/null; then
+  policy() { $sudo rabbitmqctl -q set_policy --apply-to queues --priority 10 tacker-tests '^t-[0-9a-f]{12}[.]' "{\"expires\": $1}" >/dev/null; }
+  left=$($sudo rabbitmqctl -q list_queues --no-table-headers name consumers 2>/dev/null \
+    | awk '$1 ~ /^t-[0-9a-f]{12}[.]/ && $2 == 0' | wc -l || true)
+  if [ "${left:-0}" -gt 0 ]; then
+    echo "services.sh: removing $left queues earlier test runs left on RabbitMQ" >&2
+    policy 1000
+    sleep 3
+  fi
+  policy 900000
+fi
 echo "services.sh: PostgreSQL and RabbitMQ are up" >&2

@@ -107,6 +107,11 @@ fn s(v: &str) -> ShortString {
     ShortString::from(v)
 }
 
+/// How long channels and declarations may take on a new connection.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long one connection may spend moving classic queues into quorum ones.
+const MIGRATE_TIMEOUT: Duration = Duration::from_secs(120);
+
 fn unavailable(e: impl std::fmt::Display) -> Error {
     Error::Unavailable(e.to_string())
 }
@@ -159,15 +164,37 @@ impl Inner {
             return Ok(l.clone());
         }
         let conn = self.connect().await?;
-        let publish = conn.create_channel().await.map_err(unavailable)?;
-        publish
-            .confirm_select(ConfirmSelectOptions::default())
-            .await
-            .map_err(unavailable)?;
-        self.declare_topology(&publish).await?;
-        if let Err(e) = self.migrate(&conn).await {
-            // Tried again at the next connection; nothing is lost meanwhile.
-            tracing::warn!(error = %e, "moving the classic queues into the quorum ones failed");
+        // A broker that took the connection but does not answer (one out of file
+        // handles holds every new channel) must not hold this lock, and every caller
+        // behind it, for ever: the set-up fails and the next call tries again.
+        let setup = async {
+            let publish = conn.create_channel().await.map_err(unavailable)?;
+            publish
+                .confirm_select(ConfirmSelectOptions::default())
+                .await
+                .map_err(unavailable)?;
+            self.declare_topology(&publish).await?;
+            Ok::<_, Error>(publish)
+        };
+        let publish = match tokio::time::timeout(SETUP_TIMEOUT, setup).await {
+            Ok(r) => r?,
+            Err(_) => {
+                let _ = conn.close(200, s("set-up timed out")).await;
+                return Err(unavailable(format!(
+                    "the broker did not declare the topology within {SETUP_TIMEOUT:?}"
+                )));
+            }
+        };
+        match tokio::time::timeout(MIGRATE_TIMEOUT, self.migrate(&conn)).await {
+            Ok(Ok(())) => {}
+            // Tried again at the next connection; nothing is lost meanwhile (a message is
+            // acknowledged in the old queue only once confirmed in the new one).
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "moving the classic queues into the quorum ones failed")
+            }
+            Err(_) => tracing::warn!(
+                "moving the classic queues into the quorum ones did not end within {MIGRATE_TIMEOUT:?}; continued at the next connection"
+            ),
         }
         tracing::info!(prefix = %self.names.prefix, "connected to the AMQP broker");
         let live = Arc::new(Live { conn, publish });

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tacker_testkit::TestDb;
 
-use crate::support::{ClusterEnv, Proc, free_port, wait_status};
+use crate::support::{ClusterEnv, Proc, answers, free_port, wait_status};
 
 /// One conductor process.
 pub struct Node {
@@ -127,14 +127,17 @@ impl Cluster {
         for id in conductors {
             c.start_conductor(id);
         }
-        for api in &c.apis {
-            wait_status(
-                &c.http,
-                &format!("{api}/readyz"),
-                200,
-                Duration::from_secs(30),
-            )
-            .await;
+        for (api, server) in c.apis.iter().zip(&c.servers) {
+            let url = format!("{api}/readyz");
+            if !answers(&c.http, &url, 200, Duration::from_secs(30)).await {
+                let log = server.log_text();
+                let tail: Vec<&str> = log.lines().rev().take(30).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                panic!(
+                    "{url} never answered 200; the server's log ends:\n{}",
+                    tail.join("\n")
+                );
+            }
         }
         for id in conductors {
             c.wait_ready(id).await;

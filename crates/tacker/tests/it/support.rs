@@ -151,17 +151,24 @@ impl Drop for Proc {
 
 /// Polls `url` until it answers `status` (or panics after `timeout`).
 pub async fn wait_status(http: &reqwest::Client, url: &str, status: u16, timeout: Duration) {
+    assert!(
+        answers(http, url, status, timeout).await,
+        "{url} never answered {status}"
+    );
+}
+
+/// Polls `url` until it answers `status`; false after `timeout`.
+pub async fn answers(http: &reqwest::Client, url: &str, status: u16, timeout: Duration) -> bool {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         if let Ok(r) = http.get(url).send().await
             && r.status().as_u16() == status
         {
-            return;
+            return true;
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{url} never answered {status}"
-        );
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
