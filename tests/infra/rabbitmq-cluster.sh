@@ -9,7 +9,13 @@
 #                                     prints the three AMQP URLs, comma-separated
 #   rabbitmq-cluster.sh kill DIR N    SIGKILLs node N (1..3)
 #   rabbitmq-cluster.sh start DIR N   starts node N again on its data (it rejoins)
+#   rabbitmq-cluster.sh wipe DIR N    SIGKILLs node N and deletes its data directory
+#                                     (a node whose disk was lost)
+#   rabbitmq-cluster.sh rejoin DIR N  makes the live nodes forget node N, starts it empty,
+#                                     joins it and grows every quorum queue back onto it
 #   rabbitmq-cluster.sh leader DIR Q  the node (1..3) leading quorum queue Q
+#   rabbitmq-cluster.sh members DIR Q the nodes (1..3) holding a replica of quorum queue
+#                                     Q, space-separated
 #   rabbitmq-cluster.sh down DIR      stops every node and the epmd
 #
 # Pitfalls (../shared/reference/services-pitfalls.md): the Debian wrappers switch to the
@@ -46,6 +52,17 @@ kill_ours() {
 }
 
 ctl() { local n=$1; shift; node_env "$n"; "$sbin/rabbitmqctl" -n "tq$n@localhost" "$@"; }
+queues() { local n=$1; shift; node_env "$n"; "$sbin/rabbitmq-queues" -n "tq$n@localhost" "$@"; }
+
+# A node other than $1 that answers.
+other_live() {
+  for m in 1 2 3; do
+    [ "$m" = "$1" ] && continue
+    ctl "$m" -q ping >/dev/null 2>&1 && { echo "$m"; return 0; }
+  done
+  echo "rabbitmq-cluster.sh: no live node besides tq$1" >&2
+  return 1
+}
 
 await() {
   for _ in $(seq 1 120); do
@@ -91,6 +108,30 @@ case "$cmd" in
     n=${3:?N}
     start_node "$n"
     await "$n"
+    ;;
+  wipe)
+    n=${3:?N}
+    kill_ours "$dir/tq$n.pid"
+    kill_ours "$dir/tq$n.server-pid"
+    rm -rf "$dir/mnesia/tq$n@localhost" "$dir/mnesia/tq$n@localhost-feature_flags" \
+      "$dir/mnesia/tq$n@localhost-plugins-expand"
+    ;;
+  rejoin)
+    n=${3:?N}
+    m=$(other_live "$n")
+    ctl "$m" forget_cluster_node "tq$n@localhost" >/dev/null
+    start_node "$n"
+    await "$n"
+    ctl "$n" stop_app >/dev/null
+    ctl "$n" join_cluster "tq$m@localhost" >/dev/null
+    ctl "$n" start_app >/dev/null
+    queues "$n" grow "tq$n@localhost" all >/dev/null
+    ;;
+  members)
+    q=${3:?QUEUE}
+    m=$(other_live 0)
+    ctl "$m" list_queues -q --no-table-headers name members \
+      | awk -v q="$q" '$1 == q { $1 = ""; print }' | grep -o 'tq[0-9]' | tr -d tq | sort | xargs
     ;;
   leader)
     q=${3:?QUEUE}

@@ -8,8 +8,38 @@ use std::process::Command;
 #[derive(Debug)]
 pub struct RabbitCluster {
     dir: tempfile::TempDir,
+    /// The script's `RABBITMQ_CLUSTER_BASE`: its ports are the next 20 above.
+    base: u16,
+    /// Held while the cluster runs: no other test (of any binary) uses these ports.
+    _slot: std::fs::File,
     /// Its nodes' AMQP URLs, comma-separated (a `bus.url`).
     pub urls: String,
+}
+
+/// The port ranges clusters may use (below the ephemeral ports, away from the
+/// PostgreSQL failover pair on 21432).
+const BASES: [u16; 4] = [21670, 21700, 21730, 21760];
+
+/// A port range no other running test holds, locked: the first free one, else the
+/// first one once it is free.
+fn slot() -> (u16, std::fs::File) {
+    let open = |base: u16| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(std::env::temp_dir().join(format!("tacker-rabbit-cluster-{base}.lock")))
+            .unwrap()
+    };
+    for base in BASES {
+        let f = open(base);
+        if f.try_lock().is_ok() {
+            return (base, f);
+        }
+    }
+    let f = open(BASES[0]);
+    f.lock().unwrap();
+    (BASES[0], f)
 }
 
 fn script() -> PathBuf {
@@ -20,6 +50,7 @@ impl RabbitCluster {
     /// Runs the script's `args[0]` on this cluster with the other arguments; its output.
     pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new(script())
+            .env("RABBITMQ_CLUSTER_BASE", self.base.to_string())
             .arg(args[0])
             .arg(self.dir.path())
             .args(&args[1..])
@@ -42,8 +73,11 @@ impl RabbitCluster {
             std::os::unix::fs::PermissionsExt::from_mode(0o755),
         )
         .unwrap();
+        let (base, slot) = slot();
         let mut r = Self {
             dir,
+            base,
+            _slot: slot,
             urls: String::new(),
         };
         r.urls = r.run(&["up"]);
@@ -69,11 +103,28 @@ impl RabbitCluster {
     pub fn start(&self, n: &str) {
         self.run(&["start", n]);
     }
+
+    /// SIGKILLs node `n` and deletes its data directory (a lost disk).
+    pub fn wipe(&self, n: &str) {
+        self.run(&["wipe", n]);
+    }
+
+    /// Brings node `n` back empty: forgotten by the others, joined, every quorum queue
+    /// grown back onto it.
+    pub fn rejoin(&self, n: &str) {
+        self.run(&["rejoin", n]);
+    }
+
+    /// The nodes holding a replica of quorum queue `queue`, e.g. `"1 2 3"`.
+    pub fn members(&self, queue: &str) -> String {
+        self.run(&["members", queue])
+    }
 }
 
 impl Drop for RabbitCluster {
     fn drop(&mut self) {
         let _ = Command::new(script())
+            .env("RABBITMQ_CLUSTER_BASE", self.base.to_string())
             .arg("down")
             .arg(self.dir.path())
             .status();

@@ -88,6 +88,8 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
         &[
             ("TACKER__DATABASE__CONNECT_TIMEOUT", "2s"),
             ("TACKER__LCM__SIMULATED_VIM", "true"),
+            // Twenty operations held at once and the onboardings beside them.
+            ("TACKER__BUS__PREFETCH", "32"),
         ],
     )
     .await;
@@ -98,7 +100,8 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
     let url = format!("{}/vnfpkgm/v1/vnf_packages", c.api);
     let t = Duration::from_secs(90);
 
-    // Work in flight when the primary goes: uploads and instantiations (simulated VIM).
+    // Work in flight when the primary goes: 40 uploads and 20 instantiations (simulated
+    // VIM), the instantiations held in PROCESSING across the switch.
     let vnfd = |k: usize| format!("00000000-0000-4000-8000-{k:012}");
     let first = c
         .upload(tacker_testkit::csar::valid_with_vnfd_id(&vnfd(0)).zip())
@@ -112,11 +115,14 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
     // The instantiations hold in PROCESSING while this file exists (the simulated VIM).
     let hold = pg.dir.path().join("hold");
     std::fs::write(&hold, "").unwrap();
-    for k in 1..=5 {
+    for k in 1..=40 {
         uploads.push(
             c.upload(tacker_testkit::csar::valid_with_vnfd_id(&vnfd(k)).zip())
                 .await,
         );
+        if k > 20 {
+            continue;
+        }
         let r = c
             .lcm(0, reqwest::Method::POST, "/vnf_instances")
             .json(&json!({"vnfdId": vnfd(0)}))
@@ -229,11 +235,32 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
     c.teardown().await;
 }
 
-/// Uploads and LCM operations in flight while the broker node leading the conductors'
-/// quorum queue is SIGKILLed (a server and two conductors on a three-node cluster): every
-/// upload ends ONBOARDED and every operation COMPLETED, once each; nothing is stuck.
+/// How the node leading the conductors' queue is lost.
+#[derive(Clone, Copy, PartialEq)]
+enum Loss {
+    /// SIGKILLed, later started again on its data.
+    Killed,
+    /// SIGKILLed with its data directory deleted, later re-joined empty (forgotten by
+    /// the others, joined, the quorum queues grown back onto it).
+    Disk,
+}
+
+/// 40 uploads and 20 instantiations in flight while the broker node leading the
+/// conductors' quorum queue is SIGKILLed and later restarted: every upload ends ONBOARDED
+/// and cached on both conductors, every operation COMPLETED once; nothing is stuck.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn work_in_flight_survives_the_loss_of_the_broker_node_leading_the_conductors_queue() {
+    broker_node_lost(Loss::Killed).await;
+}
+
+/// The same with the node's whole data directory lost: it re-joins empty, and the
+/// conductors' queue has its three replicas again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_in_flight_survives_a_broker_node_that_lost_its_disk() {
+    broker_node_lost(Loss::Disk).await;
+}
+
+async fn broker_node_lost(loss: Loss) {
     use tacker_testkit::csar::valid_with_vnfd_id;
     crate::vm::need_root();
     let rabbit = tacker_testkit::rabbit::RabbitCluster::up();
@@ -248,21 +275,22 @@ async fn work_in_flight_survives_the_loss_of_the_broker_node_leading_the_conduct
         &[("TACKER__LCM__SIMULATED_VIM", "true")],
     )
     .await;
-    let t = Duration::from_secs(90);
+    let t = Duration::from_secs(120);
     let vnfd = |k: usize| format!("00000000-0000-4000-8000-{k:012}");
     let first = c.upload(valid_with_vnfd_id(&vnfd(0)).zip()).await;
     assert_eq!(
         c.wait_state(&first, &["ONBOARDED", "CREATED"], t).await["onboardingState"],
         "ONBOARDED"
     );
-    let leader = rabbit.leader(&format!("{}.conductor-quorum", c.prefix));
+    let queue = format!("{}.conductor-quorum", c.prefix);
+    let leader = rabbit.leader(&queue);
 
-    // 20 uploads and 10 instantiations, the leader killed after the first few.
-    let mut packages = Vec::new();
+    // The leader is lost after the 8th upload and back after the 28th.
+    let mut packages = vec![first];
     let mut ops = Vec::new();
-    for k in 1..=20 {
+    for k in 1..=40 {
         packages.push(c.upload(valid_with_vnfd_id(&vnfd(k)).zip()).await);
-        if k <= 10 {
+        if k <= 20 {
             let r = c
                 .lcm(0, reqwest::Method::POST, "/vnf_instances")
                 .json(&json!({"vnfdId": vnfd(0)}))
@@ -280,8 +308,12 @@ async fn work_in_flight_survives_the_loss_of_the_broker_node_leading_the_conduct
             assert_eq!(status, 202);
             ops.push((i, op.unwrap()));
         }
-        if k == 4 {
-            rabbit.kill(&leader);
+        match (k, loss) {
+            (8, Loss::Killed) => rabbit.kill(&leader),
+            (8, Loss::Disk) => rabbit.wipe(&leader),
+            (28, Loss::Killed) => rabbit.start(&leader),
+            (28, Loss::Disk) => rabbit.rejoin(&leader),
+            _ => {}
         }
     }
     for p in &packages {
@@ -293,7 +325,7 @@ async fn work_in_flight_survives_the_loss_of_the_broker_node_leading_the_conduct
             .wait_op(op, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"], t)
             .await;
         assert_eq!(got["operationState"], "COMPLETED", "{got}");
-        // Once: one occurrence of the instance, its VNFCs as instantiated once.
+        // Once: one occurrence of the instance.
         let list: Vec<serde_json::Value> = c
             .lcm(
                 0,
@@ -308,6 +340,15 @@ async fn work_in_flight_survives_the_loss_of_the_broker_node_leading_the_conduct
             .unwrap();
         assert_eq!(list.len(), 1, "{list:?}");
     }
-    rabbit.start(&leader);
+    // The conductors' caches match the database: every package on both.
+    let deadline = Instant::now() + t;
+    for p in &packages {
+        while !(c.cached("c1", p) && c.cached("c2", p)) {
+            assert!(Instant::now() < deadline, "package {p} not cached on both conductors");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    // The queue is replicated on the three nodes again (the lost disk's node included).
+    assert_eq!(rabbit.members(&queue), "1 2 3");
     c.teardown().await;
 }
