@@ -29,9 +29,22 @@ for d in docs:
         assert json.loads(d["data"]["tacker.json"])["panels"], "empty dashboard"
 # The generated token signing key, for tacker to read below.
 sec = next(d for d in docs if d["kind"] == "Secret")
+# The HA profile names the three broker nodes and PostgreSQL's read-write Service.
+if sys.argv[1].endswith("ha.yaml"):
+    assert len(sec["stringData"]["bus-url"].split(",")) == 3, sec["stringData"]["bus-url"]
+    assert "target_session_attrs=read-write" in sec["stringData"]["database-url"]
 open(sys.argv[2] + ".pem", "w").write(sec["stringData"]["auth-signing-key"])
 PY
   cargo run -q -p tacker -- --config "$out/$name.toml" config show >/dev/null
+  # With the Secret's URLs as the pods get them.
+  "$venv/bin/python" - "$out/$name.yaml" > "$out/$name.env" <<'PY'
+import sys, yaml, shlex
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+sec = next(d for d in docs if d["kind"] == "Secret")["stringData"]
+print("TACKER__BUS__URL=" + shlex.quote(sec["bus-url"]))
+print("TACKER__DATABASE__URL=" + shlex.quote(sec["database-url"]))
+PY
+  env $(cat "$out/$name.env" | tr -d "'") cargo run -q -p tacker -- --config "$out/$name.toml" config show >/dev/null
   # An existing file is checked, not replaced.
   cargo run -q -p tacker -- auth generate-key --out "$out/$name.toml.pem" | grep -q kept
 done

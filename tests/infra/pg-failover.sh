@@ -9,6 +9,9 @@
 #                                multi-host URL (target_session_attrs=read-write)
 #   pg-failover.sh kill DIR      SIGKILLs the primary's postmaster
 #   pg-failover.sh promote DIR   promotes the replica (pg_ctl promote)
+#   pg-failover.sh stop DIR      stops the current primary (fast shutdown)
+#   pg-failover.sh start DIR     starts the current primary again (the replica once
+#                                promoted)
 #   pg-failover.sh down DIR      stops both
 #
 # Pitfalls (../shared/reference/services-pitfalls.md): the servers run as the postgres
@@ -16,7 +19,7 @@
 # synchronous_standby_names is given on the primary's command line only, so the promoted
 # replica does not wait for a standby it does not have.
 set -euo pipefail
-cmd=${1:?usage: pg-failover.sh up|kill|promote|down DIR}
+cmd=${1:?usage: pg-failover.sh up|kill|promote|stop|start|down DIR}
 dir=${2:?a state directory}
 base=${PG_FAILOVER_BASE:-21432}
 bin=/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -V | tail -1)/bin
@@ -45,11 +48,12 @@ case "$cmd" in
     as_pg "$bin/initdb" -D "$dir/primary" -U postgres --auth=trust >/dev/null
     printf "host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n" \
       | as_pg tee -a "$dir/primary/pg_hba.conf" >/dev/null
-    as_pg "$bin/pg_ctl" -D "$dir/primary" -l "$dir/primary.log" -w start -o \
-      "-p $base -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c wal_level=replica -c max_wal_senders=4 -c synchronous_standby_names='*' -c fsync=off" >/dev/null
+    echo "-p $base -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c wal_level=replica -c max_wal_senders=4 -c synchronous_standby_names='*' -c fsync=off -c max_connections=200" > "$dir/primary.opts"
+    echo "-p $((base + 1)) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200" > "$dir/replica.opts"
+    echo primary > "$dir/current"
+    as_pg "$bin/pg_ctl" -D "$dir/primary" -l "$dir/primary.log" -w start -o "$(cat "$dir/primary.opts")" >/dev/null
     as_pg "$bin/pg_basebackup" -h 127.0.0.1 -p "$base" -U postgres -D "$dir/replica" -R -X stream >/dev/null
-    as_pg "$bin/pg_ctl" -D "$dir/replica" -l "$dir/replica.log" -w start -o \
-      "-p $((base + 1)) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off" >/dev/null
+    as_pg "$bin/pg_ctl" -D "$dir/replica" -l "$dir/replica.log" -w start -o "$(cat "$dir/replica.opts")" >/dev/null
     # The replica is streaming (synchronously) before anyone writes.
     for _ in $(seq 1 100); do
       state=$(as_pg "$bin/psql" -h 127.0.0.1 -p "$base" -U postgres -Atc \
@@ -64,6 +68,15 @@ case "$cmd" in
     ;;
   promote)
     as_pg "$bin/pg_ctl" -D "$dir/replica" -w promote >/dev/null
+    echo replica > "$dir/current"
+    ;;
+  stop)
+    cur=$(cat "$dir/current")
+    as_pg "$bin/pg_ctl" -D "$dir/$cur" -m fast -w stop >/dev/null
+    ;;
+  start)
+    cur=$(cat "$dir/current")
+    as_pg "$bin/pg_ctl" -D "$dir/$cur" -l "$dir/$cur.log" -w start -o "$(cat "$dir/$cur.opts")" >/dev/null
     ;;
   down)
     # pg_ctl stop would signal whatever holds a stale postmaster.pid's PID: checked here

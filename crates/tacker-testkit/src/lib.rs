@@ -13,6 +13,7 @@ pub mod mgmt;
 pub mod moto;
 pub mod oidc;
 pub mod peers;
+pub mod pgpair;
 pub mod rabbit;
 pub mod relay;
 pub mod samples;

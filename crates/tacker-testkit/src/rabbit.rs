@@ -17,29 +17,29 @@ pub struct RabbitCluster {
 }
 
 /// The port ranges clusters may use (below the ephemeral ports, away from the
-/// PostgreSQL failover pair on 21432).
+/// PostgreSQL failover pairs from 21432).
 const BASES: [u16; 4] = [21670, 21700, 21730, 21760];
 
-/// A port range no other running test holds, locked: the first free one, else the
-/// first one once it is free.
-fn slot() -> (u16, std::fs::File) {
+/// One of `bases` no other running test holds (of any binary), locked by a file named
+/// after `kind`: the first free one, else the first one once it is free.
+pub(crate) fn port_slot(kind: &str, bases: &[u16]) -> (u16, std::fs::File) {
     let open = |base: u16| {
         std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(std::env::temp_dir().join(format!("tacker-rabbit-cluster-{base}.lock")))
+            .open(std::env::temp_dir().join(format!("tacker-{kind}-{base}.lock")))
             .unwrap()
     };
-    for base in BASES {
+    for &base in bases {
         let f = open(base);
         if f.try_lock().is_ok() {
             return (base, f);
         }
     }
-    let f = open(BASES[0]);
+    let f = open(bases[0]);
     f.lock().unwrap();
-    (BASES[0], f)
+    (bases[0], f)
 }
 
 fn script() -> PathBuf {
@@ -73,7 +73,7 @@ impl RabbitCluster {
             std::os::unix::fs::PermissionsExt::from_mode(0o755),
         )
         .unwrap();
-        let (base, slot) = slot();
+        let (base, slot) = port_slot("rabbit-cluster", &BASES);
         let mut r = Self {
             dir,
             base,
@@ -113,6 +113,11 @@ impl RabbitCluster {
     /// grown back onto it.
     pub fn rejoin(&self, n: &str) {
         self.run(&["rejoin", n]);
+    }
+
+    /// Node `n`'s AMQP port.
+    pub fn port(&self, n: u16) -> u16 {
+        self.base + n
     }
 
     /// The nodes holding a replica of quorum queue `queue`, e.g. `"1 2 3"`.

@@ -5,8 +5,6 @@
 //! during the switch are answered 503 (never 500), the server serves again on the
 //! promoted replica, no acknowledged write is lost and the work in flight ends visibly.
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -14,61 +12,10 @@ use serde_json::json;
 use crate::procs::Cluster;
 use crate::support::tacker;
 
-/// A primary and its replica, stopped when dropped.
-struct Pg {
-    dir: tempfile::TempDir,
-    url: String,
-}
-
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/pg-failover.sh")
-}
-
-impl Pg {
-    fn run(&self, cmd: &str) -> String {
-        let out = Command::new(script())
-            .arg(cmd)
-            .arg(self.dir.path().join("pg"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "pg-failover.sh {cmd}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    fn up() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        // The servers run as postgres: it must reach the directory.
-        std::fs::set_permissions(
-            dir.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        let mut pg = Self {
-            dir,
-            url: String::new(),
-        };
-        pg.url = pg.run("up");
-        pg
-    }
-}
-
-impl Drop for Pg {
-    fn drop(&mut self) {
-        let _ = Command::new(script())
-            .arg("down")
-            .arg(self.dir.path().join("pg"))
-            .status();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_write() {
     crate::vm::need_root();
-    let pg = Pg::up();
+    let pg = tacker_testkit::pgpair::PgPair::up();
     let out = tacker()
         .env("TACKER__DATABASE__URL", &pg.url)
         .args(["db", "migrate"])
@@ -113,7 +60,7 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
     let mut uploads = Vec::new();
     let mut ops = Vec::new();
     // The instantiations hold in PROCESSING while this file exists (the simulated VIM).
-    let hold = pg.dir.path().join("hold");
+    let hold = pg.path("hold");
     std::fs::write(&hold, "").unwrap();
     for k in 1..=40 {
         uploads.push(
@@ -178,14 +125,14 @@ async fn a_database_failover_is_503_during_the_switch_and_loses_no_acknowledged_
         };
         *statuses.entry(status).or_insert(0) += 1;
         if killed_at.is_none() && started.elapsed() > Duration::from_secs(1) {
-            pg.run("kill");
+            pg.kill();
             killed_at = Some(Instant::now());
         }
         if let Some(k) = killed_at
             && !promoted
             && k.elapsed() > Duration::from_secs(1)
         {
-            pg.run("promote");
+            pg.promote();
             promoted = true;
         }
         if back_after.is_some() {
@@ -344,7 +291,10 @@ async fn broker_node_lost(loss: Loss) {
     let deadline = Instant::now() + t;
     for p in &packages {
         while !(c.cached("c1", p) && c.cached("c2", p)) {
-            assert!(Instant::now() < deadline, "package {p} not cached on both conductors");
+            assert!(
+                Instant::now() < deadline,
+                "package {p} not cached on both conductors"
+            );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }

@@ -6,7 +6,12 @@
 //! no notification is lost, every process still serves.
 //!
 //! `TACKER_CHAOS_PROFILE=short` (default, `make test`) or `long` (`make chaos`: 10
-//! minutes of rounds); `TACKER_CHAOS_SEED` replays a run (the seed is printed).
+//! minutes of rounds, `TACKER_CHAOS_MINUTES` to change it); `TACKER_CHAOS_SEED` replays
+//! a run (the seed is printed). The long profile runs on what an HA deployment stands
+//! on: a three-node RabbitMQ cluster (the proxy in front of node 1, the other nodes
+//! named beside it in `bus.url`) and a PostgreSQL primary with a synchronous replica,
+//! and adds two faults: the broker node leading the conductors' queue SIGKILLed (and
+//! started again), and the primary SIGKILLed with the replica promoted.
 
 mod infra;
 mod workload;
@@ -19,6 +24,8 @@ use tacker_testkit::peers::{Expect, Subscriber};
 
 use crate::procs::{Cluster, SIM_HOOKS};
 use infra::{PrivatePg, PrivateRabbit, TcpProxy};
+use tacker_testkit::pgpair::PgPair;
+use tacker_testkit::rabbit::RabbitCluster;
 use workload::{Load, Rng};
 
 /// How much of everything.
@@ -36,13 +43,22 @@ pub struct Profile {
     cuts: usize,
     broker_restarts: usize,
     db_stops: usize,
+    /// The broker node leading the conductors' queue SIGKILLed (a cluster only).
+    broker_node_losses: usize,
+    /// The primary SIGKILLed, the replica promoted (a pair only; once per run).
+    primary_failovers: usize,
+    /// A three-node cluster and a primary with a replica, not one node of each.
+    ha: bool,
 }
 
 fn profile() -> Profile {
     match std::env::var("TACKER_CHAOS_PROFILE").as_deref() {
         Ok("long") => Profile {
             name: "long",
-            minutes: 10,
+            minutes: std::env::var("TACKER_CHAOS_MINUTES")
+                .ok()
+                .and_then(|m| m.parse().ok())
+                .unwrap_or(10),
             uploads: 48,
             upload_bytes: 8 << 20,
             upload_rate: 2 << 20,
@@ -52,6 +68,9 @@ fn profile() -> Profile {
             cuts: 2,
             broker_restarts: 1,
             db_stops: 1,
+            broker_node_losses: 2,
+            primary_failovers: 1,
+            ha: true,
         },
         _ => Profile {
             name: "short",
@@ -65,6 +84,9 @@ fn profile() -> Profile {
             cuts: 1,
             broker_restarts: 1,
             db_stops: 1,
+            broker_node_losses: 0,
+            primary_failovers: 0,
+            ha: false,
         },
     }
 }
@@ -84,6 +106,8 @@ enum Fault {
     Cut,
     BrokerRestart,
     DbStop,
+    BrokerNodeLoss,
+    PrimaryFailover,
 }
 
 /// Packages UPLOADING, PROCESSING and operations in progress (from the database).
@@ -137,6 +161,10 @@ fn faults(p: &Profile, rng: &mut Rng) -> Vec<Fault> {
         .chain(std::iter::repeat_n(Fault::Cut, p.cuts))
         .chain(std::iter::repeat_n(Fault::BrokerRestart, p.broker_restarts))
         .chain(std::iter::repeat_n(Fault::DbStop, p.db_stops))
+        .chain(std::iter::repeat_n(
+            Fault::BrokerNodeLoss,
+            p.broker_node_losses,
+        ))
         .collect();
     rng.shuffle(&mut f);
     f
@@ -193,17 +221,38 @@ async fn inject(
             }
             Fault::BrokerRestart => {
                 let started = Instant::now();
-                env.rabbit.stop();
-                env.rabbit.resume();
+                env.bus.restart();
                 format!("RabbitMQ node restarted ({:?} down)", started.elapsed())
             }
+            Fault::BrokerNodeLoss => {
+                let Bus::Cluster(r) = &*env.bus else {
+                    unreachable!("broker node losses need the cluster")
+                };
+                let leader = r.leader(&format!("{}.conductor-quorum", c.prefix));
+                r.kill(&leader);
+                let down = 2 + rng.below(4) as u64;
+                tokio::time::sleep(Duration::from_secs(down)).await;
+                r.start(&leader);
+                format!(
+                    "RabbitMQ node {leader} leading the conductors' queue SIGKILLed, started again {down} s later"
+                )
+            }
+            Fault::PrimaryFailover => {
+                let Db::Pair(pg) = env.db else {
+                    unreachable!("a failover needs the replica")
+                };
+                pg.kill();
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                pg.promote();
+                "PostgreSQL primary SIGKILLed, the replica promoted 1 s later".to_owned()
+            }
             Fault::DbStop => {
-                env.pg.stop();
+                env.db.stop();
                 let started = Instant::now();
                 let probed = probe_outage(&c.api).await;
                 let rest = Duration::from_secs(10).saturating_sub(started.elapsed());
                 tokio::time::sleep(rest).await;
-                env.pg.resume();
+                env.db.resume();
                 match probed {
                     Ok(n) => format!("PostgreSQL stopped for 10 s ({n} API probes answered 503)"),
                     Err(e) => panic!("during the database outage: {e}"),
@@ -228,9 +277,82 @@ async fn inject(
 
 /// What the faults break.
 struct Broken<'a> {
-    pg: &'a PrivatePg,
-    rabbit: &'a mut PrivateRabbit,
+    db: &'a Db,
+    bus: &'a mut Bus,
     proxy: &'a TcpProxy,
+}
+
+/// The broker: one node of the test's own, or a three-node cluster.
+enum Bus {
+    Node(PrivateRabbit),
+    Cluster(RabbitCluster),
+}
+
+impl Bus {
+    /// The port the proxy fronts.
+    fn port(&self) -> u16 {
+        match self {
+            Bus::Node(r) => r.port,
+            Bus::Cluster(r) => r.port(1),
+        }
+    }
+
+    /// `bus.url` through the proxy on `proxy` (and the other nodes of a cluster).
+    fn url(&self, proxy: u16) -> String {
+        let first = PrivateRabbit::url(proxy);
+        match self {
+            Bus::Node(_) => first,
+            Bus::Cluster(r) => format!(
+                "{first},{},{}",
+                PrivateRabbit::url(r.port(2)),
+                PrivateRabbit::url(r.port(3))
+            ),
+        }
+    }
+
+    /// Stops the node behind the proxy and starts it again.
+    fn restart(&mut self) {
+        match self {
+            Bus::Node(r) => {
+                r.stop();
+                r.resume();
+            }
+            Bus::Cluster(r) => {
+                r.kill("1");
+                r.start("1");
+            }
+        }
+    }
+}
+
+/// The database: a cluster of the test's own, or a primary with a replica.
+enum Db {
+    Single(PrivatePg),
+    Pair(PgPair),
+}
+
+impl Db {
+    fn url(&self) -> String {
+        match self {
+            Db::Single(pg) => pg.url("tacker"),
+            Db::Pair(pg) => pg.url.clone(),
+        }
+    }
+
+    /// Stops the (current) primary.
+    fn stop(&self) {
+        match self {
+            Db::Single(pg) => pg.stop(),
+            Db::Pair(pg) => pg.stop(),
+        }
+    }
+
+    fn resume(&self) {
+        match self {
+            Db::Single(pg) => pg.resume(),
+            Db::Pair(pg) => pg.start(),
+        }
+    }
 }
 
 /// Every operation occurrence, following the list's `Link: rel="next"` pages.
@@ -398,10 +520,16 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
         p.name
     );
     let mut rng = Rng::new(seed);
-    let pg = PrivatePg::start();
-    let mut rabbit = PrivateRabbit::start();
-    let proxy = TcpProxy::start(rabbit.port).await;
-    let db_url = pg.url("tacker");
+    let (db, mut bus) = if p.ha {
+        (Db::Pair(PgPair::up()), Bus::Cluster(RabbitCluster::up()))
+    } else {
+        (
+            Db::Single(PrivatePg::start()),
+            Bus::Node(PrivateRabbit::start()),
+        )
+    };
+    let proxy = TcpProxy::start(bus.port()).await;
+    let db_url = db.url();
     let migrated = crate::support::tacker()
         .env("TACKER__DATABASE__URL", &db_url)
         .env("TACKER__SECRETS__KEYS", crate::support::TEST_KEY)
@@ -422,7 +550,7 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
     let mut c = Cluster::start_on(
         None,
         &db_url,
-        &PrivateRabbit::url(proxy.port),
+        &bus.url(proxy.port),
         1,
         &["ch-1", "ch-2", "ch-3"],
         &settings,
@@ -443,6 +571,11 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
     let mut injected = Vec::new();
     let mut accepted = Vec::new();
     let mut pending = faults(&p, &mut rng);
+    // The primary fails over once (no replica is left after it): the first fault.
+    pending.extend(std::iter::repeat_n(
+        Fault::PrimaryFailover,
+        p.primary_failovers,
+    ));
     // The bound: a lost coordinator is noticed after dead_after, a stalled upload after
     // stall_timeout, a download round after download_timeout.
     let bound = Duration::from_secs(2 + 8 + 20 + 30);
@@ -451,8 +584,8 @@ async fn conductors_the_bus_and_the_database_fail_under_load_and_nothing_is_lost
         round += 1;
         let load = Load::start(&c, &p, round, seed);
         let mut env = Broken {
-            pg: &pg,
-            rabbit: &mut rabbit,
+            db: &db,
+            bus: &mut bus,
             proxy: &proxy,
         };
         injected.extend(inject(&mut c, &mut env, &mut pending, &mut rng, t0, &load).await);
