@@ -44,6 +44,10 @@ pub enum Raised {
     New(Box<Alarm>),
     /// The alert's alarm is open already: unchanged.
     Open(Box<Alarm>),
+    /// The alert's alarm of this firing (same fingerprint, same start) was cleared
+    /// already: a late or repeated delivery of it (Alertmanager retries a notification
+    /// that timed out), which raises nothing again.
+    Cleared(Box<Alarm>),
     /// The instance is gone.
     NoInstance,
 }
@@ -70,6 +74,24 @@ fn open_one(c: &mut DbConnection, instance: Uuid, fingerprint: &str) -> Result<O
     crate::rows::one!(c, q, |r: Row| r.into_domain().map(|(a, _)| a))
 }
 
+/// The cleared alarm of the same firing as `alarm` (its alert's fingerprint and start):
+/// an alert that fires again after it resolved starts anew.
+fn cleared_firing(c: &mut DbConnection, alarm: &Alarm) -> Result<Option<Alarm>> {
+    let rows: Vec<Row> = dsl::alarms
+        .filter(dsl::vnf_instance_id.eq(alarm.vnf_instance_id.to_string()))
+        .filter(dsl::fingerprint.eq(&alarm.fingerprint))
+        .filter(dsl::cleared_at.is_not_null())
+        .select(Row::as_select())
+        .load(c)?;
+    for r in rows {
+        let (a, _) = r.into_domain()?;
+        if a.event_time == alarm.event_time {
+            return Ok(Some(a));
+        }
+    }
+    Ok(None)
+}
+
 /// Stores `alarm` unless its alert's alarm is open already (then answers that one), and
 /// queues its `AlarmNotification`.
 pub fn raise(c: &mut DbConnection, alarm: &Alarm) -> Result<Raised> {
@@ -77,6 +99,9 @@ pub fn raise(c: &mut DbConnection, alarm: &Alarm) -> Result<Raised> {
         touch(c, alarm.vnf_instance_id, &alarm.fingerprint)?;
         if let Some(a) = open_one(c, alarm.vnf_instance_id, &alarm.fingerprint)? {
             return Ok(Raised::Open(Box::new(a)));
+        }
+        if let Some(a) = cleared_firing(c, alarm)? {
+            return Ok(Raised::Cleared(Box::new(a)));
         }
         let Some(instance) = instances::get(c, alarm.vnf_instance_id)? else {
             return Ok(Raised::NoInstance);

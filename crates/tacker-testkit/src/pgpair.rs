@@ -25,30 +25,18 @@ fn script() -> PathBuf {
 impl PgPair {
     /// Runs the script's `cmd` on this pair; its output.
     fn run(&self, cmd: &str) -> String {
-        let out = Command::new(script())
-            .env("PG_FAILOVER_BASE", self.base.to_string())
-            .arg(cmd)
-            .arg(self.dir.path().join("pg"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "pg-failover.sh {cmd}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        crate::rabbit::output(
+            Command::new(script())
+                .env("PG_FAILOVER_BASE", self.base.to_string())
+                .arg(cmd)
+                .arg(self.dir.path().join("pg")),
+        )
     }
 
     /// Makes the primary and its replica, streaming synchronously.
     pub fn up() -> Self {
-        let dir = tempfile::tempdir().unwrap();
         // The servers run as postgres: it must reach the directory.
-        std::fs::set_permissions(
-            dir.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        let (base, slot) = crate::rabbit::port_slot("pg-pair", &[21432, 21442, 21452]);
+        let (dir, base, slot) = crate::rabbit::place("pg-pair", &[21432, 21442, 21452]);
         let mut pg = Self {
             dir,
             base,

@@ -42,6 +42,30 @@ pub(crate) fn port_slot(kind: &str, bases: &[u16]) -> (u16, std::fs::File) {
     (bases[0], f)
 }
 
+/// A state directory the services' users reach (mode 755) and a locked port range of
+/// `bases` (see [`port_slot`]).
+pub(crate) fn place(kind: &str, bases: &[u16]) -> (tempfile::TempDir, u16, std::fs::File) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let (base, slot) = port_slot(kind, bases);
+    (dir, base, slot)
+}
+
+/// What `cmd` (a test infrastructure script) printed; panics with its stderr when it fails.
+pub(crate) fn output(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/rabbitmq-cluster.sh")
 }
@@ -49,31 +73,18 @@ fn script() -> PathBuf {
 impl RabbitCluster {
     /// Runs the script's `args[0]` on this cluster with the other arguments; its output.
     pub fn run(&self, args: &[&str]) -> String {
-        let out = Command::new(script())
-            .env("RABBITMQ_CLUSTER_BASE", self.base.to_string())
-            .arg(args[0])
-            .arg(self.dir.path())
-            .args(&args[1..])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "rabbitmq-cluster.sh {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        output(
+            Command::new(script())
+                .env("RABBITMQ_CLUSTER_BASE", self.base.to_string())
+                .arg(args[0])
+                .arg(self.dir.path())
+                .args(&args[1..]),
+        )
     }
 
     /// Starts the three nodes, joined.
     pub fn up() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        // The broker's scripts run as root; other users must reach the directory.
-        std::fs::set_permissions(
-            dir.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        let (base, slot) = port_slot("rabbit-cluster", &BASES);
+        let (dir, base, slot) = place("rabbit-cluster", &BASES);
         let mut r = Self {
             dir,
             base,

@@ -189,6 +189,12 @@ async fn firing(
             out.count(st, f, "raised");
         }
         Raised::Open(_) => out.count(st, f, "open"),
+        // A late copy of a firing already cleared: its VNFCs were healed (or the fault
+        // went away) once; healing again would replace what runs now.
+        Raised::Cleared(_) => {
+            out.count(st, f, "already_cleared");
+            return Ok(());
+        }
         Raised::NoInstance => {
             out.skip(st, f, a, format!("VNF instance {} not found", i.id));
             return Ok(());

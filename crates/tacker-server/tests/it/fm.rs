@@ -290,8 +290,14 @@ async fn alerts_raise_and_clear_one_alarm_and_subscribers_hear_both_in_order() {
                 .unwrap()
                 .ends_with(&id)
         );
-        // A second firing after the clear is a new alarm.
-        app.alerts("/alert", vec![firing]).await;
+        // A late copy of the firing that was cleared (Alertmanager retrying a
+        // notification) raises nothing; the alert firing again (a new start) is a new
+        // alarm.
+        app.alerts("/alert", vec![firing.clone()]).await;
+        assert_eq!(app.alarms("").await.len(), 1);
+        let mut again = firing;
+        again["startsAt"] = json!("2026-12-03T10:10:00.000Z");
+        app.alerts("/alert", vec![again]).await;
         assert_eq!(app.alarms("").await.len(), 2);
         tokio::time::sleep(Duration::from_millis(500)).await;
         assert!(minor.received().is_empty(), "{:?}", minor.received());
