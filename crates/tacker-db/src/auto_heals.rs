@@ -78,25 +78,7 @@ pub fn request(
     })
 }
 
-/// The instances with pending VNFCs due now.
-pub fn due(c: &mut DbConnection) -> Result<Vec<Uuid>> {
-    let ids: Vec<String> = dsl::auto_heals
-        .filter(dsl::op_occ_id.is_null())
-        .filter(dsl::due_at.le(now()))
-        .select(dsl::vnf_instance_id)
-        .distinct()
-        .load(c)?;
-    Ok(ids.iter().filter_map(|i| i.parse().ok()).collect())
-}
-
-/// When the earliest pending VNFC of `instance` is due (none pending: `None`).
-pub fn next_due(c: &mut DbConnection, instance: Uuid) -> Result<Option<NaiveDateTime>> {
-    Ok(dsl::auto_heals
-        .filter(dsl::vnf_instance_id.eq(instance.to_string()))
-        .filter(dsl::op_occ_id.is_null())
-        .select(diesel::dsl::min(dsl::due_at))
-        .first(c)?)
-}
+crate::rows::pending_work!(auto_heals, "pending VNFC");
 
 /// Pending VNFCs (not yet in a heal) of every instance, for the record.
 pub fn pending(c: &mut DbConnection, instance: Uuid) -> Result<Vec<String>> {

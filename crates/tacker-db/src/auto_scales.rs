@@ -86,25 +86,7 @@ pub fn request(
     })
 }
 
-/// The instances with a pending step due now.
-pub fn due(c: &mut DbConnection) -> Result<Vec<Uuid>> {
-    let ids: Vec<String> = dsl::auto_scales
-        .filter(dsl::op_occ_id.is_null())
-        .filter(dsl::due_at.le(now()))
-        .select(dsl::vnf_instance_id)
-        .distinct()
-        .load(c)?;
-    Ok(ids.iter().filter_map(|i| i.parse().ok()).collect())
-}
-
-/// When the earliest pending step of `instance` is due (none pending: `None`).
-pub fn next_due(c: &mut DbConnection, instance: Uuid) -> Result<Option<NaiveDateTime>> {
-    Ok(dsl::auto_scales
-        .filter(dsl::vnf_instance_id.eq(instance.to_string()))
-        .filter(dsl::op_occ_id.is_null())
-        .select(diesel::dsl::min(dsl::due_at))
-        .first(c)?)
-}
+crate::rows::pending_work!(auto_scales, "pending step");
 
 /// What [`start`] did.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,5 +1,6 @@
 //! The reads every table module writes the same way, over its own `Row`: one row by a
-//! query, every row oldest first, the rows of a tenant.
+//! query, every row oldest first, the rows of a tenant; and the due reads of the two
+//! tables of pending automatic work.
 
 /// The one `Row` query `$q` finds (`None`: none), read into its domain type by `$read`.
 macro_rules! one {
@@ -36,4 +37,31 @@ macro_rules! of_tenant {
     }};
 }
 
-pub(crate) use {of_tenant, oldest_first, one};
+/// `due` and `next_due` of a table of pending automatic work (`$table`: rows with
+/// `vnf_instance_id`, `due_at`, and `op_occ_id` null while pending); `$what` names one
+/// pending row in the docs.
+macro_rules! pending_work {
+    ($table:ident, $what:literal) => {
+        #[doc = concat!("The instances with a ", $what, " due now.")]
+        pub fn due(c: &mut DbConnection) -> Result<Vec<Uuid>> {
+            let ids: Vec<String> = dsl::$table
+                .filter(dsl::op_occ_id.is_null())
+                .filter(dsl::due_at.le(now()))
+                .select(dsl::vnf_instance_id)
+                .distinct()
+                .load(c)?;
+            Ok(ids.iter().filter_map(|i| i.parse().ok()).collect())
+        }
+
+        #[doc = concat!("When `instance`'s earliest ", $what, " is due (none pending: `None`).")]
+        pub fn next_due(c: &mut DbConnection, instance: Uuid) -> Result<Option<NaiveDateTime>> {
+            Ok(dsl::$table
+                .filter(dsl::vnf_instance_id.eq(instance.to_string()))
+                .filter(dsl::op_occ_id.is_null())
+                .select(diesel::dsl::min(dsl::due_at))
+                .first(c)?)
+        }
+    };
+}
+
+pub(crate) use {of_tenant, oldest_first, one, pending_work};

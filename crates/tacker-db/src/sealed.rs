@@ -86,6 +86,27 @@ where
     })
 }
 
+/// Runs `$body` on each chunk (`$rows`: id and text, in id order) of the rows of
+/// `$table` whose `$col` holds a sealed value; `dsl` is the table's inside `$body`.
+macro_rules! sealed_chunks {
+    ($c:expr, $table:ident, $col:ident, |$rows:ident| $body:block) => {{
+        use crate::schema::$table::dsl;
+        let mut after = String::new();
+        loop {
+            let $rows: Vec<(String, Option<String>)> = dsl::$table
+                .select((dsl::id, dsl::$col.nullable()))
+                .filter(dsl::id.gt(&after))
+                .filter(dsl::$col.nullable().like(format!("%{PREFIX}%")))
+                .order(dsl::id)
+                .limit(CHUNK)
+                .load($c)?;
+            let Some((last, _)) = $rows.last() else { break };
+            after = last.clone();
+            $body
+        }
+    }};
+}
+
 macro_rules! json_columns {
     ($( $table:ident . $col:ident ),+ $(,)?) => {
         /// Opens every sealed value in the JSON columns (a key missing from `keys` is an
@@ -94,29 +115,16 @@ macro_rules! json_columns {
         pub fn open_all(c: &mut DbConnection, keys: &Keyring) -> Result<usize> {
             let mut n = 0;
             $(
-                {
-                    use crate::schema::$table::dsl;
-                    let mut after = String::new();
-                    loop {
-                        let rows: Vec<(String, Option<String>)> = dsl::$table
-                            .select((dsl::id, dsl::$col.nullable()))
-                            .filter(dsl::id.gt(&after))
-                            .filter(dsl::$col.nullable().like(format!("%{PREFIX}%")))
-                            .order(dsl::id)
-                            .limit(CHUNK)
-                            .load(c)?;
-                        let Some((last, _)) = rows.last() else { break };
-                        after = last.clone();
-                        for text in rows.into_iter().filter_map(|(_, t)| t) {
-                            let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
-                            walk(&mut v, &mut |s| {
-                                keys.open(s)?;
-                                n += 1;
-                                Ok(None)
-                            })?;
-                        }
+                sealed_chunks!(c, $table, $col, |rows| {
+                    for text in rows.into_iter().filter_map(|(_, t)| t) {
+                        let Ok(mut v) = serde_json::from_str::<Value>(&text) else { continue };
+                        walk(&mut v, &mut |s| {
+                            keys.open(s)?;
+                            n += 1;
+                            Ok(None)
+                        })?;
                     }
-                }
+                });
             )+
             Ok(n)
         }
@@ -131,41 +139,28 @@ macro_rules! json_columns {
             };
             let mut n = 0;
             $(
-                {
-                    use crate::schema::$table::dsl;
-                    let mut after = String::new();
-                    loop {
-                        let rows: Vec<(String, Option<String>)> = dsl::$table
-                            .select((dsl::id, dsl::$col.nullable()))
-                            .filter(dsl::id.gt(&after))
-                            .filter(dsl::$col.nullable().like(format!("%{PREFIX}%")))
-                            .order(dsl::id)
-                            .limit(CHUNK)
-                            .load(c)?;
-                        let Some((last, _)) = rows.last() else { break };
-                        after = last.clone();
-                        n += reseal_chunk(
-                            c,
-                            rows,
-                            change,
-                            |c, id| {
-                                Ok(dsl::$table
-                                    .filter(dsl::id.eq(id))
-                                    .select(dsl::$col.nullable())
-                                    .first::<Option<String>>(c)
-                                    .optional()?
-                                    .flatten())
-                            },
-                            |c, id, old, new| {
-                                Ok(diesel::update(
-                                    dsl::$table.filter(dsl::id.eq(id)).filter(dsl::$col.eq(old)),
-                                )
-                                .set(dsl::$col.eq(new))
-                                .execute(c)?)
-                            },
-                        )?;
-                    }
-                }
+                sealed_chunks!(c, $table, $col, |rows| {
+                    n += reseal_chunk(
+                        c,
+                        rows,
+                        change,
+                        |c, id| {
+                            Ok(dsl::$table
+                                .filter(dsl::id.eq(id))
+                                .select(dsl::$col.nullable())
+                                .first::<Option<String>>(c)
+                                .optional()?
+                                .flatten())
+                        },
+                        |c, id, old, new| {
+                            Ok(diesel::update(
+                                dsl::$table.filter(dsl::id.eq(id)).filter(dsl::$col.eq(old)),
+                            )
+                            .set(dsl::$col.eq(new))
+                            .execute(c)?)
+                        },
+                    )?;
+                });
             )+
             Ok(n)
         }
