@@ -30,6 +30,9 @@ base=${RABBITMQ_CLUSTER_BASE:-21670}
 sbin=$(ls -d /usr/lib/rabbitmq/lib/rabbitmq_server-*/sbin | tail -1)
 export ERL_EPMD_PORT=$((base + 20)) ERL_EPMD_ADDRESS=127.0.0.1 HOME=$dir/home
 export RABBITMQ_CONF_ENV_FILE=$dir/empty.env RABBITMQ_ENABLED_PLUGINS_FILE=$dir/enabled_plugins
+# A node or CLI that fails to start writes its crash dump here, not into the caller's
+# working directory.
+export ERL_CRASH_DUMP=$dir/erl_crash.dump
 
 node_env() {
   local n=$1

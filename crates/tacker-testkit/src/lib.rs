@@ -8,6 +8,7 @@
 pub mod cnf;
 pub mod csar;
 pub mod helm;
+mod infra;
 pub mod keystone;
 pub mod mgmt;
 pub mod moto;

@@ -3,82 +3,53 @@
 //! dropped.
 
 use std::path::PathBuf;
-use std::process::Command;
+
+use crate::infra::Infra;
 
 /// A running pair.
 #[derive(Debug)]
 pub struct PgPair {
-    dir: tempfile::TempDir,
-    /// The script's `PG_FAILOVER_BASE`: the primary's port, the replica's is the next.
-    base: u16,
-    /// Held while the pair runs: no other test (of any binary) uses these ports.
-    _slot: std::fs::File,
+    infra: Infra,
     /// The libpq multi-host URL (`target_session_attrs=read-write`) of database
     /// `postgres`.
     pub url: String,
 }
 
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/pg-failover.sh")
-}
-
 impl PgPair {
-    /// Runs the script's `cmd` on this pair; its output.
-    fn run(&self, cmd: &str) -> String {
-        crate::rabbit::output(
-            Command::new(script())
-                .env("PG_FAILOVER_BASE", self.base.to_string())
-                .arg(cmd)
-                .arg(self.dir.path().join("pg")),
-        )
-    }
-
     /// Makes the primary and its replica, streaming synchronously.
     pub fn up() -> Self {
-        // The servers run as postgres: it must reach the directory.
-        let (dir, base, slot) = crate::rabbit::place("pg-pair", &[21432, 21442, 21452]);
-        let mut pg = Self {
-            dir,
-            base,
-            _slot: slot,
-            url: String::new(),
-        };
-        pg.url = pg.run("up");
-        pg
+        let infra = Infra::new(
+            "pg-failover.sh",
+            "PG_FAILOVER_BASE",
+            &[21432, 21442, 21452],
+            Some("pg"),
+        );
+        let url = infra.run("up", &[]);
+        Self { infra, url }
     }
 
     /// A file in the pair's directory (gone with it).
     pub fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.infra.path(name)
     }
 
     /// SIGKILLs the primary's postmaster.
     pub fn kill(&self) {
-        self.run("kill");
+        self.infra.run("kill", &[]);
     }
 
     /// Promotes the replica.
     pub fn promote(&self) {
-        self.run("promote");
+        self.infra.run("promote", &[]);
     }
 
     /// Stops the current primary (fast shutdown).
     pub fn stop(&self) {
-        self.run("stop");
+        self.infra.run("stop", &[]);
     }
 
     /// Starts the current primary again.
     pub fn start(&self) {
-        self.run("start");
-    }
-}
-
-impl Drop for PgPair {
-    fn drop(&mut self) {
-        let _ = Command::new(script())
-            .env("PG_FAILOVER_BASE", self.base.to_string())
-            .arg("down")
-            .arg(self.dir.path().join("pg"))
-            .status();
+        self.infra.run("start", &[]);
     }
 }

@@ -212,6 +212,7 @@ impl PrivateRabbit {
             .env("RABBITMQ_DIST_PORT", self.dist.to_string())
             .env("RABBITMQ_MNESIA_BASE", d.join("mnesia"))
             .env("RABBITMQ_LOG_BASE", d.join("log"))
+            .env("ERL_CRASH_DUMP", d.join("erl_crash.dump"))
             .env("RABBITMQ_PID_FILE", d.join("beam.pid"))
             .env("RABBITMQ_ENABLED_PLUGINS_FILE", d.join("enabled_plugins"))
             .env("RABBITMQ_CONFIG_FILE", d.join("rabbitmq"))
