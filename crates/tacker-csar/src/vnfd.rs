@@ -394,6 +394,12 @@ fn flavour(
             layer_protocols: string_list(
                 n.pointer("/properties/connectivity_type/layer_protocols"),
             ),
+            cidr: n
+                .pointer("/properties/vl_profile/virtual_link_protocol_data")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find_map(|d| d.pointer("/l3_protocol_data/cidr").and_then(scalar)),
         })
         .collect();
     let storages = nodes

@@ -4,6 +4,7 @@ pub mod conductor;
 mod error;
 pub mod failure;
 pub mod fm;
+pub mod hot;
 pub mod lcm;
 pub mod mgmt;
 pub mod package;

@@ -227,6 +227,10 @@ pub struct VirtualLink {
     pub description: String,
     /// `connectivity_type.layer_protocols`.
     pub layer_protocols: Vec<String>,
+    /// The first `vl_profile.virtual_link_protocol_data[].l3_protocol_data.cidr`
+    /// (the subnet a HOT built from the VNFD makes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cidr: Option<String>,
 }
 
 /// Virtual storage.
@@ -327,4 +331,23 @@ pub struct ArtifactInfo {
     pub kind: ArtifactKind,
     /// Whether the manifest or TOSCA.meta declared its digest (and it was verified).
     pub verified: bool,
+}
+
+/// Bytes in a TOSCA `scalar-unit.size` (`1 GB`, `512 MiB`), read as OpenStack reads its
+/// units (Nova's and Glance's "MB" and "GB" are binary: `512 MB` is 512 MiB); `None`
+/// when unreadable.
+pub fn size_in_bytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic())?;
+    let n: f64 = t[..split].trim().parse().ok()?;
+    let power = match t[split..].trim().to_ascii_lowercase().as_str() {
+        "b" => 0,
+        "kb" | "kib" => 1,
+        "mb" | "mib" => 2,
+        "gb" | "gib" => 3,
+        "tb" | "tib" => 4,
+        _ => return None,
+    };
+    let b = (n * 1024.0_f64.powi(power)).ceil();
+    (b.is_finite() && b >= 0.0).then_some(b as u64)
 }

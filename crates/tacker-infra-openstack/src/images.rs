@@ -36,29 +36,10 @@ fn glance_error(what: &str, a: &Answer) -> Error {
     Error::Vim(format!("Glance {what}: HTTP {} {}", a.status, a.message()))
 }
 
-/// Bytes in a TOSCA `scalar-unit.size` (`1 GB`, `512 MiB`), with OpenStack's reading of
-/// units (Nova's and Glance's "MB" and "GB" are binary: `512 MB` is a min_ram of 512);
-/// `None` when unreadable.
-fn bytes_of(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic())?;
-    let n: f64 = t[..split].trim().parse().ok()?;
-    let power = match t[split..].trim().to_ascii_lowercase().as_str() {
-        "b" => 0,
-        "kb" | "kib" => 1,
-        "mb" | "mib" => 2,
-        "gb" | "gib" => 3,
-        "tb" | "tib" => 4,
-        _ => return None,
-    };
-    let b = (n * 1024.0_f64.powi(power)).ceil();
-    (b.is_finite() && b >= 0.0).then_some(b as u64)
-}
-
 /// `text` in whole units of `unit` bytes, rounded up (Glance's min_disk in GB, min_ram
 /// in MB); 0 when empty or unreadable.
 fn whole(text: &str, unit: u64) -> u64 {
-    bytes_of(text).map_or(0, |b| b.div_ceil(unit))
+    tacker_domain::vnfd::size_in_bytes(text).map_or(0, |b| b.div_ceil(unit))
 }
 
 /// The SHA-512 of a file, hex (read in a blocking task: images are large).

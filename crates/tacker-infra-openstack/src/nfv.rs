@@ -51,6 +51,15 @@ pub fn flavour_of(grant: &Value, vdu: &Vdu) -> Option<String> {
     .or_else(|| vdu.requested_flavour().map(str::to_owned))
 }
 
+/// Whether a VDU's flavour is in an `nfv` parameter built earlier (its
+/// `computeFlavourId`), for a template built from the VNFD again later.
+pub fn flavour_in(nfv: &Value) -> impl Fn(&Vdu) -> bool + '_ {
+    |v| {
+        nfv.pointer(&format!("/VDU/{}/computeFlavourId", v.id))
+            .is_some_and(|f| !f.is_null())
+    }
+}
+
 /// The image the grant names for a VDU.
 pub fn granted_image(grant: &Value, vdu: &Vdu) -> Option<String> {
     vim_asset(

@@ -1,10 +1,12 @@
 //! The package's base HOT for a flavour: `BaseHOT/<flavour>/<top>.yaml`, with every
 //! other file below that directory (`nested/*.yaml`) passed to Heat as `files`, under
-//! its path and its file name (templates name nested ones by file name).
+//! its path and its file name (templates name nested ones by file name). A package with
+//! no `BaseHOT/<flavour>/` gets one built from its VNFD ([`tacker_domain::hot`]).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use tacker_domain::vnfd::{Flavour, Vdu};
 
 use crate::error::{Error, Result};
 
@@ -38,15 +40,39 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads the base HOT of `flavour` from the unpacked package.
-pub fn load(package_dir: &Path, flavour: &str) -> Result<BaseHot> {
-    let dir = package_dir.join("BaseHOT").join(flavour);
+/// The base HOT of `flavour`: the unpacked package's, else one built from the VNFD
+/// (`flavour_given`: whether a VDU's flavour comes from the `nfv` parameter).
+pub fn load(
+    package_dir: &Path,
+    flavour: &Flavour,
+    flavour_given: &dyn Fn(&Vdu) -> bool,
+) -> Result<BaseHot> {
+    let dir = package_dir.join("BaseHOT").join(&flavour.id);
     if !dir.is_dir() {
-        return Err(Error::Package(format!(
-            "the VNF package has no BaseHOT/{flavour}/ (the base HOT of flavour {flavour})"
-        )));
+        return built(flavour, flavour_given);
     }
-    let mut tops: Vec<PathBuf> = std::fs::read_dir(&dir)
+    read(&dir, &flavour.id)
+}
+
+/// The template built from the VNFD, as the text Heat gets.
+fn built(flavour: &Flavour, flavour_given: &dyn Fn(&Vdu) -> bool) -> Result<BaseHot> {
+    let hot = tacker_domain::hot::translate(flavour, flavour_given)
+        .map_err(|f| Error::Package(f.detail))?;
+    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    Ok(BaseHot {
+        top: text(&hot.top),
+        files: hot
+            .files
+            .iter()
+            .map(|(name, t)| (name.clone(), Value::String(text(t))))
+            .collect(),
+        parsed: hot.top,
+    })
+}
+
+/// Reads `BaseHOT/<flavour>/` at `dir`.
+fn read(dir: &Path, flavour: &str) -> Result<BaseHot> {
+    let mut tops: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::Package(format!("reading BaseHOT/{flavour}: {e}")))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && is_template(p))
@@ -85,11 +111,11 @@ pub fn load(package_dir: &Path, flavour: &str) -> Result<BaseHot> {
         ))
     })?;
     let mut all = Vec::new();
-    walk(&dir, &mut all).map_err(|e| Error::Package(format!("reading BaseHOT/{flavour}: {e}")))?;
+    walk(dir, &mut all).map_err(|e| Error::Package(format!("reading BaseHOT/{flavour}: {e}")))?;
     let mut files = Map::new();
     for p in all.iter().filter(|p| **p != top_path) {
         let content = Value::String(read(p)?);
-        if let Ok(rel) = p.strip_prefix(&dir) {
+        if let Ok(rel) = p.strip_prefix(dir) {
             files.insert(rel.to_string_lossy().into_owned(), content.clone());
         }
         if let Some(name) = p.file_name() {

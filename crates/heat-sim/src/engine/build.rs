@@ -264,6 +264,28 @@ fn find(st: &State, physical_id: &str) -> Option<(Uuid, Resource)> {
     })
 }
 
+/// The image of the volume a server without `image` boots from (Nova: the
+/// `block_device_mapping_v2` entry with `boot_index` 0, its volume made from an image).
+fn boot_volume_image(st: &State, props: &Value) -> Result<String, String> {
+    let boot = props
+        .get("block_device_mapping_v2")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|m| m.get("boot_index").and_then(Value::as_i64) == Some(0))
+        .ok_or("a server needs an image or a volume to boot from (boot_index 0)")?;
+    let volume = boot
+        .get("volume_id")
+        .and_then(Value::as_str)
+        .ok_or("block_device_mapping_v2: the boot entry names no volume_id")?;
+    let (_, v) = find(st, volume).ok_or_else(|| format!("volume {volume} could not be found"))?;
+    v.properties
+        .get("image")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| format!("volume {volume} was not made from an image and cannot boot"))
+}
+
 fn create_floating_ip(
     engine: &Engine,
     stack: Uuid,
@@ -357,14 +379,14 @@ async fn create_server(
     if ips.is_empty() {
         return Err(format!("resources.{name}: a server needs a network"));
     }
-    let image = props
-        .get("image")
-        .map(|i| {
-            i.as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| i.to_string())
-        })
-        .unwrap_or_default();
+    let image = match props.get("image").filter(|i| !i.is_null()) {
+        Some(i) => i
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| i.to_string()),
+        None => boot_volume_image(&engine.lock(), props)
+            .map_err(|why| format!("resources.{name}: {why}"))?,
+    };
     if let Some(x) = &engine.external {
         x.check_image(&image)
             .await

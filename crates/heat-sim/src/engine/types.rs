@@ -21,6 +21,7 @@ const PLAIN: &[&str] = &[
     "OS::Nova::ServerGroup",
     "OS::Nova::Flavor",
     "OS::Nova::KeyPair",
+    "OS::Cinder::Volume",
     "OS::Heat::ScalingPolicy",
     "OS::Heat::None",
     "OS::Heat::Value",

@@ -55,12 +55,14 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let flavour = w.octx.vnfd.flavour(&req.new_flavour_id).ok_or_else(|| {
         Error::Invalid(format!("flavour {} is not in the VNFD", req.new_flavour_id))
     })?;
-    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
     let level = req.level(flavour);
     let counts: BTreeMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
         .into_iter()
         .collect();
     let grant = images::ensure(w.session, w.octx, flavour).await?;
+    let hot = template::load(&w.octx.package_dir, flavour, &|v| {
+        nfv::flavour_of(&grant, v).is_some()
+    })?;
     let mut nfv = nfv::build(&nfv::Inputs {
         flavour,
         template: &hot.parsed,
@@ -101,7 +103,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
 pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
     let st = stored(w.octx)?;
     let flavour = w.flavour()?;
-    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
+    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&st.nfv))?;
     tracing::info!(stack = %st.stack.text(), flavour = %flavour.id, "rolling the VNF back to its flavour");
     w.heat
         .replace(&st.stack, &hot.top, &hot.files, &parameters(&st.nfv))

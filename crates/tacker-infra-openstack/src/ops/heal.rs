@@ -10,7 +10,7 @@ use tacker_domain::lcm::{OperationParams, VnfcResourceInfo};
 use super::{Work, apply, changes, metadata, stored};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
-use crate::{template, vnfc};
+use crate::{nfv, template, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
@@ -95,7 +95,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
 async fn recreate(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
     super::terminate::remove_stack(w).await?;
-    let hot = template::load(&w.octx.package_dir, &w.octx.flavour_id)?;
+    let hot = template::load(&w.octx.package_dir, w.flavour()?, &nfv::flavour_in(&s.nfv))?;
     let stack = super::instantiate::ensure_stack(w, &hot, &s.nfv).await?;
     let read = w.read(&stack, &[]).await?;
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);

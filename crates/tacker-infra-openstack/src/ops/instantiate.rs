@@ -56,12 +56,14 @@ pub async fn ensure_stack(w: &Work<'_>, hot: &template::BaseHot, nfv: &Value) ->
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let req = request(w)?;
     let flavour = w.flavour()?;
-    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
     let level = plan::level(flavour, req);
     let counts: BTreeMap<String, u32> = plan::initial_counts(flavour, level.as_deref())
         .into_iter()
         .collect();
     let grant = images::ensure(w.session, w.octx, flavour).await?;
+    let hot = template::load(&w.octx.package_dir, flavour, &|v| {
+        nfv::flavour_of(&grant, v).is_some()
+    })?;
     let nfv = nfv::build(&nfv::Inputs {
         flavour,
         template: &hot.parsed,

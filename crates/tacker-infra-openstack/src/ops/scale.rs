@@ -14,7 +14,7 @@ use tacker_domain::lcm::{OperationParams, plan};
 use super::{Work, apply, changes, counts_of, metadata, runs_as_asked, stored, with_capacities};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
-use crate::{template, vnfc};
+use crate::{nfv, template, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
@@ -44,7 +44,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let nfv = with_capacities(&s.nfv, &counts);
     // Upstream's v1 layout (a fixed desired_capacity) scales through the aspect's policies
     // (`<aspect>_scale_out`, `_scale_in`), signalled once per step; ours through `nfv`.
-    let hot = template::load(&w.octx.package_dir, &flavour.id)?;
+    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
     let direction = if step.to_level > step.from_level {
         "out"
     } else {

@@ -143,6 +143,13 @@ impl Fixture {
             .collect()
     }
 
+    /// The `vnfcInfo` id of the first VNFC of `vdu`.
+    pub fn vnfc_info_id(&self, vdu: &str) -> String {
+        let info = self.instance.instantiated_vnf_info.as_ref().unwrap();
+        let c = info.vnfc_info.iter().find(|c| c.vdu_id == vdu);
+        c.unwrap_or_else(|| panic!("no VNFC of {vdu}")).id.clone()
+    }
+
     /// The simulator's servers: (id, host name in this machine).
     pub fn servers(&self) -> Vec<(String, Option<String>)> {
         let st = self.sim.sim.engine.lock();

@@ -111,17 +111,7 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
     assert_eq!(f.servers().len(), 2);
 
     // SOL002 heal of VDU2: a new host with a new address, VDU1 untouched.
-    let vdu2 = f
-        .instance
-        .instantiated_vnf_info
-        .as_ref()
-        .unwrap()
-        .vnfc_info
-        .iter()
-        .find(|c| c.vdu_id == "VDU2")
-        .unwrap()
-        .id
-        .clone();
+    let vdu2 = f.vnfc_info_id("VDU2");
     let o = d
         .heal(&f.ctx(LcmOperation::Heal, json!({"vnfcInstanceId": [vdu2]})))
         .await

@@ -96,6 +96,71 @@ async fn tacker_sample_basic_lcms_min_instantiates() {
     .await;
 }
 
+/// Upstream's v2 sample without its Base HOT: the HOT is built from the VNFD (VDU1 in an
+/// autoscaling group of 1..3, VDU2 a server, both on the internal virtual link's network
+/// with its subnet) and runs every operation: instantiate, scale out and in through
+/// `desired_capacity`, heal of one VNFC, terminate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vnfd_without_base_hot_is_built_into_one_that_scales_and_heals() {
+    let root = need_samples!();
+    let base = root.join("tests/functional/sol_v2_common");
+    let csar = package(
+        &base.join("basic_lcms_min/contents"),
+        Some(&base.join("common/Definitions")),
+        &["Scripts/sample_script.py"],
+    )
+    .without("BaseHOT/simple/sample2.yaml")
+    .without("BaseHOT/simple/nested/VDU1.yaml");
+    let mut f = Fixture::with_package(csar);
+    let d = driver();
+    done(
+        &mut f,
+        &d,
+        LcmOperation::Instantiate,
+        json!({"flavourId": "simple"}),
+    )
+    .await;
+    let count = |f: &Fixture, vdu: &str| f.vnfcs().iter().filter(|v| v.0 == vdu).count();
+    assert_eq!((count(&f, "VDU1"), count(&f, "VDU2")), (1, 1));
+    for (_, _, ip) in f.vnfcs() {
+        assert!(!ip.is_empty(), "every VNFC has an address on internalVL3");
+    }
+    let subnet = {
+        let st = f.sim.sim.engine.lock();
+        st.stacks
+            .values()
+            .filter(|s| !s.deleted)
+            .flat_map(|s| s.resources.iter())
+            .find(|r| r.name == "internalVL3_subnet")
+            .map(|r| r.properties["cidr"].clone())
+    };
+    assert_eq!(subnet, Some(json!("192.168.5.0/24")));
+    let first = f.vnfcs();
+    let scale = |kind: &str| json!({"type": kind, "aspectId": "VDU1_scale", "numberOfSteps": 1});
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_OUT")).await;
+    assert_eq!(count(&f, "VDU1"), 2, "{:?}", f.vnfcs());
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 3);
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_IN")).await;
+    assert_eq!(count(&f, "VDU1"), 1);
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 2);
+    // Heal VDU2's VNFC only: it gets a new server, VDU1's stays.
+    let vdu2 = f.vnfc_info_id("VDU2");
+    done(
+        &mut f,
+        &d,
+        LcmOperation::Heal,
+        json!({"vnfcInstanceId": [vdu2]}),
+    )
+    .await;
+    let now = f.vnfcs();
+    let id_of = |l: &[(String, String, String)], vdu: &str| {
+        l.iter().find(|v| v.0 == vdu).map(|v| v.1.clone())
+    };
+    assert_eq!(id_of(&now, "VDU1"), id_of(&first, "VDU1"));
+    assert_ne!(id_of(&now, "VDU2"), id_of(&first, "VDU2"));
+    terminated(&mut f, &d).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tacker_kubernetes_cluster_sample_base_hot_instantiates() {
     let root = need_samples!();

@@ -296,11 +296,12 @@ async fn an_unreachable_vm_fails_after_bounded_retries_and_a_retry_completes_onc
     );
 }
 
-/// Upstream's own private-registry package has no Base HOT (upstream builds one from the
-/// VNFD): on an OpenStack VIM it is refused at the request, naming what is missing,
-/// instead of accepted and failed after the grant.
+/// Upstream's own private-registry package has no Base HOT: the HOT is built from its
+/// VNFD (a flavour made from `virtual_compute`, the port on the request's external
+/// network) and the registry runs on the VM as with a package of our layout. A request
+/// that leaves its external CP without a network is refused before anything is made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upstreams_vnfd_only_registry_package_is_refused_at_the_request() {
+async fn upstreams_vnfd_only_registry_package_runs_from_its_vnfd() {
     let Some(root) = tacker_testkit::samples::samples_dir() else {
         eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
         return;
@@ -318,15 +319,59 @@ async fn upstreams_vnfd_only_registry_package_is_refused_at_the_request() {
     let i = e
         .create("b1bb0ce7-ebca-4fa7-95ed-4840d70a1189", "upstream-registry")
         .await;
-    let r = e
-        .post_v1(&i, "instantiate", &spec_body(&e, None, None))
-        .await;
+    let mut no_network = spec_body(&e, None, None);
+    no_network["extVirtualLinks"] = json!([]);
+    let r = e.post_v1(&i, "instantiate", &no_network).await;
     assert_eq!(r.status(), 422);
     let p: Value = r.json().await.unwrap();
     let detail = p["detail"].as_str().unwrap();
     assert!(
-        detail.contains("no BaseHOT/simple/") && detail.contains("OpenStack"),
+        detail.contains("connection point CP1") && detail.contains("cpdId CP1"),
         "{p}"
     );
     assert!(e.ops_of(&i).await.is_empty(), "no occurrence was started");
+
+    let op =
+        e.vm.run(
+            "v1",
+            &i,
+            "instantiate",
+            spec_body(&e, None, None),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(op["operationState"], "COMPLETED", "{op}");
+    let (_, ip) = vnfc(&e, &i).await;
+    assert_eq!(
+        catalog(&ip, 5000).await.unwrap(),
+        json!({"repositories": []})
+    );
+    // The flavour Heat made for the VDU, from its virtual_compute (4 GB, 2 CPUs, 45 GB).
+    let flavour = {
+        let st = e.vm.sim.sim.engine.lock();
+        st.stacks
+            .values()
+            .filter(|s| !s.deleted)
+            .flat_map(|s| s.resources.iter())
+            .find(|r| r.name == "PrivateRegistryVDU_flavor")
+            .map(|r| (r.kind.clone(), r.properties.clone()))
+    };
+    assert_eq!(
+        flavour,
+        Some((
+            "OS::Nova::Flavor".to_owned(),
+            json!({"ram": 4096, "vcpus": 2, "disk": 45})
+        ))
+    );
+    let done =
+        e.vm.run(
+            "v1",
+            &i,
+            "terminate",
+            json!({"terminationType": "FORCEFUL"}),
+            &["COMPLETED", "FAILED_TEMP"],
+        )
+        .await;
+    assert_eq!(done["operationState"], "COMPLETED", "{done}");
+    assert_eq!(e.vm.hosts().len(), 1, "only the hub: {:?}", e.vm.hosts());
 }

@@ -21,7 +21,7 @@ pub async fn check(c: &Checking<'_>, r: &InstantiateRequest) -> Result<PackageMo
     let m = c.model().await?;
     r.check(&m)?;
     if types.iter().any(|t| t == vim_type::OPENSTACK) {
-        check_base_hot(&m, &r.flavour_id)?;
+        check_base_hot(&m, &r.flavour_id, Some(&r.ext_virtual_links))?;
     }
     Ok(m)
 }
@@ -40,18 +40,28 @@ async fn default_vim_type(
     Ok(vim.map(|v| v.connection_type().to_owned()))
 }
 
-/// An OpenStack VNF needs a Base HOT for its flavour (`BaseHOT/<flavour>/`): refused at
-/// the request (422) rather than failing after the grant.
-pub(super) fn check_base_hot(m: &PackageModel, flavour: &str) -> Result<(), ApiError> {
+/// An OpenStack VNF runs the flavour's Base HOT (`BaseHOT/<flavour>/`), else one built
+/// from the VNFD: a VNFD that cannot be built into one, or an external connection point
+/// that `ext_virtual_links` (when given) leaves without a network, is refused at the request (422) rather than failing
+/// after the grant.
+pub(super) fn check_base_hot(
+    m: &PackageModel,
+    flavour: &str,
+    ext_virtual_links: Option<&[serde_json::Value]>,
+) -> Result<(), ApiError> {
     let dir = format!("BaseHOT/{flavour}/");
     if m.entries.keys().any(|p| p.starts_with(&dir)) {
         return Ok(());
     }
-    Err(ApiError::Unprocessable(format!(
-        "the VNF package has no {dir} (a Base HOT for flavour {flavour}), which an OpenStack \
-         VIM needs: building the HOT from the VNFD, as upstream Tacker does for VNFD-only \
-         packages, is not supported yet; add a Base HOT to the package"
-    )))
+    // An unknown flavour is refused by the request's own check.
+    let Some(f) = m.vnfd.flavour(flavour) else {
+        return Ok(());
+    };
+    tacker_domain::hot::translate(f, &|v| v.requested_flavour().is_some())?;
+    if let Some(links) = ext_virtual_links {
+        tacker_domain::hot::check_external_cps(f, links)?;
+    }
+    Ok(())
 }
 
 /// A caller confined to a tenant deploys CNFs into the namespace of its tenant's name

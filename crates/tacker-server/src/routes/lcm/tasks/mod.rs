@@ -151,7 +151,9 @@ async fn check(
             if vim_types(c.instance)
                 .any(|t| canonical(t) == tacker_domain::lcm::vim_type::OPENSTACK)
             {
-                instantiate::check_base_hot(&m, &r.new_flavour_id)?;
+                // Without extVirtualLinks the CPs keep the networks they had.
+                let links = Some(r.ext_virtual_links.as_slice()).filter(|l| !l.is_empty());
+                instantiate::check_base_hot(&m, &r.new_flavour_id, links)?;
             }
             if let Some(chart) = r.cnf()?.helm_chart_path
                 && !m.has_chart(&chart)
