@@ -82,6 +82,29 @@ pub fn config(vim: &VimConnection, s: &K8sSettings) -> Result<kube::Config> {
     Ok(cfg)
 }
 
+/// Checks that the API server of `vim` takes its credentials, as an operation would
+/// use them: API discovery (`GET /api`), which Kubernetes serves to authenticated
+/// callers only. A refusal or no answer is [`Error::Vim`] saying which.
+pub async fn verify(vim: &VimConnection, s: &K8sSettings) -> Result<()> {
+    let client = connect(vim, s)?;
+    let endpoint = vim.info.endpoint().unwrap_or_default().to_owned();
+    match tokio::time::timeout(s.request_timeout, client.list_core_api_versions()).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(kube::Error::Api(st))) => Err(Error::Vim(format!(
+            "the API server at {endpoint} refused the credentials: HTTP {} {}",
+            st.code, st.reason
+        ))),
+        Ok(Err(e)) => Err(Error::Vim(format!(
+            "the API server at {endpoint} could not be used: {}",
+            Error::from(e)
+        ))),
+        Err(_) => Err(Error::Vim(format!(
+            "the API server at {endpoint} did not answer within {:?}",
+            s.request_timeout
+        ))),
+    }
+}
+
 /// A client for `vim`: kube's own stack (TLS, timeouts, base URI, authorization) over a
 /// connector whose resolver checks every address of the API server's name against
 /// `allowed_networks`; an IP literal is checked here.

@@ -84,6 +84,13 @@ impl KubernetesDriver {
 
 #[async_trait::async_trait]
 impl InfraDriver for KubernetesDriver {
+    async fn check_vim(
+        &self,
+        vim: &tacker_domain::lcm::driver::VimConnection,
+    ) -> Result<(), DriverError> {
+        Ok(client::verify(vim, &self.settings).await?)
+    }
+
     async fn instantiate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         Ok(ops::instantiate::run(&self.work(octx)?).await?)
     }

@@ -20,7 +20,11 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: CheckVim) -> Result<Vec<u8>, HandlerErr
         .map_err(|e| HandlerError::new(format!("the VIM connection is not JSON: {e}")))?;
     let vim = VimConnection::from_json("vim", &value)
         .ok_or_else(|| HandlerError::new("the VIM connection has no vimType"))?;
-    let kind = vim_type::canonical(&vim.vim_type);
+    let mut kind = vim_type::canonical(&vim.vim_type);
+    // A Helm VIM is a Kubernetes cluster: a conductor without Helm checks it as one.
+    if kind == vim_type::HELM && !ctx.lcm.drivers.infra.contains_key(&kind) {
+        kind = vim_type::KUBERNETES.to_owned();
+    }
     let problem = match ctx.lcm.drivers.infra.get(&kind) {
         Some(driver) => match driver.check_vim(&vim).await {
             Ok(()) => String::new(),

@@ -88,6 +88,14 @@ impl HelmDriver {
 
 #[async_trait::async_trait]
 impl InfraDriver for HelmDriver {
+    /// The cluster behind Helm takes the credentials (Helm uses them as they are).
+    async fn check_vim(
+        &self,
+        vim: &tacker_domain::lcm::driver::VimConnection,
+    ) -> Result<(), DriverError> {
+        Ok(crate::client::verify(vim, &self.settings).await?)
+    }
+
     async fn instantiate(&self, octx: &OpContext) -> Result<Outcome, DriverError> {
         let w = self.work(octx)?;
         Ok(self.op(&w).await?.instantiate().await?)

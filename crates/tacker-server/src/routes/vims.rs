@@ -9,7 +9,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 use tacker_db::{instances, vims};
-use tacker_domain::vim::{Vim, VimType, parse_new};
+use tacker_domain::vim::{Vim, parse_new};
 use tacker_rpc::Target;
 use tacker_rpc::proto::{CheckVim, VimChecked};
 use uuid::Uuid;
@@ -106,13 +106,12 @@ fn owner_of_new(who: &Principal, b: &Value) -> Result<String, ApiError> {
     }
 }
 
-/// Has a conductor's driver authenticate with an OpenStack VIM's credentials, as an
-/// operation would (a Keystone token, Heat in its catalog): 400 naming what failed, 503
-/// when no conductor answers. The connection travels sealed with the keyring.
+/// Has a conductor's driver authenticate with a VIM's credentials, as an operation
+/// would (OpenStack: a Keystone token and Heat in its catalog; Kubernetes, with Helm or
+/// not: the API server's discovery, served to authenticated callers only): 400 naming
+/// what failed, 503 when no conductor answers. The connection travels sealed with the
+/// keyring.
 async fn check_credentials(st: &ServerState, vim: &Vim) -> Result<(), ApiError> {
-    if vim.vim_type != VimType::OpenStack {
-        return Ok(());
-    }
     let mut conn = vim.connection("vim");
     conn.info.vim_type = Some(conn.vim_type.clone());
     let json = serde_json::to_string(&conn.info)

@@ -254,7 +254,7 @@ fn crc32(data: &[u8]) -> u32 {
     !crc
 }
 
-async fn scenario(r: &mut Recorder, sub: &Subscriber) {
+async fn scenario(r: &mut Recorder, sub: &Subscriber, cluster: &str) {
     // Versions and probes.
     for p in [
         "/",
@@ -369,7 +369,7 @@ async fn scenario(r: &mut Recorder, sub: &Subscriber) {
     .await;
 
     // VIMs.
-    let vim = json!({"vim": {"name": "k8s", "type": "kubernetes", "auth_url": "https://127.0.0.1:6443",
+    let vim = json!({"vim": {"name": "k8s", "type": "kubernetes", "auth_url": cluster,
         "auth_cred": {"bearer_token": "tok", "username": "u"}, "vim_project": {"name": "default"},
         "extra": {"area": "a1", "helm_info": {"masternode_password": "p"}}}});
     let (_, v, _) = r.json(Method::POST, "/v1.0/vims", vim.clone()).await;
@@ -708,6 +708,7 @@ async fn every_answer_is_what_it_was() {
     )
     .await;
     let sub = Subscriber::start(Expect::Nothing);
+    let cluster = crate::support::kube_sim("tok");
     let base = app.base.clone();
     let mut r = Recorder {
         app,
@@ -718,12 +719,15 @@ async fn every_answer_is_what_it_was() {
         },
         lines: Vec::new(),
     };
-    scenario(&mut r, &sub).await;
+    scenario(&mut r, &sub, &cluster.url).await;
     let sub_port = sub
         .url
         .rsplit_once(':')
         .map(|(_, p)| p.split('/').next().unwrap_or_default().to_owned());
-    let mut got = r.lines.join("\n");
+    let mut got = r
+        .lines
+        .join("\n")
+        .replace(&cluster.url, "http://<kubernetes>");
     if let Some(p) = sub_port {
         got = got.replace(&format!("127.0.0.1:{p}"), "<subscriber>");
     }

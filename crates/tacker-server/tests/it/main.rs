@@ -22,3 +22,4 @@ mod pm;
 mod support;
 mod tls;
 mod upload_from_uri;
+mod vims;

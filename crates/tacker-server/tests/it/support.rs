@@ -37,6 +37,16 @@ pub fn sim() -> Arc<tacker_conductor::lcm::sim::SimDriver> {
 /// The test package's hooks run on the simulated VIM's driver.
 pub const MGMT_DRIVERS: [&str; 2] = ["Scripts/mgmt.py=sim", "Scripts/sample_script.py=noop"];
 
+/// A kube-sim over plain HTTP that takes bearer token `token`: the cluster behind the
+/// Kubernetes VIMs these tests register (registration checks the credentials).
+pub fn kube_sim(token: &str) -> kube_sim::Handle {
+    kube_sim::spawn(kube_sim::Settings {
+        token: Some(token.to_owned()),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
 /// The built-in token endpoint's limits of `defaults.toml`.
 pub fn token_limits() -> tacker_server::auth::TokenLimits {
     let a = tacker_config::Config::defaults().unwrap().auth;
@@ -52,6 +62,8 @@ fn config(opts: &Options, base: &str) -> tacker_config::Config {
     let mut cfg = tacker_config::Config::defaults().unwrap();
     cfg.server.public_url = Some(base.parse().unwrap());
     cfg.outbound.allowed_networks = vec!["127.0.0.1/32".parse().unwrap()];
+    // Kubernetes VIMs of these tests are kube-sims over plain HTTP (`kube_sim()`).
+    cfg.kubernetes.allow_http = true;
     cfg.conductor.heartbeat_interval = Duration::from_millis(200);
     cfg.conductor.dead_after = Duration::from_secs(2);
     cfg.conductor.shutdown_timeout = Duration::from_secs(10);
@@ -122,6 +134,13 @@ async fn start_conductor(sh: &Shared<'_>, n: usize) -> tacker_conductor::Conduct
     cfg.conductor.cache_dir = dir.join("cache").join(&id).display().to_string();
     let mut drivers = Drivers::default();
     drivers.infra.insert(SIM_VIM.to_owned(), sim());
+    // Registering a Kubernetes VIM has a conductor's driver check its credentials.
+    drivers.infra.insert(
+        tacker_conductor::lcm::KUBERNETES.to_owned(),
+        Arc::new(tacker_infra_k8s::KubernetesDriver::new(
+            tacker_infra_k8s::K8sSettings::from_config(&cfg),
+        )),
+    );
     drivers
         .mgmt
         .insert(tacker_domain::mgmt::DriverName::Sim, sim());

@@ -47,14 +47,21 @@ async fn rotation_reseals_every_secret_and_a_missing_key_stops_the_start() {
     let pkg = c.upload(declaring.zip()).await;
     c.wait_state(&pkg, &["ONBOARDED"], Duration::from_secs(30))
         .await;
+    // The cluster behind it takes the VIM's token (registration checks it).
+    let cluster = kube_sim::spawn(kube_sim::Settings {
+        token: Some("rot-vbt-1".into()),
+        tls: true,
+        ..Default::default()
+    })
+    .unwrap();
     // A registered VIM whose credentials and extra hold secrets of every kind the
     // registry keeps (Tacker's helm_info carries masternode_password).
     let r = c
         .http
         .post(format!("{}/v1.0/vims", c.api))
         .json(&json!({"vim": {"name": "planted", "type": "kubernetes",
-            "auth_url": "https://127.0.0.1:6443",
-            "auth_cred": {"bearer_token": "rot-vbt-1", "passwd": "rot-vpw-1",
+            "auth_url": cluster.url,
+            "auth_cred": {"bearer_token": "rot-vbt-1", "ssl_ca_cert": cluster.ca_pem, "passwd": "rot-vpw-1",
                 "kubeconfig": "rot-vkc-1", "private_key_pem": "rot-vpk-1",
                 "cert_key_data": "rot-vck-1", "username": "vim-user"},
             "vim_project": {"name": "default"},

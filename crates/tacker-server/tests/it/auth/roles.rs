@@ -249,8 +249,9 @@ async fn vendor_and_area_roles_scope_packages_instances_operations_and_vims() {
     );
 
     // VIMs: registered in the caller's areas only, listed and shown by area.
+    let cluster = crate::support::kube_sim("t");
     let vim = |name: &str, area: &str| {
-        json!({"vim": {"name": name, "type": "kubernetes", "auth_url": format!("https://{name}:6443"),
+        json!({"vim": {"name": name, "type": "kubernetes", "auth_url": cluster.url,
             "auth_cred": {"bearer_token": "t"}, "vim_project": {"name": "default"},
             "extra": {"area": area}}})
     };

@@ -252,11 +252,12 @@ async fn unknown_or_disabled_vim_types_are_refused_at_the_api() {
         .unwrap();
     assert_eq!(ops, json!([]), "no occurrence was made");
     // A Kubernetes VIM registered for Helm (Tacker's extra.use_helm), named by vimId only.
+    let cluster = crate::support::kube_sim("t");
     let r = app
         .http
         .post(app.url("/v1.0/vims"))
         .json(
-            &json!({"vim": {"name": "helm", "type": "kubernetes", "auth_url": "https://k8s:6443",
+            &json!({"vim": {"name": "helm", "type": "kubernetes", "auth_url": cluster.url,
             "auth_cred": {"bearer_token": "t"}, "vim_project": {"name": "default"},
             "extra": {"use_helm": true}}}),
         )
