@@ -6,6 +6,7 @@ mod heat;
 mod images;
 mod nfv;
 mod ops;
+mod per_vnfc;
 mod session;
 mod settings;
 mod template;

@@ -128,6 +128,16 @@ fn ensure(root: &mut Value, path: &[Value]) {
     }
 }
 
+/// Makes every `get_param: [nfv, ...]` path of `template` exist in `nfv` (as `null`
+/// where nothing was there), so Heat resolves each.
+pub fn complete(nfv: &mut Value, template: &Value) {
+    let mut paths = Vec::new();
+    nfv_paths(template, &mut paths);
+    for p in &paths {
+        ensure(nfv, p);
+    }
+}
+
 /// `cpConfig` entries of an external CP: a map (SOL003 v3.3.1) or a list (v2.6.1).
 fn cp_configs(ext_cp: &Value) -> Vec<&Value> {
     match ext_cp.get("cpConfig") {
@@ -193,6 +203,18 @@ pub fn build(i: &Inputs<'_>) -> Value {
         }
         vdus.insert(v.id.clone(), Value::Object(e));
     }
+    // A storage made from an image (`nfv.VDU.<storage>.vcImageId`, upstream's key too).
+    for s in i.flavour.storages.iter().filter(|s| s.sw_image.is_some()) {
+        let image = vim_asset(
+            i.grant,
+            "softwareImages",
+            "vnfdSoftwareImageId",
+            &s.id,
+            "vimSoftwareImageId",
+        )
+        .or_else(|| s.sw_image.as_ref().map(|m| m.name.clone()));
+        vdus.insert(s.id.clone(), json!({"vcImageId": image}));
+    }
     let mut cps = Map::new();
     for vl in i.ext_virtual_links {
         let network = vl.get("resourceId").cloned().unwrap_or(Value::Null);
@@ -210,11 +232,7 @@ pub fn build(i: &Inputs<'_>) -> Value {
         }
     }
     let mut nfv = json!({"VDU": vdus, "CP": cps});
-    let mut paths = Vec::new();
-    nfv_paths(i.template, &mut paths);
-    for p in &paths {
-        ensure(&mut nfv, p);
-    }
+    complete(&mut nfv, i.template);
     if let (Some(Value::Object(extra)), Value::Object(n)) = (i.extra, &mut nfv) {
         merge_patch(n, extra);
     }

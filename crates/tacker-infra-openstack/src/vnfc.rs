@@ -89,6 +89,19 @@ impl<'r> Tree<'r> {
             .then(|| (home.clone(), s(member, "resource_name").to_owned()))
     }
 
+    /// The per-VNFC copy holding a server in `stack` (upstream's `StandardUserData`
+    /// layout): (the stack holding the copy, its name `<VDU>-<index>`, the index).
+    pub fn copy(&self, stack: &StackRef, vdu: &str) -> Option<(StackRef, String, u32)> {
+        let (home, copy) = self.owners.get(&stack.id)?;
+        let name = s(copy, "resource_name");
+        let index = name.strip_prefix(vdu)?.strip_prefix('-')?.parse().ok()?;
+        let in_group = self
+            .owners
+            .get(&home.id)
+            .is_some_and(|(_, g)| s(g, "resource_type") == GROUP);
+        (!in_group).then(|| (home.clone(), name.to_owned(), index))
+    }
+
     fn cp_info(&self, stack: &StackRef, cp: &str, server_id: &str) -> Option<VnfcCpInfo> {
         let port = self.in_stack(stack, cp, PORT)?;
         let port_id = s(port, "physical_resource_id").to_owned();
@@ -166,6 +179,10 @@ pub fn read(
             if let Some((parent, member)) = tree.member(&stack) {
                 metadata.insert(PARENT_STACK.into(), json!(parent.text()));
                 metadata.insert(PARENT_RESOURCE.into(), json!(member));
+            } else if let Some((home, copy, index)) = tree.copy(&stack, &vdu) {
+                metadata.insert(PARENT_STACK.into(), json!(home.text()));
+                metadata.insert(PARENT_RESOURCE.into(), json!(copy));
+                metadata.insert(crate::per_vnfc::INDEX.into(), json!(index));
             }
             VnfcResourceInfo {
                 id: id.clone(),

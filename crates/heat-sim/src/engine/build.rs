@@ -265,14 +265,20 @@ fn find(st: &State, physical_id: &str) -> Option<(Uuid, Resource)> {
 }
 
 /// The image of the volume a server without `image` boots from (Nova: the
-/// `block_device_mapping_v2` entry with `boot_index` 0, its volume made from an image).
+/// `block_device_mapping_v2` entry with `boot_index` 0, else the first that gives none,
+/// its volume made from an image).
 fn boot_volume_image(st: &State, props: &Value) -> Result<String, String> {
-    let boot = props
+    let mappings: Vec<&Value> = props
         .get("block_device_mapping_v2")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .find(|m| m.get("boot_index").and_then(Value::as_i64) == Some(0))
+        .collect();
+    let index = |m: &Value| m.get("boot_index").and_then(Value::as_i64);
+    let boot = mappings
+        .iter()
+        .find(|m| index(m) == Some(0))
+        .or_else(|| mappings.iter().find(|m| index(m).is_none()))
         .ok_or("a server needs an image or a volume to boot from (boot_index 0)")?;
     let volume = boot
         .get("volume_id")

@@ -22,6 +22,7 @@ const PLAIN: &[&str] = &[
     "OS::Nova::Flavor",
     "OS::Nova::KeyPair",
     "OS::Cinder::Volume",
+    "OS::Cinder::VolumeType",
     "OS::Heat::ScalingPolicy",
     "OS::Heat::None",
     "OS::Heat::Value",

@@ -35,13 +35,20 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             cps.insert(k.clone(), v.clone());
         }
     }
+    // The per-VNFC copies of the CPs move with them.
+    let changed: Vec<String> = fresh
+        .get("CP")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    crate::per_vnfc::refresh(&mut nfv, "CP", &changed);
     apply(w, &s.stack, &nfv).await?;
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
     let mut info = s.info;
     info.vnfc_resource_info = read.resources;
     info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv));
+    info.other.extend(metadata(&s.stack, &nfv, s.layout));
     info.other.insert(
         "extVirtualLinkInfo".into(),
         Value::Array(req.ext_virtual_links.clone()),

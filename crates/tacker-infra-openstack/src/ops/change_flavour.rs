@@ -13,6 +13,7 @@ use tacker_domain::lcm::{OperationParams, plan};
 
 use super::{Work, changes, counts_of, parameters, runs_as_asked, stored};
 use crate::error::{Error, Result};
+use crate::per_vnfc;
 use crate::{images, nfv, template};
 
 fn request<'a>(w: &'a Work<'_>) -> Result<&'a ChangeFlavourRequest> {
@@ -74,6 +75,8 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     if req.ext_virtual_links.is_empty() {
         keep_networks(&mut nfv, &st.nfv);
     }
+    let indexes = per_vnfc::sized(&Default::default(), &counts);
+    let hot = super::laid_out(hot, flavour, st.layout, &indexes, &mut nfv)?;
     tracing::info!(stack = %st.stack.text(), from = %st.info.flavour_id, to = %flavour.id, "changing the VNF's flavour");
     w.heat
         .replace(&st.stack, &hot.top, &hot.files, &parameters(&nfv))
@@ -94,6 +97,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             read,
             &st.stack,
             &nfv,
+            st.layout,
         )),
         resource_changes,
     })
@@ -104,9 +108,12 @@ pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
     let st = stored(w.octx)?;
     let flavour = w.flavour()?;
     let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&st.nfv))?;
+    let mut nfv = st.nfv.clone();
+    let indexes = per_vnfc::indexes_of(&st.info.vnfc_resource_info);
+    let hot = super::laid_out(hot, flavour, st.layout, &indexes, &mut nfv)?;
     tracing::info!(stack = %st.stack.text(), flavour = %flavour.id, "rolling the VNF back to its flavour");
     w.heat
-        .replace(&st.stack, &hot.top, &hot.files, &parameters(&st.nfv))
+        .replace(&st.stack, &hot.top, &hot.files, &parameters(&nfv))
         .await?;
     w.heat.wait(&st.stack, "UPDATE").await?;
     let read = w.read(&st.stack, &st.info.vnfc_resource_info).await?;

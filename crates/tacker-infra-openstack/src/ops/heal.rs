@@ -10,6 +10,7 @@ use tacker_domain::lcm::{OperationParams, VnfcResourceInfo};
 use super::{Work, apply, changes, metadata, stored};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
+use crate::per_vnfc::{self, Layout};
 use crate::{nfv, template, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
@@ -46,6 +47,11 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     };
     let flavour = w.flavour()?;
     for r in &targets {
+        // StandardUserData: the VNFC's whole nested stack is replaced.
+        if s.layout == Layout::PerVnfc {
+            super::scale::mark_member(w, r).await?;
+            continue;
+        }
         let stack = r
             .metadata
             .get(vnfc::STACK)
@@ -84,7 +90,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     info.vnfc_info =
         super::operate::kept(&info.vnfc_info, ordered.iter().map(vnfc::info).collect());
     info.vnfc_resource_info = ordered;
-    info.other.extend(metadata(&s.stack, &s.nfv));
+    info.other.extend(metadata(&s.stack, &s.nfv, s.layout));
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes,
@@ -95,14 +101,18 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
 async fn recreate(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
     super::terminate::remove_stack(w).await?;
-    let hot = template::load(&w.octx.package_dir, w.flavour()?, &nfv::flavour_in(&s.nfv))?;
-    let stack = super::instantiate::ensure_stack(w, &hot, &s.nfv).await?;
+    let flavour = w.flavour()?;
+    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
+    let mut nfv = s.nfv.clone();
+    let indexes = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
+    let hot = super::laid_out(hot, flavour, s.layout, &indexes, &mut nfv)?;
+    let stack = super::instantiate::ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
     let mut info = s.info;
     info.vnfc_resource_info = read.resources;
     info.vnfc_info = read.infos;
-    info.other.extend(metadata(&stack, &s.nfv));
+    info.other.extend(metadata(&stack, &nfv, s.layout));
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes,

@@ -12,6 +12,7 @@ use tacker_domain::lcm::{OperationParams, plan};
 use super::{Work, changes, counts_of, parameters, runs_as_asked, stack_name};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
+use crate::per_vnfc::{self, Layout};
 use crate::{images, nfv, template};
 
 /// The instantiate request of the operation.
@@ -64,7 +65,8 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let hot = template::load(&w.octx.package_dir, flavour, &|v| {
         nfv::flavour_of(&grant, v).is_some()
     })?;
-    let nfv = nfv::build(&nfv::Inputs {
+    let layout = Layout::of(&req.additional_params);
+    let mut nfv = nfv::build(&nfv::Inputs {
         flavour,
         template: &hot.parsed,
         counts: &counts,
@@ -72,6 +74,8 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         ext_virtual_links: &req.ext_virtual_links,
         extra: req.additional_params.get("nfv"),
     });
+    let indexes = per_vnfc::sized(&Default::default(), &counts);
+    let hot = super::laid_out(hot, flavour, layout, &indexes, &mut nfv)?;
     let stack = ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
     let vdus: Vec<&String> = counts.keys().collect();
@@ -86,6 +90,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             read,
             &stack,
             &nfv,
+            layout,
         )),
         resource_changes,
     })

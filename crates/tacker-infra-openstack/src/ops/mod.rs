@@ -20,6 +20,7 @@ use tacker_domain::vnfd::Flavour;
 
 use crate::error::{Error, Result};
 use crate::heat::{Heat, StackRef};
+use crate::per_vnfc::Layout;
 use crate::vnfc;
 
 /// What an operation works with.
@@ -94,6 +95,8 @@ pub struct Stored {
     pub stack: StackRef,
     /// The `nfv` parameter it runs with.
     pub nfv: Value,
+    /// How the stack holds the VNFCs.
+    pub layout: Layout,
 }
 
 /// Reads what the instance recorded.
@@ -113,7 +116,13 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         .and_then(StackRef::parse)
         .ok_or_else(|| Error::Invalid("the instance has no Heat stack recorded".into()))?;
     let nfv = meta.get("nfv").cloned().unwrap_or_else(|| json!({}));
-    Ok(Stored { info, stack, nfv })
+    let layout = Layout::recorded(&meta);
+    Ok(Stored {
+        info,
+        stack,
+        nfv,
+        layout,
+    })
 }
 
 /// The instance's resources on `flavour` at `level` (its scale status, started) with the
@@ -126,6 +135,7 @@ pub fn started_info(
     read: Read,
     stack: &StackRef,
     nfv: &Value,
+    layout: Layout,
 ) -> InstantiatedVnfInfo {
     let (scale_status, max_scale_levels) =
         tacker_domain::lcm::plan::initial_scale(&w.octx.vnfd.vnfd_id, flavour, level);
@@ -136,16 +146,51 @@ pub fn started_info(
         max_scale_levels,
         vnfc_resource_info: read.resources,
         vnfc_info: read.infos,
-        other: metadata(stack, nfv),
+        other: metadata(stack, nfv, layout),
     }
 }
 
-/// `instantiatedVnfInfo.metadata` recording the stack and its `nfv`.
-pub fn metadata(stack: &StackRef, nfv: &Value) -> Map<String, Value> {
-    Map::from_iter([(
-        "metadata".to_owned(),
-        json!({"stack_id": stack.text(), "nfv": nfv}),
-    )])
+/// `instantiatedVnfInfo.metadata` recording the stack, its `nfv` and its layout.
+pub fn metadata(stack: &StackRef, nfv: &Value, layout: Layout) -> Map<String, Value> {
+    let mut meta = Map::from_iter([
+        ("stack_id".to_owned(), json!(stack.text())),
+        ("nfv".to_owned(), nfv.clone()),
+    ]);
+    layout.record(&mut meta);
+    Map::from_iter([("metadata".to_owned(), Value::Object(meta))])
+}
+
+/// The base HOT of `flavour` as the stack runs it: with `layout` per VNFC, each VDU's
+/// resource copied at `indexes`, and `nfv` given the copies' entries.
+pub fn laid_out(
+    hot: crate::template::BaseHot,
+    flavour: &Flavour,
+    layout: Layout,
+    indexes: &crate::per_vnfc::Indexes,
+    nfv: &mut Value,
+) -> Result<crate::template::BaseHot> {
+    match layout {
+        Layout::Template => Ok(hot),
+        Layout::PerVnfc => {
+            let hot = crate::per_vnfc::expand(&hot, flavour, indexes)?;
+            crate::nfv::complete(nfv, &hot.parsed);
+            crate::per_vnfc::index_nfv(nfv);
+            Ok(hot)
+        }
+    }
+}
+
+/// Replaces the stack's template (a per-VNFC layout whose copies change) and waits.
+pub async fn replace(
+    w: &Work<'_>,
+    stack: &StackRef,
+    hot: &crate::template::BaseHot,
+    nfv: &Value,
+) -> Result<()> {
+    w.heat
+        .replace(stack, &hot.top, &hot.files, &parameters(nfv))
+        .await?;
+    w.heat.wait(stack, "UPDATE").await
 }
 
 /// The Heat parameters.
@@ -188,8 +233,9 @@ pub fn runs_as_asked(
             "{what}: after the stack operation {}: the base HOT neither sizes these VDUs' \
              OS::Heat::AutoScalingGroup from nfv.VDU.<vdu>.desired_capacity nor has the \
              aspect's OS::Heat::ScalingPolicy (<aspect>_scale_out, <aspect>_scale_in) for a \
-             fixed desired_capacity (one resource per VNFC, as upstream's StandardUserData \
-             templates have, is not supported yet)",
+             fixed desired_capacity (a base HOT naming each VDU once as a nested template, \
+             upstream's StandardUserData layout, needs lcm-operation-user-data-class \
+             StandardUserData at instantiation)",
             missed.join("; ")
         ),
     })

@@ -7,13 +7,18 @@
 //! not follow (a base HOT whose groups keep a fixed `desired_capacity`) fails with the
 //! reason instead of completing with nothing added or removed.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 use tacker_domain::lcm::driver::Outcome;
-use tacker_domain::lcm::{OperationParams, plan};
+use tacker_domain::lcm::{OperationParams, VnfcResourceInfo, plan};
 
-use super::{Work, apply, changes, counts_of, metadata, runs_as_asked, stored, with_capacities};
+use super::{
+    Stored, Work, apply, changes, counts_of, metadata, runs_as_asked, stored, with_capacities,
+};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
+use crate::per_vnfc::{self, Layout};
 use crate::{nfv, template, vnfc};
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
@@ -32,6 +37,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         );
     }
     let leaving = plan::scale_in_targets(&s.info, &step);
+    let mut gone = Vec::new();
     for id in &leaving {
         let r = s
             .info
@@ -39,6 +45,12 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             .iter()
             .find(|r| r.id == *id)
             .ok_or_else(|| Error::Invalid(format!("VNFC {id} is not stored")))?;
+        gone.push(r.clone());
+    }
+    if s.layout == Layout::PerVnfc {
+        return per_vnfc(w, s, &step, &counts, &gone).await;
+    }
+    for r in &gone {
         mark_member(w, r).await?;
     }
     let nfv = with_capacities(&s.nfv, &counts);
@@ -67,6 +79,53 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         }
         None => apply(w, &s.stack, &nfv).await?,
     }
+    finish(w, s, &step, &counts, nfv).await
+}
+
+/// `StandardUserData`: the leaving VNFCs' copies go from the template, or copies at
+/// the lowest free indexes come.
+async fn per_vnfc(
+    w: &Work<'_>,
+    s: Stored,
+    step: &plan::ScaleStep,
+    counts: &BTreeMap<String, u32>,
+    gone: &[VnfcResourceInfo],
+) -> Result<Outcome> {
+    let flavour = w.flavour()?;
+    let now = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
+    // Scaling out adds copies at the lowest free indexes; scaling in drops the copies
+    // of the leaving VNFCs.
+    let mut indexes = if gone.is_empty() {
+        per_vnfc::sized(&now, counts)
+    } else {
+        now
+    };
+    for r in gone {
+        let index = r
+            .metadata
+            .get(per_vnfc::INDEX)
+            .and_then(Value::as_u64)
+            .and_then(|i| u32::try_from(i).ok())
+            .ok_or_else(|| Error::Invalid(format!("VNFC {} has no vdu_idx recorded", r.id)))?;
+        if let Some(set) = indexes.get_mut(&r.vdu_id) {
+            set.remove(&index);
+        }
+    }
+    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
+    let mut nfv = s.nfv.clone();
+    let hot = super::laid_out(hot, flavour, Layout::PerVnfc, &indexes, &mut nfv)?;
+    super::replace(w, &s.stack, &hot, &nfv).await?;
+    finish(w, s, step, counts, nfv).await
+}
+
+/// Reads the VNFCs back: the scale completes only when the stack runs the counts asked.
+async fn finish(
+    w: &Work<'_>,
+    s: Stored,
+    step: &plan::ScaleStep,
+    counts: &BTreeMap<String, u32>,
+    nfv: Value,
+) -> Result<Outcome> {
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
     let changed: Vec<&String> = step
         .deltas
@@ -75,7 +134,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         .map(|(v, _)| v)
         .collect();
     let what = format!("scaling aspect {} to level {}", step.aspect, step.to_level);
-    runs_as_asked(&what, &changed, &counts, &counts_of(&read.resources))?;
+    runs_as_asked(&what, &changed, counts, &counts_of(&read.resources))?;
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
     let mut info = s.info;
     for st in &mut info.scale_status {
@@ -85,7 +144,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     }
     info.vnfc_resource_info = read.resources;
     info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv));
+    info.other.extend(metadata(&s.stack, &nfv, s.layout));
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes,

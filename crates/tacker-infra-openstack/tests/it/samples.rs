@@ -321,3 +321,191 @@ async fn an_instantiation_level_the_base_hot_does_not_make_fails_with_the_reason
     d.rollback(&ctx).await.unwrap();
     assert!(f.sim.sim.engine.hosts.running().is_empty());
 }
+
+/// The top template of upstream's StandardUserData layout for the v2 sample: each VDU
+/// named once as a nested template, read through `nfv` by VDU and CP name.
+const STANDARD_TOP: &str = "heat_template_version: 2013-05-23
+parameters:
+  nfv: {type: json}
+resources:
+  VDU1:
+    type: VDU1.yaml
+    properties:
+      flavor: { get_param: [ nfv, VDU, VDU1, computeFlavourId ] }
+      image-VDU1: { get_param: [ nfv, VDU, VDU1, vcImageId ] }
+      net: { get_resource: internalVL3 }
+  VDU2:
+    type: VDU2.yaml
+    properties:
+      flavor: { get_param: [ nfv, VDU, VDU2, computeFlavourId ] }
+      image-VDU2: { get_param: [ nfv, VDU, VDU2, vcImageId ] }
+      net: { get_resource: internalVL3 }
+  internalVL3:
+    type: OS::Neutron::Net
+  internalVL3_subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: internalVL3}, cidr: 192.168.5.0/24}
+";
+
+/// A VDU's nested template in that layout: its server and port.
+fn standard_nested(vdu: &str) -> String {
+    format!(
+        "heat_template_version: 2013-05-23
+parameters:
+  flavor: {{type: string}}
+  image-{vdu}: {{type: string}}
+  net: {{type: string}}
+resources:
+  {vdu}:
+    type: OS::Nova::Server
+    properties:
+      flavor: {{ get_param: flavor }}
+      image: {{ get_param: image-{vdu} }}
+      name: {vdu}
+      networks: [{{port: {{get_resource: {vdu}_CP1}}}}]
+  {vdu}_CP1:
+    type: OS::Neutron::Port
+    properties: {{network: {{ get_param: net }}}}
+"
+    )
+}
+
+/// The image the server of copy `copy` (`VDU1-1`) was made with.
+fn image_of_copy(f: &Fixture, copy: &str) -> Option<serde_json::Value> {
+    let st = f.sim.sim.engine.lock();
+    let nested = st
+        .stacks
+        .values()
+        .filter(|s| !s.deleted)
+        .flat_map(|s| s.resources.iter())
+        .find(|r| r.name == copy)?
+        .nested?;
+    let s = st.stacks.get(&nested)?;
+    s.resources
+        .iter()
+        .find(|r| r.kind == "OS::Nova::Server")
+        .map(|r| r.properties["image"].clone())
+}
+
+/// StandardUserData (upstream's v2 VM layout): one nested stack per VNFC, `VDU1-0..n`;
+/// one VNFC's own image from `additionalParams.nfv`; scale out adds copies at the next
+/// indexes and scale in removes the newest copy; a heal replaces only that VNFC's nested
+/// stack; rollback of a scale out removes the added copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standard_user_data_runs_one_nested_stack_per_vnfc() {
+    let root = need_samples!();
+    let base = root.join("tests/functional/sol_v2_common");
+    let csar = package(
+        &base.join("basic_lcms_min/contents"),
+        Some(&base.join("common/Definitions")),
+        &["Scripts/sample_script.py"],
+    )
+    .without("BaseHOT/simple/nested/VDU1.yaml")
+    .edit("BaseHOT/simple/sample2.yaml", |_| STANDARD_TOP.to_owned())
+    .with("BaseHOT/simple/nested/VDU1.yaml", standard_nested("VDU1"))
+    .with("BaseHOT/simple/nested/VDU2.yaml", standard_nested("VDU2"));
+    let mut f = Fixture::with_package(csar);
+    let d = driver();
+    let params = json!({"flavourId": "simple", "additionalParams": {
+        "lcm-operation-user-data": "./UserData/userdata_standard.py",
+        "lcm-operation-user-data-class": "StandardUserData",
+        "nfv": {"VDU": {"VDU1-1": {"vcImageId": "special-image"}}}}});
+    done(&mut f, &d, LcmOperation::Instantiate, params).await;
+    let index_of = |f: &Fixture, vdu: &str| -> Vec<u64> {
+        let info = f.instance.instantiated_vnf_info.as_ref().unwrap();
+        let mut v: Vec<u64> = info
+            .vnfc_resource_info
+            .iter()
+            .filter(|r| r.vdu_id == vdu)
+            .map(|r| r.metadata["vdu_idx"].as_u64().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        (index_of(&f, "VDU1"), index_of(&f, "VDU2")),
+        (vec![0], vec![0])
+    );
+    assert_eq!(
+        image_of_copy(&f, "VDU1-0"),
+        Some(json!("cirros-0.5.2-x86_64-disk"))
+    );
+    for (vdu, _, ip) in f.vnfcs() {
+        assert_eq!(ssh_hostname(&ip).unwrap(), vdu, "{ip} answers SSH");
+    }
+
+    let scale = |kind: &str| json!({"type": kind, "aspectId": "VDU1_scale", "numberOfSteps": 1});
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_OUT")).await;
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_OUT")).await;
+    assert_eq!(index_of(&f, "VDU1"), vec![0, 1, 2]);
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 4);
+    // VDU1-1 got the image given for it alone; the others the VDU's.
+    assert_eq!(image_of_copy(&f, "VDU1-1"), Some(json!("special-image")));
+    assert_eq!(
+        image_of_copy(&f, "VDU1-2"),
+        Some(json!("cirros-0.5.2-x86_64-disk"))
+    );
+
+    // Heal VDU1-1's VNFC: only its nested stack is replaced.
+    let before = f.vnfcs();
+    let info = f.instance.instantiated_vnf_info.clone().unwrap();
+    let copy1 = info
+        .vnfc_resource_info
+        .iter()
+        .find(|r| r.metadata["vdu_idx"] == 1)
+        .unwrap()
+        .id
+        .clone();
+    let vnfc1 = info
+        .vnfc_info
+        .iter()
+        .find(|c| c.vnfc_resource_info_id == copy1)
+        .unwrap()
+        .id
+        .clone();
+    let stack_of = |f: &Fixture, copy: &str| {
+        let st = f.sim.sim.engine.lock();
+        st.stacks
+            .values()
+            .filter(|s| !s.deleted)
+            .flat_map(|s| s.resources.iter())
+            .find(|r| r.name == copy)
+            .and_then(|r| r.nested)
+    };
+    let (s0, s1) = (stack_of(&f, "VDU1-0"), stack_of(&f, "VDU1-1"));
+    done(
+        &mut f,
+        &d,
+        LcmOperation::Heal,
+        json!({"vnfcInstanceId": [vnfc1]}),
+    )
+    .await;
+    assert_eq!(stack_of(&f, "VDU1-0"), s0, "VDU1-0 untouched");
+    assert_ne!(stack_of(&f, "VDU1-1"), s1, "VDU1-1 replaced");
+    let after = f.vnfcs();
+    let changed: Vec<_> = before
+        .iter()
+        .filter(|b| !after.iter().any(|a| a.1 == b.1))
+        .collect();
+    assert_eq!(changed.len(), 1, "one VNFC replaced: {changed:?}");
+    assert_eq!(changed[0].1, copy1);
+    assert_eq!(index_of(&f, "VDU1"), vec![0, 1, 2]);
+    assert_eq!(image_of_copy(&f, "VDU1-1"), Some(json!("special-image")));
+
+    // Scale in: the newest VM goes, as in every layout — here VDU1-1's, made by the heal.
+    done(&mut f, &d, LcmOperation::Scale, scale("SCALE_IN")).await;
+    assert_eq!(index_of(&f, "VDU1"), vec![0, 2]);
+    assert!(stack_of(&f, "VDU1-1").is_none());
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 3);
+
+    // A scale out takes the lowest free index; one whose outcome is not recorded, then
+    // rolled back: the copy goes again.
+    let unrecorded = f.ctx(LcmOperation::Scale, scale("SCALE_OUT"));
+    d.scale(&unrecorded).await.unwrap();
+    assert!(stack_of(&f, "VDU1-1").is_some());
+    let rollback = f.ctx(LcmOperation::Scale, scale("SCALE_OUT"));
+    d.rollback(&rollback).await.unwrap();
+    assert!(stack_of(&f, "VDU1-1").is_none());
+    assert_eq!(f.sim.sim.engine.hosts.running().len(), 3);
+    terminated(&mut f, &d).await;
+}

@@ -46,6 +46,18 @@ async fn change_flavour_moves_the_vnf_to_another_flavour_of_its_vnfd() {
         assert_problem(r, status, text).await;
     }
 
+    // A package change is not something the simulated VIM's driver does: refused at
+    // the request, no occurrence made.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/change_vnfpkg"),
+            json!({"vnfdId": "b1bb0ce7-ebca-4fa7-95ed-4840d70a1177",
+                "additionalParams": {"upgrade_type": "RollingUpdate"}}),
+        )
+        .await;
+    assert_problem(r, 422, "change_vnfpkg is not supported for VIM type").await;
+
     let op = app
         .task(&i, "change_flavour", json!({"newFlavourId": "large"}))
         .await;

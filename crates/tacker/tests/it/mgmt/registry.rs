@@ -329,6 +329,19 @@ async fn upstreams_vnfd_only_registry_package_runs_from_its_vnfd() {
         detail.contains("connection point CP1") && detail.contains("cpdId CP1"),
         "{p}"
     );
+    // StandardUserData copies the VDUs of a Base HOT, which this package does not have.
+    let mut standard = spec_body(&e, None, None);
+    standard["additionalParams"]["lcm-operation-user-data-class"] = json!("StandardUserData");
+    // (a file of the package: the check of the class comes after.)
+    standard["additionalParams"]["lcm-operation-user-data"] =
+        json!("./Scripts/private_registry_mgmt.py");
+    let r = e.post_v1(&i, "instantiate", &standard).await;
+    assert_eq!(r.status(), 422);
+    let p: Value = r.json().await.unwrap();
+    assert!(
+        p["detail"].as_str().unwrap().contains("StandardUserData"),
+        "{p}"
+    );
     assert!(e.ops_of(&i).await.is_empty(), "no occurrence was started");
 
     let op =

@@ -13,6 +13,10 @@ use crate::routes::lcm::check_vims;
 /// The checks of a package change.
 pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiError> {
     let i = c.instance;
+    // Only the Kubernetes drivers move a VNF to another package: elsewhere (OpenStack,
+    // the simulated VIM) the request is refused rather than failed after the grant.
+    use tacker_domain::lcm::vim_type::{HELM, KUBERNETES};
+    super::implemented_on(i, "change_vnfpkg", &[KUBERNETES, HELM])?;
     if r.vnfd_id == i.vnfd_id {
         return Err(ApiError::Unprocessable(format!(
             "VNF instance {} is on vnfdId {} already",

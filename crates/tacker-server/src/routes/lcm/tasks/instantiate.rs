@@ -22,6 +22,7 @@ pub async fn check(c: &Checking<'_>, r: &InstantiateRequest) -> Result<PackageMo
     r.check(&m)?;
     if types.iter().any(|t| t == vim_type::OPENSTACK) {
         check_base_hot(&m, &r.flavour_id, Some(&r.ext_virtual_links))?;
+        check_standard_user_data(&m, r)?;
     }
     Ok(m)
 }
@@ -60,6 +61,23 @@ pub(super) fn check_base_hot(
     tacker_domain::hot::translate(f, &|v| v.requested_flavour().is_some())?;
     if let Some(links) = ext_virtual_links {
         tacker_domain::hot::check_external_cps(f, links)?;
+    }
+    Ok(())
+}
+
+/// `StandardUserData` makes one copy per VNFC of each VDU's resource in the package's
+/// Base HOT: a package without one (a HOT built from the VNFD) is refused (422).
+fn check_standard_user_data(m: &PackageModel, r: &InstantiateRequest) -> Result<(), ApiError> {
+    let class = r
+        .additional_params
+        .get("lcm-operation-user-data-class")
+        .and_then(serde_json::Value::as_str);
+    let dir = format!("BaseHOT/{}/", r.flavour_id);
+    if class == Some("StandardUserData") && !m.entries.keys().any(|p| p.starts_with(&dir)) {
+        return Err(ApiError::Unprocessable(format!(
+            "lcm-operation-user-data-class StandardUserData copies each VDU's resource of \
+             the package's Base HOT once per VNFC, and the package has no {dir}"
+        )));
     }
     Ok(())
 }
