@@ -329,6 +329,43 @@ async fn the_readme_vm_walkthrough_runs_as_written() {
     );
 }
 
+/// The user guide's upstream VM layouts: StandardUserData copies per VNFC (scaled, one
+/// healed), a VNFD-only package built into a HOT (scaled); every VM gone at the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_user_guide_vm_layouts_walkthrough_runs_as_written() {
+    crate::vm::need_root();
+    let sim = heat_sim::spawn(heat_sim::Settings::default()).unwrap();
+    let run = MakeRun::start(&[("TACKER__OPENSTACK__POLL_INTERVAL", "200ms")]).await;
+    let out = run
+        .walkthrough_in(
+            "docs/user-guide.md",
+            "vm-layouts",
+            &[("http://127.0.0.1:5000", &sim.url)],
+        )
+        .await;
+    assert_eq!(count(&out, "ACTIVE"), 1, "the VIM registered:\n{out}");
+    // Level 2: two VDU1 copies and VDU2's; a third after the scale; the heal keeps the
+    // indexes (VDU1-0 is a new nested stack, not a new index).
+    assert_eq!(count(&out, "VDU1-0 VDU1-1 VDU2-0"), 1, "{out}");
+    assert_eq!(count(&out, "VDU1-0 VDU1-1 VDU1-2 VDU2-0"), 2, "{out}");
+    assert_eq!(
+        count(&out, "VDU1 VDU1 VDU2"),
+        1,
+        "VNFD only, scaled:\n{out}"
+    );
+    for op in ["INSTANTIATE", "SCALE", "HEAL", "TERMINATE"] {
+        assert!(
+            out.lines().any(|l| l.ends_with(&format!("{op} COMPLETED"))),
+            "{op}:\n{out}"
+        );
+    }
+    assert!(!out.lines().any(|l| l.ends_with("FAILED_TEMP")), "{out}");
+    assert!(
+        sim.sim.engine.hosts.running().is_empty(),
+        "terminate left VMs"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_user_guide_walkthroughs_run_as_written() {
     let sim = kube_sim();
