@@ -280,5 +280,6 @@ async fn wait_latest(vm: &Vm, i: &str, states: &[&str]) -> Value {
 mod change_flavour;
 mod flows;
 mod glance;
+mod layouts;
 mod operate;
 mod operators;

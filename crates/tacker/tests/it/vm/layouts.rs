@@ -1,0 +1,198 @@
+//! Upstream Tacker's VM package layouts driven as its users drive them: the `openstack`
+//! client on the v2 API (`--os-tacker-api-version 2`), the user guide's example packages.
+
+use super::*;
+use crate::openstack_cli::Osc;
+
+/// The user guide's example package `name` (`docs/examples/<name>`).
+fn example(name: &str) -> tacker_testkit::csar::Csar {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    tacker_testkit::samples::package(&dir.join(name), None, &[])
+}
+
+/// `openstack --os-tacker-api-version 2 vnflcm <args>` answered "accepted", then the
+/// occurrence it started COMPLETED.
+async fn v2(osc: &Osc, vm: &Vm, i: &str, args: &[&str]) -> Value {
+    let mut all = vec!["--os-tacker-api-version", "2", "vnflcm"];
+    all.extend_from_slice(args);
+    let (ok, out, err) = osc.run(&all);
+    assert!(ok, "openstack {args:?}: {out}{err}");
+    let op = wait_latest(vm, i, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+    assert_eq!(op["operationState"], "COMPLETED", "{args:?}: {op}");
+    op
+}
+
+/// `vduId-vdu_idx` of each VNFC, sorted.
+async fn copies(vm: &Vm, i: &str) -> Vec<String> {
+    let v = vm.instance(i).await;
+    let mut out: Vec<String> = v["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{}-{}",
+                r["vduId"].as_str().unwrap(),
+                r["metadata"]["vdu_idx"]
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every VNFC's VM answers SSH with its VDU's name.
+async fn all_answer(vm: &Vm, i: &str) {
+    for (vdu, _, _, ip) in vm.vnfcs(i).await {
+        assert_eq!(ssh_hostname(&ip).unwrap(), vdu, "{ip}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
+    let vm = Vm::start(sim_with(heat_sim::Settings::default()), &[]).await;
+    for name in ["vm-standard", "vm-vnfd-only"] {
+        let pkg = vm.c.upload(example(name).zip()).await;
+        let p = vm.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+        assert_eq!(p["onboardingState"], "ONBOARDED", "{name}: {p}");
+    }
+    let vim = vm.register("heat-sim").await;
+    let osc = Osc::new(vm.c.api.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let vci = json!({"vim1": {"vimId": vim, "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3"}});
+
+    // StandardUserData at level 2: VDU1-0, VDU1-1, VDU2-0, one nested stack each.
+    let created = osc.json(&[
+        "--os-tacker-api-version",
+        "2",
+        "vnflcm",
+        "create",
+        "c0ffee00-0000-4000-8000-0000000076d1",
+    ]);
+    let i = created["ID"].as_str().unwrap().to_owned();
+    let body = dir.path().join("standard.json");
+    let b = json!({"flavourId": "simple", "instantiationLevelId": "instantiation_level_2",
+        "vimConnectionInfo": vci,
+        "extVirtualLinks": [ext_virtual_link("net0", "sim-net", &["VDU1_CP1", "VDU2_CP1"])],
+        "additionalParams": {"lcm-operation-user-data": "./UserData/userdata_standard.py",
+            "lcm-operation-user-data-class": "StandardUserData"}});
+    std::fs::write(&body, b.to_string()).unwrap();
+    v2(&osc, &vm, &i, &["instantiate", &i, body.to_str().unwrap()]).await;
+    assert_eq!(copies(&vm, &i).await, ["VDU1-0", "VDU1-1", "VDU2-0"]);
+    all_answer(&vm, &i).await;
+    v2(
+        &osc,
+        &vm,
+        &i,
+        &[
+            "scale",
+            &i,
+            "--type",
+            "SCALE_OUT",
+            "--aspect-id",
+            "VDU1_scale",
+        ],
+    )
+    .await;
+    assert_eq!(
+        copies(&vm, &i).await,
+        ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"]
+    );
+    assert_eq!(vm.hosts().len(), 4, "a VM really added");
+    all_answer(&vm, &i).await;
+    // Heal VDU1-0's VNFC (v2 names vnfcInfo ids): a new VM there, the others kept.
+    let before = vm.vnfcs(&i).await;
+    let v = vm.instance(&i).await;
+    let info = &v["instantiatedVnfInfo"];
+    let res = info["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["vduId"] == "VDU1" && r["metadata"]["vdu_idx"] == 0)
+        .unwrap()["id"]
+        .clone();
+    let vnfc = info["vnfcInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["vnfcResourceInfoId"] == res)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    v2(&osc, &vm, &i, &["heal", &i, "--vnfc-instance", &vnfc]).await;
+    let after = vm.vnfcs(&i).await;
+    let replaced: Vec<_> = before
+        .iter()
+        .filter(|b| !after.iter().any(|a| a.1 == b.1))
+        .map(|b| b.1.clone())
+        .collect();
+    assert_eq!(replaced, [res.as_str().unwrap().to_owned()]);
+    all_answer(&vm, &i).await;
+    v2(
+        &osc,
+        &vm,
+        &i,
+        &[
+            "scale",
+            &i,
+            "--type",
+            "SCALE_IN",
+            "--aspect-id",
+            "VDU1_scale",
+        ],
+    )
+    .await;
+    assert_eq!(copies(&vm, &i).await.len(), 3);
+    assert_eq!(vm.hosts().len(), 3, "a VM really removed");
+    v2(
+        &osc,
+        &vm,
+        &i,
+        &["terminate", &i, "--termination-type", "FORCEFUL"],
+    )
+    .await;
+    assert!(vm.hosts().is_empty());
+
+    // No Base HOT: the HOT built from the VNFD; scale out adds a VM to its group.
+    let created = osc.json(&[
+        "--os-tacker-api-version",
+        "2",
+        "vnflcm",
+        "create",
+        "c0ffee00-0000-4000-8000-0000000076d2",
+    ]);
+    let j = created["ID"].as_str().unwrap().to_owned();
+    let body = dir.path().join("vnfd-only.json");
+    let b = json!({"flavourId": "simple", "vimConnectionInfo": vci,
+        "extVirtualLinks": [ext_virtual_link("net0", "sim-net", &["VDU1_CP1", "VDU2_CP1"])]});
+    std::fs::write(&body, b.to_string()).unwrap();
+    v2(&osc, &vm, &j, &["instantiate", &j, body.to_str().unwrap()]).await;
+    assert_eq!(vm.vnfcs(&j).await.len(), 2);
+    all_answer(&vm, &j).await;
+    v2(
+        &osc,
+        &vm,
+        &j,
+        &[
+            "scale",
+            &j,
+            "--type",
+            "SCALE_OUT",
+            "--aspect-id",
+            "VDU1_scale",
+        ],
+    )
+    .await;
+    assert_eq!(vm.vnfcs(&j).await.len(), 3);
+    assert_eq!(vm.hosts().len(), 3);
+    all_answer(&vm, &j).await;
+    v2(
+        &osc,
+        &vm,
+        &j,
+        &["terminate", &j, "--termination-type", "FORCEFUL"],
+    )
+    .await;
+    assert!(vm.hosts().is_empty());
+}
