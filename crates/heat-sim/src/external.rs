@@ -1,6 +1,7 @@
 //! A real Keystone and Glance behind heat-sim, when given: tokens that Keystone issued
-//! are accepted (validated with Keystone once, then trusted until they expire), and a
-//! server's image must be one Glance holds, by id or by name, as Nova requires.
+//! are accepted (validated with Keystone, then trusted for the token cache time or until
+//! they expire, whichever comes first, as keystonemiddleware does), and a server's image
+//! must be one Glance holds, by id or by name, as Nova requires.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -15,8 +16,10 @@ pub struct External {
     http: reqwest::Client,
     keystone: Option<String>,
     glance: Option<String>,
-    /// Keystone's tokens validated so far, with their expiry.
+    /// Keystone's tokens validated so far, with when they are asked about again.
     valid: Mutex<HashMap<String, DateTime<Utc>>>,
+    /// How long a validation is trusted.
+    cache: Duration,
     /// The last token a request was authorized with: what the engine asks Glance with
     /// (heat-sim serves one project, so the caller's token sees its images).
     last: Mutex<String>,
@@ -29,7 +32,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl External {
     /// Keystone at `keystone` (`.../v3`) and Glance at `glance` (its root URL), each
     /// optional; `None` when neither is given.
-    pub fn new(keystone: Option<String>, glance: Option<String>) -> Option<Self> {
+    pub fn new(keystone: Option<String>, glance: Option<String>, cache: Duration) -> Option<Self> {
         if keystone.is_none() && glance.is_none() {
             return None;
         }
@@ -44,6 +47,7 @@ impl External {
             keystone: keystone.map(trim),
             glance: glance.map(trim),
             valid: Mutex::default(),
+            cache,
             last: Mutex::default(),
         })
     }
@@ -78,7 +82,11 @@ impl External {
             else {
                 return false;
             };
-            lock(&self.valid).insert(token.to_owned(), expires.with_timezone(&Utc));
+            let cached = chrono::Duration::from_std(self.cache)
+                .ok()
+                .and_then(|c| now.checked_add_signed(c))
+                .unwrap_or(now);
+            lock(&self.valid).insert(token.to_owned(), cached.min(expires.with_timezone(&Utc)));
         }
         *lock(&self.last) = token.to_owned();
         true

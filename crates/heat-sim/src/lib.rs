@@ -36,6 +36,10 @@ pub struct Settings {
     pub keystone_url: Option<String>,
     /// A real Glance whose images servers must boot from (by id or name).
     pub glance_url: Option<String>,
+    /// How long a token the real Keystone vouched for is trusted before it is asked
+    /// again (keystonemiddleware's `token_cache_time`): a revoked token is refused once
+    /// this has passed.
+    pub token_cache: Duration,
 }
 
 impl Default for Settings {
@@ -54,6 +58,7 @@ impl Default for Settings {
             tls: false,
             keystone_url: None,
             glance_url: None,
+            token_cache: Duration::from_secs(300),
         }
     }
 }
@@ -174,7 +179,11 @@ pub fn serve(listener: TcpListener, settings: &Settings) -> std::io::Result<Runn
         tokens: keystone::Tokens::default(),
         engine: engine::Engine::new(
             hosts,
-            external::External::new(settings.keystone_url.clone(), settings.glance_url.clone()),
+            external::External::new(
+                settings.keystone_url.clone(),
+                settings.glance_url.clone(),
+                settings.token_cache,
+            ),
         ),
     });
     let data = web::Data::from(sim.clone());

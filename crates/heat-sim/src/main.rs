@@ -47,6 +47,9 @@ struct Args {
     /// Servers boot only from images this real Glance holds.
     #[arg(long)]
     glance_url: Option<String>,
+    /// Seconds a token the real Keystone vouched for is trusted before it is asked again.
+    #[arg(long, default_value_t = 300)]
+    token_cache_secs: u64,
 }
 
 #[tokio::main]
@@ -77,6 +80,7 @@ async fn main() -> anyhow::Result<()> {
         tls: args.tls_ca_out.is_some(),
         keystone_url: args.keystone_url.clone(),
         glance_url: args.glance_url.clone(),
+        token_cache: Duration::from_secs(args.token_cache_secs),
     };
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("binding {}", args.bind))?;

@@ -283,6 +283,23 @@ impl OpenStack {
         a.delete(&format!("projects/{}", t.project_id)).await;
     }
 
+    /// Revokes every token of `t`'s user as an operator would (Keystone revokes a
+    /// user's tokens when the user is disabled), then enables the user again: a client
+    /// holding a token must authenticate anew.
+    pub async fn revoke_tokens_of(&self, t: &Tenant) {
+        let a = self.admin().await;
+        for enabled in [false, true] {
+            let r = send(
+                a.http
+                    .patch(format!("{}/users/{}", a.base, t.user_id))
+                    .header("X-Auth-Token", &a.token)
+                    .json(&json!({"user": {"enabled": enabled}})),
+            )
+            .await;
+            assert_eq!(r.status(), 200, "setting user {} enabled={enabled}", t.name);
+        }
+    }
+
     /// The images of Glance that `t` sees (its token).
     pub async fn images(&self, t: &Tenant) -> Vec<Value> {
         let token = self

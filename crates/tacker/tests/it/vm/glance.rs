@@ -10,8 +10,16 @@ use tacker_testkit::vm::vm_with_id;
 /// The example package whose VDUs boot from an image shipped in it (`raw`: Glance checks
 /// an upload against its disk format).
 fn with_image(image: &[u8]) -> tacker_testkit::csar::Csar {
+    carrying_image(vm(), image)
+}
+
+/// `csar` (the example VNFD's `simple` flavour) with its VDUs' image shipped in it.
+pub(super) fn carrying_image(
+    csar: tacker_testkit::csar::Csar,
+    image: &[u8],
+) -> tacker_testkit::csar::Csar {
     let artifact = "\n      artifacts:\n        sw_image:\n          type: tosca.artifacts.nfv.SwImage\n          file: ../Files/images/ubuntu.img\n";
-    vm().with("Files/images/ubuntu.img", image)
+    csar.with("Files/images/ubuntu.img", image)
         .edit("Definitions/vm_df_simple.yaml", |t| {
             t.replace("disk_format: qcow2", "disk_format: raw").replace(
                 "          size: 1 GB\n      capabilities:",

@@ -1,8 +1,11 @@
 //! Upstream Tacker's VM package layouts driven as its users drive them: the `openstack`
-//! client on the v2 API (`--os-tacker-api-version 2`), the user guide's example packages.
+//! client on the v2 API (`--os-tacker-api-version 2`), the user guide's example packages
+//! carrying their image, against the real Keystone and Glance (`tests/infra/openstack.sh`)
+//! in front of heat-sim.
 
 use super::*;
 use crate::openstack_cli::Osc;
+use tacker_testkit::keystone::OpenStack;
 
 /// The user guide's example package `name` (`docs/examples/<name>`).
 fn example(name: &str) -> tacker_testkit::csar::Csar {
@@ -50,15 +53,65 @@ async fn all_answer(vm: &Vm, i: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
-    let vm = Vm::start(sim_with(heat_sim::Settings::default()), &[]).await;
+    let os = OpenStack::up();
+    // Every request validated with Keystone again, so a revoked token is refused at once.
+    let sim = sim_with(heat_sim::Settings {
+        keystone_url: Some(os.keystone.clone()),
+        glance_url: Some(os.glance.clone()),
+        token_cache: Duration::ZERO,
+        ..Default::default()
+    });
+    let t = os.tenant(&sim.url).await;
+    // One conductor: the token it holds is the one Keystone revokes below.
+    let vm = Vm::start_with(sim, &["c1"], &[]).await;
+    let image: Vec<u8> = (0..200_000u32).map(|i| (i % 241) as u8).collect();
     for name in ["vm-standard", "vm-vnfd-only"] {
-        let pkg = vm.c.upload(example(name).zip()).await;
+        let csar = super::glance::carrying_image(example(name), &image);
+        let pkg = vm.c.upload(csar.zip()).await;
         let p = vm.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
         assert_eq!(p["onboardingState"], "ONBOARDED", "{name}: {p}");
     }
-    let vim = vm.register("heat-sim").await;
     let osc = Osc::new(vm.c.api.clone());
     let dir = tempfile::tempdir().unwrap();
+    // `openstack vim register` with a password Keystone refuses: nothing stored.
+    let cfg = dir.path().join("wrong.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "auth_url: '{}'\nusername: '{}'\npassword: 'not-it'\nproject_name: '{}'\nproject_domain_name: 'Default'\nuser_domain_name: 'Default'\ncert_verify: 'True'\n",
+            os.keystone, t.name, t.name
+        ),
+    )
+    .unwrap();
+    let (ok, out, err) = osc.run(&[
+        "vim",
+        "register",
+        "--config-file",
+        cfg.to_str().unwrap(),
+        "bad",
+    ]);
+    assert!(
+        !ok && err.contains("Keystone refused the credentials"),
+        "{out}{err}"
+    );
+    assert_eq!(osc.json(&["vim", "list"]), json!([]));
+    // The right ones, with the region whose catalog names this test's Heat.
+    let r = vm
+        .c
+        .http
+        .post(format!("{}/v1.0/vims", vm.c.api))
+        .json(&json!({"vim": {"name": "keystone", "type": "openstack", "auth_url": os.keystone,
+            "auth_cred": {"username": t.name, "password": t.password, "user_domain_name": "Default"},
+            "vim_project": {"name": t.name, "project_domain_name": "Default"},
+            "extra": {"region": t.name}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let vim = r.json::<Value>().await.unwrap()["vim"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let vci = json!({"vim1": {"vimId": vim, "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3"}});
 
     // StandardUserData at level 2: VDU1-0, VDU1-1, VDU2-0, one nested stack each.
@@ -80,6 +133,10 @@ async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
     v2(&osc, &vm, &i, &["instantiate", &i, body.to_str().unwrap()]).await;
     assert_eq!(copies(&vm, &i).await, ["VDU1-0", "VDU1-1", "VDU2-0"]);
     all_answer(&vm, &i).await;
+    assert_eq!(os.images(&t).await.len(), 1, "the image uploaded once");
+    // Keystone revokes the user's tokens: the conductor's token is refused, it logs in
+    // again and the scale goes on.
+    os.revoke_tokens_of(&t).await;
     v2(
         &osc,
         &vm,
@@ -99,6 +156,11 @@ async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
         ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"]
     );
     assert_eq!(vm.hosts().len(), 4, "a VM really added");
+    let logs: String = vm.c.nodes.values().map(|n| n.proc.log_text()).collect();
+    assert!(
+        logs.contains("Heat refused the token; authenticating again"),
+        "the revoked token was refused and replaced"
+    );
     all_answer(&vm, &i).await;
     // Heal VDU1-0's VNFC (v2 names vnfcInfo ids): a new VM there, the others kept.
     let before = vm.vnfcs(&i).await;
@@ -153,6 +215,7 @@ async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
     )
     .await;
     assert!(vm.hosts().is_empty());
+    assert!(os.images(&t).await.is_empty(), "the unused image deleted");
 
     // No Base HOT: the HOT built from the VNFD; scale out adds a VM to its group.
     let created = osc.json(&[
@@ -195,4 +258,6 @@ async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
     )
     .await;
     assert!(vm.hosts().is_empty());
+    assert!(os.images(&t).await.is_empty());
+    os.remove(&t).await;
 }

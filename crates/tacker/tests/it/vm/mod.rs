@@ -81,13 +81,22 @@ pub fn sim_with(settings: heat_sim::Settings) -> heat_sim::Handle {
 impl Vm {
     /// A server and two conductors working with `sim` (extra environment `env`).
     pub async fn start(sim: heat_sim::Handle, env: &[(&str, &str)]) -> Vm {
+        Self::start_with(sim, &["c1", "c2"], env).await
+    }
+
+    /// The same with the conductors named `conductors`.
+    pub async fn start_with(
+        sim: heat_sim::Handle,
+        conductors: &[&str],
+        env: &[(&str, &str)],
+    ) -> Vm {
         let mut all = vec![
             ("TACKER__OPENSTACK__POLL_INTERVAL", "200ms"),
             ("TACKER__OPENSTACK__STACK_TIMEOUT", "60s"),
             ("TACKER__LCM__SYNC_INTERVAL", "0s"),
         ];
         all.extend_from_slice(env);
-        let c = Cluster::start_with(1, &["c1", "c2"], &all).await;
+        let c = Cluster::start_with(1, conductors, &all).await;
         let password = sim.sim.identity.password.clone();
         Vm { c, sim, password }
     }
