@@ -34,6 +34,8 @@ pub struct Identity {
 #[derive(Debug, Default)]
 pub struct Tokens {
     issued: Mutex<HashMap<String, DateTime<Utc>>>,
+    /// Requests refused for their token (expired, revoked, unknown).
+    refused: std::sync::atomic::AtomicUsize,
 }
 
 impl Tokens {
@@ -59,6 +61,11 @@ impl Tokens {
     /// How many tokens were issued.
     pub fn issued(&self) -> usize {
         self.lock().len()
+    }
+
+    /// How many requests were refused for their token.
+    pub fn refused(&self) -> usize {
+        self.refused.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Expires every token at once (as if their lifetime ran out).
@@ -91,6 +98,9 @@ pub async fn authorize(req: &HttpRequest, sim: &Sim) -> Result<(), SimError> {
     {
         return Ok(());
     }
+    sim.tokens
+        .refused
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Err(SimError::unauthorized(
         "The request you have made requires authentication.",
     ))

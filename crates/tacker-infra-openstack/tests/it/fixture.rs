@@ -10,6 +10,7 @@ use tacker_domain::lcm::{
     address_of,
 };
 use tacker_domain::vnfd::PackageModel;
+use tacker_testkit::keystone::{OpenStack, Tenant};
 use tacker_testkit::vm::vm;
 use uuid::Uuid;
 
@@ -40,6 +41,35 @@ impl Fixture {
     pub fn with_package(csar: tacker_testkit::csar::Csar) -> Self {
         need_root();
         let sim = heat_sim::spawn(heat_sim::Settings::default()).unwrap();
+        let s = heat_sim::Settings::default();
+        let vim = json!({"vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
+            "interfaceInfo": {"endpoint": format!("{}/v3", sim.url)},
+            "accessInfo": {"username": s.user, "password": s.password, "project": s.project,
+                "projectDomain": "Default", "userDomain": "Default", "region": "RegionOne"}});
+        Self::around(csar, sim, &vim)
+    }
+
+    /// The example package on the real Keystone (`tests/infra/openstack.sh`): a project,
+    /// user and region of its own whose catalog names a heat-sim that asks Keystone about
+    /// every token (a revoked one is refused at once).
+    pub async fn on_keystone() -> (Self, OpenStack, Tenant) {
+        need_root();
+        let os = OpenStack::up();
+        let sim = heat_sim::spawn(heat_sim::Settings {
+            keystone_url: Some(os.keystone.clone()),
+            token_cache: std::time::Duration::ZERO,
+            ..Default::default()
+        })
+        .unwrap();
+        let t = os.tenant(&sim.url).await;
+        let vim = json!({"vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
+            "interfaceInfo": {"endpoint": os.keystone},
+            "accessInfo": {"username": t.name, "password": t.password, "project": t.name,
+                "projectDomain": "Default", "userDomain": "Default", "region": t.name}});
+        (Self::around(vm(), sim, &vim), os, t)
+    }
+
+    fn around(csar: tacker_testkit::csar::Csar, sim: heat_sim::Handle, vim: &Value) -> Self {
         let dir = tempfile::tempdir().unwrap();
         for (name, content) in &csar.files {
             let p = dir.path().join(name);
@@ -70,15 +100,7 @@ impl Fixture {
             created_at: chrono::Utc::now(),
             tenant: None,
         };
-        let s = heat_sim::Settings::default();
-        let vim = VimConnection::from_json(
-            "vim1",
-            &json!({"vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
-                "interfaceInfo": {"endpoint": format!("{}/v3", sim.url)},
-                "accessInfo": {"username": s.user, "password": s.password, "project": s.project,
-                    "projectDomain": "Default", "userDomain": "Default", "region": "RegionOne"}}),
-        )
-        .unwrap();
+        let vim = VimConnection::from_json("vim1", vim).unwrap();
         Self {
             dir,
             model,

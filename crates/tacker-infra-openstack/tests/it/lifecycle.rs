@@ -45,7 +45,8 @@ async fn a_keystone_on_a_refused_address_gets_no_credentials() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vm_lifecycle_on_heat_with_ssh_hosts() {
-    let mut f = Fixture::new();
+    // On the real Keystone: the driver logs in there and finds Heat in the catalog.
+    let (mut f, os, t) = Fixture::on_keystone().await;
     let d = driver();
 
     // Instantiate: VDU1 (autoscaling group) and VDU2, each a host answering SSH.
@@ -69,8 +70,10 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
             .starts_with(&format!("{}-", info.vnfc_info[0].vdu_id))
     );
 
-    // A token that expires mid-lifecycle is fetched again.
-    f.sim.sim.tokens.expire_all();
+    // Keystone revokes the user's tokens mid-lifecycle (the user disabled a moment): Heat
+    // refuses the driver's token, the driver logs in again.
+    os.revoke_tokens_of(&t).await;
+    let refused = f.sim.sim.tokens.refused();
 
     // Scale out: a new VDU1 host appears.
     let o = d
@@ -81,6 +84,10 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
         .await
         .unwrap();
     f.apply(&o);
+    assert!(
+        f.sim.sim.tokens.refused() > refused,
+        "the revoked token reached Heat and was refused"
+    );
     let after = f.vnfcs();
     assert_eq!(after.len(), 3);
     let added: Vec<_> = after
@@ -198,6 +205,7 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
     for v in &all {
         assert!(ssh_hostname(&v.2).is_err());
     }
+    os.remove(&t).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
