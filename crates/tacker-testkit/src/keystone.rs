@@ -298,6 +298,9 @@ impl OpenStack {
             .await;
             assert_eq!(r.status(), 200, "setting user {} enabled={enabled}", t.name);
         }
+        // Keystone's revocation events count in whole seconds: a token issued within the
+        // second of the event is revoked too. Logins from now on get tokens that live.
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     }
 
     /// The images of Glance that `t` sees (its token).

@@ -703,6 +703,7 @@ async fn every_answer_is_what_it_was() {
         TestDb::postgres(),
         Options {
             conductors: 1,
+            kubernetes: true,
             ..Options::default()
         },
     )

@@ -134,13 +134,14 @@ async fn start_conductor(sh: &Shared<'_>, n: usize) -> tacker_conductor::Conduct
     cfg.conductor.cache_dir = dir.join("cache").join(&id).display().to_string();
     let mut drivers = Drivers::default();
     drivers.infra.insert(SIM_VIM.to_owned(), sim());
-    // Registering a Kubernetes VIM has a conductor's driver check its credentials.
-    drivers.infra.insert(
-        tacker_conductor::lcm::KUBERNETES.to_owned(),
-        Arc::new(tacker_infra_k8s::KubernetesDriver::new(
-            tacker_infra_k8s::K8sSettings::from_config(&cfg),
-        )),
-    );
+    if opts.kubernetes {
+        drivers.infra.insert(
+            tacker_conductor::lcm::KUBERNETES.to_owned(),
+            Arc::new(tacker_infra_k8s::KubernetesDriver::new(
+                tacker_infra_k8s::K8sSettings::from_config(&cfg),
+            )),
+        );
+    }
     drivers
         .mgmt
         .insert(tacker_domain::mgmt::DriverName::Sim, sim());
@@ -204,6 +205,9 @@ pub struct Options {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// `server.max_instances_per_tenant`, `max_subscriptions_per_tenant` (0: unlimited).
     pub quotas: (u64, u64),
+    /// The conductors run the Kubernetes driver (registering a Kubernetes VIM has it
+    /// check the credentials); else they drive the simulated VIM only.
+    pub kubernetes: bool,
 }
 
 impl Default for Options {
@@ -235,6 +239,7 @@ impl Default for Options {
             body_idle_timeout: Duration::from_secs(30),
             tls: None,
             quotas: (0, 0),
+            kubernetes: false,
         }
     }
 }

@@ -44,6 +44,7 @@ async fn kubernetes_vim_credentials_are_checked_at_registration() {
         TestDb::sqlite(),
         Options {
             conductors: 1,
+            kubernetes: true,
             ..Options::default()
         },
     )

@@ -287,6 +287,7 @@ async fn admin_app(key: &SigningKey) -> (TestApp, String) {
         TestDb::postgres(),
         Options {
             conductors: 1,
+            kubernetes: true,
             auth: Some(oauth2(key, None, false).await),
             token: Some(admin.clone()),
             ..Options::default()

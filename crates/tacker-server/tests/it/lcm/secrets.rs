@@ -195,6 +195,7 @@ async fn unknown_or_disabled_vim_types_are_refused_at_the_api() {
         Options {
             conductors: 1,
             simulated_vim: false,
+            kubernetes: true,
             ..Options::default()
         },
     )
