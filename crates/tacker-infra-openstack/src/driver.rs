@@ -121,6 +121,11 @@ impl InfraDriver for OpenStackDriver {
             .await
     }
 
+    async fn change_vnfpkg(&self, ctx: &OpContext) -> std::result::Result<Outcome, DriverError> {
+        self.with(ctx, |w| Box::pin(ops::change_vnfpkg::run(w)))
+            .await
+    }
+
     async fn change_flavour(&self, ctx: &OpContext) -> std::result::Result<Outcome, DriverError> {
         self.with(ctx, |w| Box::pin(ops::change_flavour::run(w)))
             .await

@@ -28,7 +28,7 @@ fn request<'a>(w: &'a Work<'_>) -> Result<&'a ChangeFlavourRequest> {
 
 /// `nfv`'s CP entries the new one leaves without a network, taken from `old` (the
 /// networks the VNF is on).
-fn keep_networks(new: &mut Value, old: &Value) {
+pub(super) fn keep_networks(new: &mut Value, old: &Value) {
     let (Some(cps), Some(old_cps)) = (
         new.get_mut("CP").and_then(Value::as_object_mut),
         old.get("CP").and_then(Value::as_object),

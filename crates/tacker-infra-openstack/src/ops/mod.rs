@@ -3,6 +3,7 @@
 
 pub mod change_ext_conn;
 pub mod change_flavour;
+pub mod change_vnfpkg;
 pub mod heal;
 pub mod instantiate;
 pub mod operate;

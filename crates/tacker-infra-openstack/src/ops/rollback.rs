@@ -1,6 +1,7 @@
 //! Rollback of a failed instantiate (the stack goes), scale-out (the members added go:
-//! marked unhealthy, the group back to its stored size) or flavour change (the stack back
-//! on the old flavour's base HOT).
+//! marked unhealthy, the group back to its stored size; StandardUserData: the recorded
+//! copies), flavour change (the stack back on the old flavour's base HOT) or package
+//! change (back on the old package's).
 
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::{LcmOperation, OperationParams};
@@ -47,6 +48,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             })
         }
         OperationParams::ChangeFlavour(_) => super::change_flavour::rollback(w).await,
+        OperationParams::ChangeVnfpkg(_) => super::change_vnfpkg::rollback(w).await,
         other => Err(Error::Invalid(format!(
             "{} cannot be rolled back on OpenStack",
             if other.operation() == LcmOperation::Scale {

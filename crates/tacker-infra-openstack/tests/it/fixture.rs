@@ -4,7 +4,7 @@ use std::io::Cursor;
 use std::process::Command;
 
 use serde_json::{Map, Value, json};
-use tacker_domain::lcm::driver::{OpContext, Outcome, VimConnection};
+use tacker_domain::lcm::driver::{OpContext, Outcome, TargetPackage, VimConnection};
 use tacker_domain::lcm::{
     InstantiationState, LcmOperation, OpOcc, OperationParams, OperationState, VnfInstance,
     address_of,
@@ -163,6 +163,41 @@ impl Fixture {
                 )
             })
             .collect()
+    }
+
+    /// `csar` unpacked as the package a CHANGE_VNFPKG moves to (keep the directory).
+    pub fn target(csar: &tacker_testkit::csar::Csar) -> (TargetPackage, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in &csar.files {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        let model =
+            tacker_csar::validate_reader(Cursor::new(csar.zip()), &tacker_csar::Limits::default())
+                .unwrap()
+                .model;
+        let t = TargetPackage {
+            id: Uuid::new_v4(),
+            vnfd: model.vnfd,
+            package_dir: dir.path().to_owned(),
+        };
+        (t, dir)
+    }
+
+    /// The image each server was made with, by server id.
+    pub fn server_images(&self) -> Vec<(String, Value)> {
+        let st = self.sim.sim.engine.lock();
+        let mut out: Vec<(String, Value)> = st
+            .stacks
+            .values()
+            .filter(|s| !s.deleted)
+            .flat_map(|s| s.resources.iter())
+            .filter(|r| r.kind == "OS::Nova::Server")
+            .map(|r| (r.physical_id.clone(), r.properties["image"].clone()))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     /// The `vnfcInfo` id of the first VNFC of `vdu`.

@@ -6,6 +6,7 @@
     reason = "a test fails by panicking"
 )]
 
+mod change_vnfpkg;
 mod fixture;
 mod lifecycle;
 mod samples;

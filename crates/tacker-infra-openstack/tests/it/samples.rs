@@ -5,14 +5,15 @@ use serde_json::json;
 use tacker_domain::lcm::LcmOperation;
 use tacker_domain::lcm::driver::InfraDriver;
 use tacker_infra_openstack::OpenStackDriver;
-use tacker_testkit::samples::{package, samples_dir};
+use tacker_testkit::samples::package;
 
 use crate::fixture::{Fixture, ssh_hostname};
 use crate::lifecycle::driver;
 
+#[macro_export]
 macro_rules! need_samples {
     () => {
-        match samples_dir() {
+        match tacker_testkit::samples::samples_dir() {
             Some(d) => d,
             None => {
                 eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
@@ -370,6 +371,27 @@ resources:
     )
 }
 
+/// Upstream's v2 sample with its Base HOT in the StandardUserData layout.
+pub fn standard_package(root: &std::path::Path) -> tacker_testkit::csar::Csar {
+    let base = root.join("tests/functional/sol_v2_common");
+    package(
+        &base.join("basic_lcms_min/contents"),
+        Some(&base.join("common/Definitions")),
+        &["Scripts/sample_script.py"],
+    )
+    .without("BaseHOT/simple/nested/VDU1.yaml")
+    .edit("BaseHOT/simple/sample2.yaml", |_| STANDARD_TOP.to_owned())
+    .with("BaseHOT/simple/nested/VDU1.yaml", standard_nested("VDU1"))
+    .with("BaseHOT/simple/nested/VDU2.yaml", standard_nested("VDU2"))
+}
+
+/// StandardUserData's instantiation parameters.
+pub fn standard_params() -> serde_json::Value {
+    json!({"flavourId": "simple", "additionalParams": {
+        "lcm-operation-user-data": "./UserData/userdata_standard.py",
+        "lcm-operation-user-data-class": "StandardUserData"}})
+}
+
 /// The image the server of copy `copy` (`VDU1-1`) was made with.
 fn image_of_copy(f: &Fixture, copy: &str) -> Option<serde_json::Value> {
     let st = f.sim.sim.engine.lock();
@@ -394,17 +416,7 @@ fn image_of_copy(f: &Fixture, copy: &str) -> Option<serde_json::Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn standard_user_data_runs_one_nested_stack_per_vnfc() {
     let root = need_samples!();
-    let base = root.join("tests/functional/sol_v2_common");
-    let csar = package(
-        &base.join("basic_lcms_min/contents"),
-        Some(&base.join("common/Definitions")),
-        &["Scripts/sample_script.py"],
-    )
-    .without("BaseHOT/simple/nested/VDU1.yaml")
-    .edit("BaseHOT/simple/sample2.yaml", |_| STANDARD_TOP.to_owned())
-    .with("BaseHOT/simple/nested/VDU1.yaml", standard_nested("VDU1"))
-    .with("BaseHOT/simple/nested/VDU2.yaml", standard_nested("VDU2"));
-    let mut f = Fixture::with_package(csar);
+    let mut f = Fixture::with_package(standard_package(&root));
     let d = driver();
     let params = json!({"flavourId": "simple", "additionalParams": {
         "lcm-operation-user-data": "./UserData/userdata_standard.py",

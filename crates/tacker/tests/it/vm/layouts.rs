@@ -191,6 +191,44 @@ async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
         .collect();
     assert_eq!(replaced, [res.as_str().unwrap().to_owned()]);
     all_answer(&vm, &i).await;
+    // change_vnfpkg (RollingUpdate) to the same VNF under another VNFD id, with another
+    // image: every VNFC moves to it, each keeping its copy.
+    let new_vnfd = "c0ffee00-0000-4000-8000-0000000076d3";
+    let other: Vec<u8> = (0..200_000u32).map(|i| (i % 239) as u8).collect();
+    let newer = super::glance::carrying_image(example("vm-standard"), &other)
+        .edit("Definitions/vm_types.yaml", |t| {
+            t.replace("c0ffee00-0000-4000-8000-0000000076d1", new_vnfd)
+        });
+    let pkg = vm.c.upload(newer.zip()).await;
+    let p = vm.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    let before = vm.vnfcs(&i).await;
+    let body = dir.path().join("change.json");
+    let b = json!({"vnfdId": new_vnfd, "additionalParams": {"upgrade_type": "RollingUpdate"}});
+    std::fs::write(&body, b.to_string()).unwrap();
+    v2(
+        &osc,
+        &vm,
+        &i,
+        &["change-vnfpkg", &i, body.to_str().unwrap()],
+    )
+    .await;
+    let after = vm.vnfcs(&i).await;
+    assert!(
+        after.iter().all(|a| !before.iter().any(|b| b.1 == a.1)),
+        "every VM replaced"
+    );
+    assert_eq!(
+        copies(&vm, &i).await,
+        ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"]
+    );
+    assert_eq!(vm.instance(&i).await["vnfdId"], new_vnfd);
+    assert_eq!(
+        os.images(&t).await.len(),
+        2,
+        "the new package's image uploaded"
+    );
+    all_answer(&vm, &i).await;
     v2(
         &osc,
         &vm,

@@ -13,10 +13,10 @@ use crate::routes::lcm::check_vims;
 /// The checks of a package change.
 pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiError> {
     let i = c.instance;
-    // Only the Kubernetes drivers move a VNF to another package: elsewhere (OpenStack,
-    // the simulated VIM) the request is refused rather than failed after the grant.
-    use tacker_domain::lcm::vim_type::{HELM, KUBERNETES};
-    super::implemented_on(i, "change_vnfpkg", &[KUBERNETES, HELM])?;
+    // The Kubernetes, Helm and OpenStack drivers move a VNF to another package: for the
+    // simulated VIM the request is refused rather than failed after the grant.
+    use tacker_domain::lcm::vim_type::{HELM, KUBERNETES, OPENSTACK};
+    super::implemented_on(i, "change_vnfpkg", &[KUBERNETES, HELM, OPENSTACK])?;
     if r.vnfd_id == i.vnfd_id {
         return Err(ApiError::Unprocessable(format!(
             "VNF instance {} is on vnfdId {} already",
@@ -48,6 +48,12 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
                 )));
             }
         }
+    }
+    // A VM VNF runs the new package's Base HOT for its flavour, or one built from its
+    // VNFD: refused here when it cannot be built.
+    if super::vim_types(i).any(|t| tacker_domain::lcm::vim_type::canonical(t) == OPENSTACK) {
+        let links = Some(r.ext_virtual_links.as_slice()).filter(|l| !l.is_empty());
+        super::instantiate::check_base_hot(&new, &fid, links)?;
     }
     let cnf = r.cnf()?;
     for file in cnf.def_files.iter().flatten() {

@@ -1,0 +1,132 @@
+//! CHANGE_VNFPKG of VM VNFs: every VM moves to the new package's image (Heat replaces
+//! it), the VNFCs run as before; a rollback puts the old package's image back.
+
+use serde_json::json;
+use tacker_domain::lcm::LcmOperation;
+use tacker_domain::lcm::driver::InfraDriver;
+
+use crate::fixture::{Fixture, instantiate_params, ssh_hostname};
+use crate::lifecycle::driver;
+use crate::samples::{standard_package, standard_params};
+
+/// The request, moving to `vnfd_id`.
+fn change(vnfd_id: &str) -> serde_json::Value {
+    json!({"vnfdId": vnfd_id, "additionalParams": {"upgrade_type": "RollingUpdate"}})
+}
+
+/// `csar` under another VNFD id whose VDUs boot `image`.
+fn upgraded(
+    csar: tacker_testkit::csar::Csar,
+    old_id: &str,
+    old_image: &str,
+    image: &str,
+) -> (tacker_testkit::csar::Csar, String) {
+    let new_id = uuid::Uuid::new_v4().to_string();
+    let names: Vec<String> = csar.files.iter().map(|(n, _)| n.clone()).collect();
+    let mut c = csar;
+    for n in names.iter().filter(|n| n.starts_with("Definitions/")) {
+        let (o, i, ni, nm) = (
+            old_id.to_owned(),
+            old_image.to_owned(),
+            new_id.clone(),
+            image.to_owned(),
+        );
+        c = c.edit(n, move |t| t.replace(&o, &ni).replace(&i, &nm));
+    }
+    (c, new_id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vm_vnf_moves_to_the_new_package_and_back() {
+    let mut f = Fixture::new();
+    let d = driver();
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, instantiate_params()))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let before = f.vnfcs();
+    assert!(f.server_images().iter().all(|(_, i)| i == "ubuntu-22.04"));
+    let (csar, new_id) = upgraded(
+        tacker_testkit::vm::vm(),
+        &f.model.vnfd.vnfd_id,
+        "ubuntu-22.04",
+        "ubuntu-24.04",
+    );
+    let (target, _dir) = Fixture::target(&csar);
+    let mut ctx = f.ctx(LcmOperation::ChangeVnfpkg, change(&new_id));
+    ctx.target = Some(target);
+    // A change whose outcome was never recorded (a later step failed), rolled back: the
+    // VMs run the old package's image again.
+    d.change_vnfpkg(&ctx).await.unwrap();
+    assert!(f.server_images().iter().all(|(_, i)| i == "ubuntu-24.04"));
+    d.rollback(&ctx).await.unwrap();
+    assert!(
+        f.server_images().iter().all(|(_, i)| i == "ubuntu-22.04"),
+        "{:?}",
+        f.server_images()
+    );
+    // The change again, recorded.
+    let o = d.change_vnfpkg(&ctx).await.unwrap();
+    f.apply(&o);
+    let after = f.vnfcs();
+    assert_eq!(after.len(), before.len());
+    assert!(
+        after.iter().all(|a| !before.iter().any(|b| b.1 == a.1)),
+        "every VM replaced: {before:?} {after:?}"
+    );
+    assert!(
+        f.server_images().iter().all(|(_, i)| i == "ubuntu-24.04"),
+        "{:?}",
+        f.server_images()
+    );
+    for (vdu, _, ip) in &after {
+        assert_eq!(ssh_hostname(ip).unwrap(), *vdu);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standard_user_data_vnf_moves_each_vnfc_keeping_its_copy() {
+    let root = crate::need_samples!();
+    let mut f = Fixture::with_package(standard_package(&root));
+    let d = driver();
+    let mut params = standard_params();
+    params["instantiationLevelId"] = json!("instantiation_level_2");
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, params))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let before = f.vnfcs();
+    assert_eq!(before.len(), 4, "three VDU1 and a VDU2: {before:?}");
+    let (csar, new_id) = upgraded(
+        standard_package(&root),
+        &f.model.vnfd.vnfd_id,
+        "name: cirros-0.5.2-x86_64-disk",
+        "name: cirros-0.6.2-x86_64-disk",
+    );
+    let (target, _dir) = Fixture::target(&csar);
+    let mut ctx = f.ctx(LcmOperation::ChangeVnfpkg, change(&new_id));
+    ctx.target = Some(target);
+    let o = d.change_vnfpkg(&ctx).await.unwrap();
+    f.apply(&o);
+    let after = f.vnfcs();
+    assert_eq!(after.len(), 4);
+    assert!(after.iter().all(|a| !before.iter().any(|b| b.1 == a.1)));
+    assert!(
+        f.server_images()
+            .iter()
+            .all(|(_, i)| i == "cirros-0.6.2-x86_64-disk"),
+        "{:?}",
+        f.server_images()
+    );
+    // The indexes stay: each VNFC is the same copy on the new package.
+    let info = f.instance.instantiated_vnf_info.clone().unwrap();
+    let mut idx: Vec<String> = info
+        .vnfc_resource_info
+        .iter()
+        .map(|r| format!("{}-{}", r.vdu_id, r.metadata["vdu_idx"]))
+        .collect();
+    idx.sort();
+    assert_eq!(idx, ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"]);
+}
