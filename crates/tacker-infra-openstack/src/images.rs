@@ -153,9 +153,9 @@ async fn upload(
     stored
 }
 
-/// The grant with `vimAssets.softwareImages` for every VDU whose image comes from the
-/// package (uploaded or reused, tagged for this instance); the grant unchanged when no
-/// VDU needs one.
+/// The grant with `vimAssets.softwareImages` for every VDU and storage whose image comes
+/// from the package (uploaded or reused, tagged for this instance); the grant unchanged
+/// when none needs one.
 pub async fn ensure(s: &Session, octx: &OpContext, flavour: &Flavour) -> Result<Value> {
     let mut grant = octx.grant.clone();
     if !s.has_glance().await? {
@@ -166,11 +166,13 @@ pub async fn ensure(s: &Session, octx: &OpContext, flavour: &Flavour) -> Result<
     }
     let mut done: BTreeMap<String, String> = BTreeMap::new();
     let mut added = Vec::new();
-    for vdu in &flavour.vdus {
-        let (Some(img), true) = (
-            &vdu.sw_image,
-            crate::nfv::granted_image(&grant, vdu).is_none(),
-        ) else {
+    let nodes = flavour
+        .vdus
+        .iter()
+        .map(|v| (&v.id, &v.sw_image))
+        .chain(flavour.storages.iter().map(|s| (&s.id, &s.sw_image)));
+    for (node, image) in nodes {
+        let (Some(img), true) = (image, crate::nfv::granted_image(&grant, node).is_none()) else {
             continue;
         };
         let Some(artifact) = &img.artifact else {
@@ -206,7 +208,7 @@ pub async fn ensure(s: &Session, octx: &OpContext, flavour: &Flavour) -> Result<
             }
         };
         added.push(
-            json!({"id": format!("{}-image", vdu.id), "vnfdSoftwareImageId": vdu.id,
+            json!({"id": format!("{node}-image"), "vnfdSoftwareImageId": node,
             "vimSoftwareImageId": id, "vimConnectionId": octx.vim.as_ref().map(|v| v.id.clone())}),
         );
     }

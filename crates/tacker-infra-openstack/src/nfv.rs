@@ -60,20 +60,20 @@ pub fn flavour_in(nfv: &Value) -> impl Fn(&Vdu) -> bool + '_ {
     }
 }
 
-/// The image the grant names for a VDU.
-pub fn granted_image(grant: &Value, vdu: &Vdu) -> Option<String> {
+/// The image the grant names for a VDU or storage (`vnfdSoftwareImageId`).
+pub fn granted_image(grant: &Value, node: &str) -> Option<String> {
     vim_asset(
         grant,
         "softwareImages",
         "vnfdSoftwareImageId",
-        &vdu.id,
+        node,
         "vimSoftwareImageId",
     )
 }
 
 /// The image a VDU boots: the grant's, else the VNFD's software image name.
 pub fn image_of(grant: &Value, vdu: &Vdu) -> Option<String> {
-    granted_image(grant, vdu).or_else(|| vdu.sw_image.as_ref().map(|i| i.name.clone()))
+    granted_image(grant, &vdu.id).or_else(|| vdu.sw_image.as_ref().map(|i| i.name.clone()))
 }
 
 /// Every `get_param: [nfv, ...]` path in `v` (without the leading `nfv`).
@@ -205,14 +205,8 @@ pub fn build(i: &Inputs<'_>) -> Value {
     }
     // A storage made from an image (`nfv.VDU.<storage>.vcImageId`, upstream's key too).
     for s in i.flavour.storages.iter().filter(|s| s.sw_image.is_some()) {
-        let image = vim_asset(
-            i.grant,
-            "softwareImages",
-            "vnfdSoftwareImageId",
-            &s.id,
-            "vimSoftwareImageId",
-        )
-        .or_else(|| s.sw_image.as_ref().map(|m| m.name.clone()));
+        let image =
+            granted_image(i.grant, &s.id).or_else(|| s.sw_image.as_ref().map(|m| m.name.clone()));
         vdus.insert(s.id.clone(), json!({"vcImageId": image}));
     }
     let mut cps = Map::new();

@@ -53,10 +53,20 @@ impl Fixture {
     /// user and region of its own whose catalog names a heat-sim that asks Keystone about
     /// every token (a revoked one is refused at once).
     pub async fn on_keystone() -> (Self, OpenStack, Tenant) {
+        Self::on_openstack(vm(), false).await
+    }
+
+    /// `csar` on the real Keystone, and its Glance when `glance` (servers then boot only
+    /// from images Glance holds).
+    pub async fn on_openstack(
+        csar: tacker_testkit::csar::Csar,
+        glance: bool,
+    ) -> (Self, OpenStack, Tenant) {
         need_root();
         let os = OpenStack::up();
         let sim = heat_sim::spawn(heat_sim::Settings {
             keystone_url: Some(os.keystone.clone()),
+            glance_url: glance.then(|| os.glance.clone()),
             token_cache: std::time::Duration::ZERO,
             ..Default::default()
         })
@@ -66,7 +76,7 @@ impl Fixture {
             "interfaceInfo": {"endpoint": os.keystone},
             "accessInfo": {"username": t.name, "password": t.password, "project": t.name,
                 "projectDomain": "Default", "userDomain": "Default", "region": t.name}});
-        (Self::around(vm(), sim, &vim), os, t)
+        (Self::around(csar, sim, &vim), os, t)
     }
 
     fn around(csar: tacker_testkit::csar::Csar, sim: heat_sim::Handle, vim: &Value) -> Self {

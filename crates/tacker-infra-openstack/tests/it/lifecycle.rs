@@ -243,3 +243,96 @@ async fn a_build_failure_is_heats_reason_and_a_retry_reuses_the_stack() {
     assert!(f.servers().is_empty());
     assert!(f.sim.sim.engine.hosts.running().is_empty());
 }
+
+/// A flavour whose VDU boots from a block storage carrying the package's image (no
+/// Base HOT: the HOT is built from it).
+const BOOT_VOLUME_DF: &str = "tosca_definitions_version: tosca_simple_yaml_1_2
+imports:
+  - vm_types.yaml
+topology_template:
+  substitution_mappings:
+    node_type: example.vm.VNF
+    properties:
+      flavour_id: simple
+  node_templates:
+    VNF:
+      type: example.vm.VNF
+      properties:
+        flavour_description: a VDU booting from a volume
+    VDU1:
+      type: tosca.nodes.nfv.Vdu.Compute
+      properties:
+        name: VDU1
+        description: boots from its volume
+        vdu_profile: { min_number_of_instances: 1, max_number_of_instances: 1 }
+      capabilities:
+        virtual_compute:
+          properties:
+            virtual_memory:
+              virtual_mem_size: 512 MB
+            virtual_cpu:
+              num_virtual_cpu: 1
+      requirements:
+        - virtual_storage: VDU1-storage
+    VDU1-storage:
+      type: tosca.nodes.nfv.Vdu.VirtualBlockStorage
+      properties:
+        virtual_block_storage_data:
+          size_of_storage: 2 GB
+        sw_image_data:
+          name: boot-image
+          version: '1'
+          container_format: bare
+          disk_format: raw
+          min_disk: 1 GB
+          size: 1 GB
+      artifacts:
+        sw_image:
+          type: tosca.artifacts.nfv.SwImage
+          file: ../Files/images/boot.img
+    VDU1_CP1:
+      type: tosca.nodes.nfv.VduCp
+      properties:
+        layer_protocols: [ ipv4 ]
+      requirements:
+        - virtual_binding: VDU1
+";
+
+/// The storage's image goes to the real Glance, the HOT built from the VNFD makes a
+/// volume of it and boots the VM from it (heat-sim boots only images Glance holds); the
+/// image is deleted with the instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vdu_boots_from_a_volume_of_the_package_image_in_glance() {
+    let image: Vec<u8> = (0..150_000u32).map(|i| (i % 233) as u8).collect();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    let csar = tacker_testkit::samples::package(&dir.join("vm-vnfd-only"), None, &[])
+        .edit("Definitions/vm_df_simple.yaml", |_| {
+            BOOT_VOLUME_DF.to_owned()
+        })
+        .with("Files/images/boot.img", &image);
+    let (mut f, os, t) = Fixture::on_openstack(csar, true).await;
+    let d = driver();
+    let params = json!({"flavourId": "simple", "extVirtualLinks": [
+        tacker_testkit::vm::ext_virtual_link("net0", "sim-net", &["VDU1_CP1"])]});
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, params))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let images = os.images(&t).await;
+    assert_eq!(images.len(), 1, "{images:?}");
+    assert_eq!(images[0]["name"], "boot-image");
+    let vnfcs = f.vnfcs();
+    assert_eq!(vnfcs.len(), 1);
+    assert_eq!(ssh_hostname(&vnfcs[0].2).unwrap(), "VDU1");
+    let o = d
+        .terminate(&f.ctx(
+            LcmOperation::Terminate,
+            json!({"terminationType": "FORCEFUL"}),
+        ))
+        .await
+        .unwrap();
+    f.apply(&o);
+    assert!(os.images(&t).await.is_empty(), "the unused image deleted");
+    os.remove(&t).await;
+}
