@@ -1,7 +1,8 @@
-//! Upstream Tacker's VM package layouts driven as its users drive them: the `openstack`
-//! client on the v2 API (`--os-tacker-api-version 2`), the user guide's example packages
-//! carrying their image, against the real Keystone and Glance (`tests/infra/openstack.sh`)
-//! in front of heat-sim.
+//! Upstream Tacker's VM package layouts driven as its users drive them — StandardUserData
+//! and VNFD-only packages through the `openstack` client on the v2 API
+//! (`--os-tacker-api-version 2`), the v1 layout with scaling policies on the v1 API — the
+//! user guide's example packages carrying their image, against the real Keystone and
+//! Glance (`tests/infra/openstack.sh`) in front of heat-sim.
 
 use super::*;
 use crate::openstack_cli::Osc;
@@ -52,7 +53,7 @@ async fn all_answer(vm: &Vm, i: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
+async fn openstack_cli_runs_upstreams_vm_layouts_on_the_real_keystone_and_glance() {
     let os = OpenStack::up();
     // Every request validated with Keystone again, so a revoked token is refused at once.
     let sim = sim_with(heat_sim::Settings {
@@ -295,6 +296,80 @@ async fn openstack_cli_runs_standard_user_data_and_vnfd_only_packages_on_v2() {
         &["terminate", &j, "--termination-type", "FORCEFUL"],
     )
     .await;
+    assert!(vm.hosts().is_empty());
+    assert!(os.images(&t).await.is_empty());
+
+    // Upstream's v1 layout (a fixed desired_capacity, a scaling policy per aspect and
+    // direction) through the v1 API, as `openstack vnflcm` sends it by default.
+    let v1_layout = super::glance::carrying_image(tacker_testkit::vm::vm(), &image).edit(
+        "BaseHOT/simple/vm_top.yaml",
+        |t| {
+            t.replace(
+                "desired_capacity: { get_param: [ nfv, VDU, VDU1, desired_capacity ] }",
+                "desired_capacity: 1",
+            )
+            // upstream names the policies <aspect>_scale_out and <aspect>_scale_in.
+            .replace("  VDU1_scale_out:\n", "  VDU1_scale_scale_out:\n")
+            .replace(
+                "  VDU2:\n",
+                "  VDU1_scale_scale_in:\n    type: OS::Heat::ScalingPolicy\n    properties:\n      scaling_adjustment: -1\n      auto_scaling_group_id: { get_resource: VDU1_scale_group }\n      adjustment_type: change_in_capacity\n\n  VDU2:\n",
+            )
+        },
+    );
+    let pkg = vm.c.upload(v1_layout.zip()).await;
+    let p = vm.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
+    let created = osc.json(&["vnflcm", "create", VM_VNFD_ID]);
+    let k = created["ID"].as_str().unwrap().to_owned();
+    let body = dir.path().join("v1.json");
+    let mut b = instantiate_body(Value::Null);
+    b["vimConnectionInfo"] = json!([{"id": "8a3adb69-0784-43c7-833e-aab0b6ab4470", "vimId": vim, "vimType": "openstack"}]);
+    std::fs::write(&body, b.to_string()).unwrap();
+    let v1 = |args: Vec<String>| {
+        let osc = &osc;
+        let vm = &vm;
+        let k = k.clone();
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let mut all = vec!["vnflcm"];
+            all.extend_from_slice(&args);
+            let (ok, out, err) = osc.run(&all);
+            assert!(ok, "openstack {args:?}: {out}{err}");
+            let op = wait_latest(vm, &k, &["COMPLETED", "FAILED_TEMP", "ROLLED_BACK"]).await;
+            assert_eq!(op["operationState"], "COMPLETED", "{args:?}: {op}");
+        }
+    };
+    let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+    v1(s(&["instantiate", &k, body.to_str().unwrap()])).await;
+    assert_eq!(vm.vnfcs(&k).await.len(), 2);
+    v1(s(&[
+        "scale",
+        &k,
+        "--type",
+        "SCALE_OUT",
+        "--aspect-id",
+        "VDU1_scale",
+    ]))
+    .await;
+    assert_eq!(
+        vm.vnfcs(&k).await.len(),
+        3,
+        "the policy signalled: a VM added"
+    );
+    assert_eq!(vm.hosts().len(), 3);
+    all_answer(&vm, &k).await;
+    v1(s(&[
+        "scale",
+        &k,
+        "--type",
+        "SCALE_IN",
+        "--aspect-id",
+        "VDU1_scale",
+    ]))
+    .await;
+    assert_eq!(vm.vnfcs(&k).await.len(), 2, "a VM removed");
+    assert_eq!(vm.hosts().len(), 2);
+    v1(s(&["terminate", &k, "--termination-type", "FORCEFUL"])).await;
     assert!(vm.hosts().is_empty());
     assert!(os.images(&t).await.is_empty());
     os.remove(&t).await;
