@@ -12,7 +12,7 @@ async fn vdus(vm: &Vm, i: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn change_flavour_moves_the_vms_to_the_new_flavours_base_hot_and_back() {
-    let vm = vm_cluster().await;
+    let vm = vm_cluster_on_keystone().await;
     let vim_id = vm.register("heat-sim").await;
     let i = vm.create("v2").await;
     let end = &["COMPLETED", "FAILED_TEMP"];

@@ -1,10 +1,12 @@
-//! A VM VNF's flows on heat-sim and SSH hosts: v2 and v1, build failures, retry, rollback.
+//! A VM VNF's flows on heat-sim and SSH hosts: v2 and v1 (the VIM on the real Keystone),
+//! build failures, retry, rollback, token refresh (heat-sim's own Keystone, whose tokens
+//! the test expires at will).
 
 use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vm_vnf_lifecycle_through_v2_and_v1_on_ssh_hosts() {
-    let vm = vm_cluster().await;
+    let vm = vm_cluster_on_keystone().await;
     let sub = Subscriber::start(Expect::Nothing);
     vm.c.subscribe(&sub).await;
     let sub1 = Subscriber::start(Expect::Nothing);

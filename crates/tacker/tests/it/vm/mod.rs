@@ -10,6 +10,7 @@ use tacker_testkit::peers::{Expect, Subscriber, states_of};
 use tacker_testkit::vm::{VM_VNFD_ID, ext_virtual_link, vm};
 
 use crate::procs::Cluster;
+use tacker_testkit::keystone::{OpenStack, Tenant};
 
 const T: Duration = Duration::from_secs(90);
 
@@ -54,14 +55,35 @@ pub fn ssh_hostname(ip: &str) -> Result<String, String> {
 pub struct Vm {
     pub c: Cluster,
     pub sim: heat_sim::Handle,
+    /// The password of the VIM's user.
     pub password: String,
+    /// The real Keystone and the test's project in it, when the VIM is there.
+    pub keystone: Option<(OpenStack, Tenant)>,
 }
 
 /// heat-sim (a password of its own), a server and two conductors, the VM package
-/// onboarded.
+/// onboarded; the VIM's Keystone is heat-sim's own (its tokens can be expired at will).
 pub async fn vm_cluster() -> Vm {
     let sim = sim_with(heat_sim::Settings::default());
-    let v = Vm::start(sim, &[]).await;
+    onboarded(Vm::start(sim, &[]).await).await
+}
+
+/// The same with the VIM on the real Keystone (`tests/infra/openstack.sh`): a project,
+/// user and region of the test's own whose catalog names its heat-sim.
+pub async fn vm_cluster_on_keystone() -> Vm {
+    let os = OpenStack::up();
+    let sim = sim_with(heat_sim::Settings {
+        keystone_url: Some(os.keystone.clone()),
+        ..Default::default()
+    });
+    let t = os.tenant(&sim.url).await;
+    let mut v = Vm::start(sim, &[]).await;
+    v.password = t.password.clone();
+    v.keystone = Some((os, t));
+    onboarded(v).await
+}
+
+async fn onboarded(v: Vm) -> Vm {
     let pkg = v.c.upload(vm().zip()).await;
     let p = v.c.wait_state(&pkg, &["ONBOARDED", "CREATED"], T).await;
     assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
@@ -76,6 +98,22 @@ pub fn sim_with(settings: heat_sim::Settings) -> heat_sim::Handle {
         ..settings
     })
     .unwrap()
+}
+
+/// The test's project leaves the real Keystone with the test (a panicking one too).
+impl Drop for Vm {
+    fn drop(&mut self) {
+        if let Some((os, t)) = self.keystone.take() {
+            let _ = std::thread::spawn(move || {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap()
+                    .block_on(os.remove(&t));
+            })
+            .join();
+        }
+    }
 }
 
 impl Vm {
@@ -98,13 +136,24 @@ impl Vm {
         all.extend_from_slice(env);
         let c = Cluster::start_with(1, conductors, &all).await;
         let password = sim.sim.identity.password.clone();
-        Vm { c, sim, password }
+        Vm {
+            c,
+            sim,
+            password,
+            keystone: None,
+        }
     }
 }
 
 impl Vm {
     /// The simulator as a VIM connection (credentials inline).
     pub fn vim(&self) -> Value {
+        if let Some((os, t)) = &self.keystone {
+            return json!({"vim1": {"vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
+                "interfaceInfo": {"endpoint": os.keystone},
+                "accessInfo": {"username": t.name, "password": t.password, "project": t.name,
+                    "projectDomain": "Default", "userDomain": "Default", "region": t.name}}});
+        }
         let s = heat_sim::Settings::default();
         json!({"vim1": {"vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
             "interfaceInfo": {"endpoint": format!("{}/v3", self.sim.url)},
@@ -115,15 +164,23 @@ impl Vm {
     /// Registers the simulator through `/v1.0/vims`; its id.
     pub async fn register(&self, name: &str) -> String {
         let s = heat_sim::Settings::default();
+        let body = match &self.keystone {
+            Some((os, t)) => json!({"vim": {"name": name, "type": "openstack",
+                "auth_url": os.keystone,
+                "auth_cred": {"username": t.name, "password": t.password, "user_domain_name": "Default"},
+                "vim_project": {"name": t.name, "project_domain_name": "Default"},
+                "extra": {"region": t.name}, "is_default": false}}),
+            None => json!({"vim": {"name": name, "type": "openstack",
+                "auth_url": format!("{}/v3", self.sim.url),
+                "auth_cred": {"username": s.user, "password": self.password, "user_domain_name": "Default", "cert_verify": "True"},
+                "vim_project": {"name": s.project, "project_domain_name": "Default"},
+                "is_default": false}}),
+        };
         let r = self
             .c
             .http
             .post(format!("{}/v1.0/vims.json", self.c.api))
-            .json(&json!({"vim": {"name": name, "type": "openstack",
-                "auth_url": format!("{}/v3", self.sim.url),
-                "auth_cred": {"username": s.user, "password": self.password, "user_domain_name": "Default", "cert_verify": "True"},
-                "vim_project": {"name": s.project, "project_domain_name": "Default"},
-                "is_default": false}}))
+            .json(&body)
             .send()
             .await
             .unwrap();

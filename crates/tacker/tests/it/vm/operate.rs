@@ -5,7 +5,7 @@ use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn operate_stops_and_starts_vms_through_nova() {
-    let vm = vm_cluster().await;
+    let vm = vm_cluster_on_keystone().await;
     let vim_id = vm.register("heat-sim").await;
     let i = vm.create("v2").await;
     let end = &["COMPLETED", "FAILED_TEMP"];
