@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tacker_domain::vnfd::{Flavour, Vdu};
 
 use crate::error::{Error, Result};
@@ -125,6 +125,66 @@ fn read(dir: &Path, flavour: &str) -> Result<BaseHot> {
         }
     }
     Ok(BaseHot { top, parsed, files })
+}
+
+/// The template with each internal virtual link of `links` (`vnfVirtualLinkDescId`,
+/// network id: the request's `extManagedVirtualLinks`) on that existing network: the
+/// link's `OS::Neutron::Net` and the subnets on it leave the template and every
+/// `get_resource` of it becomes the network's id. A link the template does not make as
+/// a network is an error naming it, never ignored.
+pub fn with_managed_links(hot: BaseHot, links: &[(String, String)]) -> Result<BaseHot> {
+    if links.is_empty() {
+        return Ok(hot);
+    }
+    let mut top = hot.parsed;
+    {
+        let resources = top
+            .get_mut("resources")
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| Error::Package("the base HOT has no resources".into()))?;
+        for (vl, _) in links {
+            let kind = resources
+                .get(vl)
+                .and_then(|r| r.get("type"))
+                .and_then(Value::as_str);
+            if kind != Some("OS::Neutron::Net") {
+                return Err(Error::Package(format!(
+                    "extManagedVirtualLinks: the base HOT makes no network {vl} \
+                     (OS::Neutron::Net) for the internal virtual link to be replaced"
+                )));
+            }
+            resources.remove(vl);
+            let on_it = json!({ "get_resource": vl });
+            resources.retain(|_, r| {
+                !(r.get("type").and_then(Value::as_str) == Some("OS::Neutron::Subnet")
+                    && r.pointer("/properties/network") == Some(&on_it))
+            });
+        }
+    }
+    fn swap(v: &mut Value, links: &[(String, String)]) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("get_resource")
+                    && m.len() == 1
+                    && let Some((_, net)) = links.iter().find(|(vl, _)| vl == r)
+                {
+                    *v = Value::String(net.clone());
+                    return;
+                }
+                m.values_mut().for_each(|x| swap(x, links));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| swap(x, links)),
+            _ => {}
+        }
+    }
+    swap(&mut top, links);
+    let text = serde_json::to_string_pretty(&top)
+        .map_err(|e| Error::Package(format!("the base HOT: {e}")))?;
+    Ok(BaseHot {
+        top: text,
+        parsed: top,
+        files: hot.files,
+    })
 }
 
 /// The scaling policy `name` of the top template (upstream's v1 layout names them

@@ -76,7 +76,14 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         keep_networks(&mut nfv, &st.nfv);
     }
     let indexes = per_vnfc::sized(&Default::default(), &counts);
-    let hot = super::laid_out(hot, flavour, st.layout, &indexes, &mut nfv)?;
+    let hot = super::laid_out(
+        hot,
+        flavour,
+        st.layout,
+        &indexes,
+        &mut nfv,
+        &super::recorded_links(&st.info)?,
+    )?;
     tracing::info!(stack = %st.stack.text(), from = %st.info.flavour_id, to = %flavour.id, "changing the VNF's flavour");
     w.heat
         .replace(&st.stack, &hot.top, &hot.files, &parameters(&nfv))
@@ -89,16 +96,21 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let what = format!("changing to flavour {}", flavour.id);
     runs_as_asked(&what, &vdus, &counts, &counts_of(&read.resources))?;
     let resource_changes = changes(&st.info.vnfc_resource_info, &read.resources);
+    let mut info = super::started_info(
+        w,
+        flavour,
+        level.as_deref(),
+        read,
+        &st.stack,
+        &nfv,
+        st.layout,
+    );
+    // The internal virtual links stay on the networks instantiation gave them.
+    if let Some(managed) = st.info.other.get(super::MANAGED) {
+        info.other.insert(super::MANAGED.into(), managed.clone());
+    }
     Ok(Outcome {
-        instantiated_vnf_info: Some(super::started_info(
-            w,
-            flavour,
-            level.as_deref(),
-            read,
-            &st.stack,
-            &nfv,
-            st.layout,
-        )),
+        instantiated_vnf_info: Some(info),
         resource_changes,
     })
 }
@@ -110,7 +122,14 @@ pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
     let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&st.nfv))?;
     let mut nfv = st.nfv.clone();
     let indexes = per_vnfc::indexes_of(&st.info.vnfc_resource_info);
-    let hot = super::laid_out(hot, flavour, st.layout, &indexes, &mut nfv)?;
+    let hot = super::laid_out(
+        hot,
+        flavour,
+        st.layout,
+        &indexes,
+        &mut nfv,
+        &super::recorded_links(&st.info)?,
+    )?;
     tracing::info!(stack = %st.stack.text(), flavour = %flavour.id, "rolling the VNF back to its flavour");
     w.heat
         .replace(&st.stack, &hot.top, &hot.files, &parameters(&nfv))

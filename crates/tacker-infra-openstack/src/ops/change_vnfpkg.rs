@@ -97,7 +97,14 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         super::change_flavour::keep_networks(&mut nfv, &s.nfv);
     }
     let indexes = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
-    let hot = super::laid_out(hot, flavour, s.layout, &indexes, &mut nfv)?;
+    let hot = super::laid_out(
+        hot,
+        flavour,
+        s.layout,
+        &indexes,
+        &mut nfv,
+        &super::recorded_links(&s.info)?,
+    )?;
     tracing::info!(stack = %s.stack.text(), package = %w.octx.target.as_ref().map(|t| t.id.to_string()).unwrap_or_default(), "changing the VNF's package");
     match s.layout {
         Layout::Template => replace(w, &s.stack, &hot, &nfv).await?,
@@ -160,7 +167,14 @@ pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
     let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
     let mut nfv = s.nfv.clone();
     let indexes = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
-    let hot = super::laid_out(hot, flavour, s.layout, &indexes, &mut nfv)?;
+    let hot = super::laid_out(
+        hot,
+        flavour,
+        s.layout,
+        &indexes,
+        &mut nfv,
+        &super::recorded_links(&s.info)?,
+    )?;
     tracing::info!(stack = %s.stack.text(), "rolling the VNF back to its package");
     replace(w, &s.stack, &hot, &nfv).await?;
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;

@@ -105,7 +105,14 @@ async fn recreate(w: &Work<'_>) -> Result<Outcome> {
     let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
     let mut nfv = s.nfv.clone();
     let indexes = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
-    let hot = super::laid_out(hot, flavour, s.layout, &indexes, &mut nfv)?;
+    let hot = super::laid_out(
+        hot,
+        flavour,
+        s.layout,
+        &indexes,
+        &mut nfv,
+        &super::recorded_links(&s.info)?,
+    )?;
     let stack = super::instantiate::ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);

@@ -74,24 +74,24 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         ext_virtual_links: &req.ext_virtual_links,
         extra: req.additional_params.get("nfv"),
     });
+    let links = super::managed_links(&req.ext_managed_virtual_links)?;
     let indexes = per_vnfc::sized(&Default::default(), &counts);
-    let hot = super::laid_out(hot, flavour, layout, &indexes, &mut nfv)?;
+    let hot = super::laid_out(hot, flavour, layout, &indexes, &mut nfv, &links)?;
     let stack = ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
     let vdus: Vec<&String> = counts.keys().collect();
     let what = format!("instantiating flavour {}", flavour.id);
     runs_as_asked(&what, &vdus, &counts, &counts_of(&read.resources))?;
     let resource_changes = changes(&[], &read.resources);
+    let mut info = super::started_info(w, flavour, level.as_deref(), read, &stack, &nfv, layout);
+    if !req.ext_managed_virtual_links.is_empty() {
+        info.other.insert(
+            super::MANAGED.into(),
+            super::managed_info(&req.ext_managed_virtual_links),
+        );
+    }
     Ok(Outcome {
-        instantiated_vnf_info: Some(super::started_info(
-            w,
-            flavour,
-            level.as_deref(),
-            read,
-            &stack,
-            &nfv,
-            layout,
-        )),
+        instantiated_vnf_info: Some(info),
         resource_changes,
     })
 }

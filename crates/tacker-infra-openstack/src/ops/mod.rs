@@ -161,15 +161,65 @@ pub fn metadata(stack: &StackRef, nfv: &Value, layout: Layout) -> Map<String, Va
     Map::from_iter([("metadata".to_owned(), Value::Object(meta))])
 }
 
-/// The base HOT of `flavour` as the stack runs it: with `layout` per VNFC, each VDU's
-/// resource copied at `indexes`, and `nfv` given the copies' entries.
+/// The internal virtual links on existing networks (`vnfVirtualLinkDescId`, network id)
+/// of `extManagedVirtualLinks` entries (a request's, or the instance's
+/// `extManagedVirtualLinkInfo`).
+pub fn managed_links(list: &[Value]) -> Result<Vec<(String, String)>> {
+    list.iter()
+        .map(|l| {
+            let vl = l.get("vnfVirtualLinkDescId").and_then(Value::as_str);
+            let net = l
+                .get("resourceId")
+                .or_else(|| l.pointer("/networkResource/resourceId"))
+                .and_then(Value::as_str);
+            match (vl, net) {
+                (Some(vl), Some(net)) => Ok((vl.to_owned(), net.to_owned())),
+                _ => Err(Error::Invalid(
+                    "an extManagedVirtualLinks entry needs vnfVirtualLinkDescId and resourceId"
+                        .into(),
+                )),
+            }
+        })
+        .collect()
+}
+
+/// The instance's `extManagedVirtualLinkInfo` (what instantiation was given).
+pub fn recorded_links(info: &InstantiatedVnfInfo) -> Result<Vec<(String, String)>> {
+    match info.other.get(MANAGED) {
+        Some(Value::Array(list)) => managed_links(list),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// `instantiatedVnfInfo.extManagedVirtualLinkInfo`.
+pub const MANAGED: &str = "extManagedVirtualLinkInfo";
+
+/// `extManagedVirtualLinkInfo` entries of a request's `extManagedVirtualLinks`.
+pub fn managed_info(list: &[Value]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|l| {
+                json!({"id": l.get("id"), "vnfVirtualLinkDescId": l.get("vnfVirtualLinkDescId"),
+                    "vimConnectionId": l.get("vimConnectionId"),
+                    "networkResource": {"resourceId": l.get("resourceId"),
+                        "vimConnectionId": l.get("vimConnectionId")}})
+            })
+            .collect(),
+    )
+}
+
+/// The base HOT of `flavour` as the stack runs it: the internal virtual links of `links`
+/// on their existing networks; with `layout` per VNFC, each VDU's resource copied at
+/// `indexes`, and `nfv` given the copies' entries.
 pub fn laid_out(
     hot: crate::template::BaseHot,
     flavour: &Flavour,
     layout: Layout,
     indexes: &crate::per_vnfc::Indexes,
     nfv: &mut Value,
+    links: &[(String, String)],
 ) -> Result<crate::template::BaseHot> {
+    let hot = crate::template::with_managed_links(hot, links)?;
     match layout {
         Layout::Template => Ok(hot),
         Layout::PerVnfc => {

@@ -25,7 +25,14 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
                 let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&st.nfv))?;
                 let mut nfv = st.nfv.clone();
                 let indexes = per_vnfc::indexes_of(&st.info.vnfc_resource_info);
-                let hot = super::laid_out(hot, flavour, st.layout, &indexes, &mut nfv)?;
+                let hot = super::laid_out(
+                    hot,
+                    flavour,
+                    st.layout,
+                    &indexes,
+                    &mut nfv,
+                    &super::recorded_links(&st.info)?,
+                )?;
                 super::replace(w, &st.stack, &hot, &nfv).await?;
                 return Ok(Outcome {
                     instantiated_vnf_info: Some(st.info),

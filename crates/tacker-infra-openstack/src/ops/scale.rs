@@ -113,7 +113,14 @@ async fn per_vnfc(
     }
     let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
     let mut nfv = s.nfv.clone();
-    let hot = super::laid_out(hot, flavour, Layout::PerVnfc, &indexes, &mut nfv)?;
+    let hot = super::laid_out(
+        hot,
+        flavour,
+        Layout::PerVnfc,
+        &indexes,
+        &mut nfv,
+        &super::recorded_links(&s.info)?,
+    )?;
     super::replace(w, &s.stack, &hot, &nfv).await?;
     finish(w, s, step, counts, nfv).await
 }

@@ -418,11 +418,37 @@ async fn standard_user_data_runs_one_nested_stack_per_vnfc() {
     let root = need_samples!();
     let mut f = Fixture::with_package(standard_package(&root));
     let d = driver();
+    // internalVL3 on an existing network (extManagedVirtualLinks).
     let params = json!({"flavourId": "simple", "additionalParams": {
         "lcm-operation-user-data": "./UserData/userdata_standard.py",
         "lcm-operation-user-data-class": "StandardUserData",
-        "nfv": {"VDU": {"VDU1-1": {"vcImageId": "special-image"}}}}});
+        "nfv": {"VDU": {"VDU1-1": {"vcImageId": "special-image"}}}},
+        "extManagedVirtualLinks": [{"id": "mgmt", "vnfVirtualLinkDescId": "internalVL3",
+            "resourceId": "existing-net"}]});
     done(&mut f, &d, LcmOperation::Instantiate, params).await;
+    let on_existing_net = |f: &Fixture| {
+        let st = f.sim.sim.engine.lock();
+        let all: Vec<_> = st
+            .stacks
+            .values()
+            .filter(|s| !s.deleted)
+            .flat_map(|s| s.resources.iter())
+            .collect();
+        !all.iter().any(|r| r.name.starts_with("internalVL3"))
+            && all
+                .iter()
+                .filter(|r| r.kind == "OS::Neutron::Port")
+                .all(|r| r.properties["network"] == "existing-net")
+    };
+    assert!(
+        on_existing_net(&f),
+        "the VNF's ports on the existing network"
+    );
+    let info = f.instance.instantiated_vnf_info.clone().unwrap();
+    assert_eq!(
+        info.other["extManagedVirtualLinkInfo"][0]["networkResource"]["resourceId"],
+        "existing-net"
+    );
     let index_of = |f: &Fixture, vdu: &str| -> Vec<u64> {
         let info = f.instance.instantiated_vnf_info.as_ref().unwrap();
         let mut v: Vec<u64> = info
@@ -451,6 +477,10 @@ async fn standard_user_data_runs_one_nested_stack_per_vnfc() {
     done(&mut f, &d, LcmOperation::Scale, scale("SCALE_OUT")).await;
     assert_eq!(index_of(&f, "VDU1"), vec![0, 1, 2]);
     assert_eq!(f.sim.sim.engine.hosts.running().len(), 4);
+    assert!(
+        on_existing_net(&f),
+        "the template replaced by scaling keeps the network"
+    );
     // VDU1-1 got the image given for it alone; the others the VDU's.
     assert_eq!(image_of_copy(&f, "VDU1-1"), Some(json!("special-image")));
     assert_eq!(

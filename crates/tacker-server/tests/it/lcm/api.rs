@@ -104,6 +104,18 @@ async fn api_contract_errors() {
         )
         .await;
     assert_problem(r, 409, "NOT_INSTANTIATED").await;
+    // Internal virtual links on existing networks: the OpenStack driver's only, refused
+    // here rather than ignored.
+    let r = app
+        .lcm_json(
+            reqwest::Method::POST,
+            &format!("/vnf_instances/{i}/instantiate"),
+            json!({"flavourId": "simple", "vimConnectionInfo": sim_vim(),
+                "extManagedVirtualLinks": [{"id": "m", "vnfVirtualLinkDescId": "internalVL1",
+                    "resourceId": "net"}]}),
+        )
+        .await;
+    assert_problem(r, 422, "extManagedVirtualLinks needs an OpenStack VIM").await;
     let op = app
         .task(
             &i,

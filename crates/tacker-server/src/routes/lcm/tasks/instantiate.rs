@@ -24,6 +24,7 @@ pub async fn check(c: &Checking<'_>, r: &InstantiateRequest) -> Result<PackageMo
         check_base_hot(&m, &r.flavour_id, Some(&r.ext_virtual_links))?;
         check_standard_user_data(&m, r)?;
     }
+    check_managed_links(&m, r, &types)?;
     Ok(m)
 }
 
@@ -61,6 +62,48 @@ pub(super) fn check_base_hot(
     tacker_domain::hot::translate(f, &|v| v.requested_flavour().is_some())?;
     if let Some(links) = ext_virtual_links {
         tacker_domain::hot::check_external_cps(f, links)?;
+    }
+    Ok(())
+}
+
+/// `extManagedVirtualLinks` put internal virtual links of the flavour on existing
+/// networks: only the OpenStack driver does it (elsewhere 422, never ignored), and each
+/// entry names an internal virtual link of the flavour and a network.
+fn check_managed_links(
+    m: &PackageModel,
+    r: &InstantiateRequest,
+    types: &[String],
+) -> Result<(), ApiError> {
+    if r.ext_managed_virtual_links.is_empty() {
+        return Ok(());
+    }
+    if types.is_empty() || types.iter().any(|t| t != vim_type::OPENSTACK) {
+        return Err(ApiError::Unprocessable(format!(
+            "extManagedVirtualLinks needs an OpenStack VIM (the request's VIM types: {types:?})"
+        )));
+    }
+    let flavour = m.vnfd.flavour(&r.flavour_id);
+    for (n, l) in r.ext_managed_virtual_links.iter().enumerate() {
+        let vl = l
+            .get("vnfVirtualLinkDescId")
+            .and_then(serde_json::Value::as_str);
+        if l.get("resourceId")
+            .and_then(serde_json::Value::as_str)
+            .is_none()
+        {
+            return Err(ApiError::BadRequest(format!(
+                "extManagedVirtualLinks[{n}].resourceId (the network) is required"
+            )));
+        }
+        let known = vl
+            .is_some_and(|vl| flavour.is_some_and(|f| f.virtual_links.iter().any(|v| v.id == vl)));
+        if !known {
+            return Err(ApiError::Unprocessable(format!(
+                "extManagedVirtualLinks[{n}].vnfVirtualLinkDescId {vl:?} is not an internal \
+                 virtual link of flavour {}",
+                r.flavour_id
+            )));
+        }
     }
     Ok(())
 }
