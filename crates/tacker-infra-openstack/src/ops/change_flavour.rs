@@ -118,30 +118,5 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
 /// Rollback: the stack back on the old flavour's base HOT with the `nfv` it ran with.
 pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
     let st = stored(w.octx)?;
-    let flavour = w.flavour()?;
-    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&st.nfv))?;
-    let mut nfv = st.nfv.clone();
-    let indexes = per_vnfc::indexes_of(&st.info.vnfc_resource_info);
-    let hot = super::laid_out(
-        hot,
-        flavour,
-        st.layout,
-        &indexes,
-        &mut nfv,
-        &super::recorded_links(&st.info)?,
-    )?;
-    tracing::info!(stack = %st.stack.text(), flavour = %flavour.id, "rolling the VNF back to its flavour");
-    w.heat
-        .replace(&st.stack, &hot.top, &hot.files, &parameters(&nfv))
-        .await?;
-    w.heat.wait(&st.stack, "UPDATE").await?;
-    let read = w.read(&st.stack, &st.info.vnfc_resource_info).await?;
-    let mut info = st.info.clone();
-    let resource_changes = changes(&st.info.vnfc_resource_info, &read.resources);
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = read.infos;
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    super::recorded::restore(w, st, w.flavour()?).await
 }

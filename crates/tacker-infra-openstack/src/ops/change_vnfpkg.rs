@@ -163,28 +163,5 @@ async fn finish(
 /// Rollback: the old package's template and the `nfv` the VNF ran with.
 pub async fn rollback(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
-    let flavour = w.flavour()?;
-    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
-    let mut nfv = s.nfv.clone();
-    let indexes = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
-    let hot = super::laid_out(
-        hot,
-        flavour,
-        s.layout,
-        &indexes,
-        &mut nfv,
-        &super::recorded_links(&s.info)?,
-    )?;
-    tracing::info!(stack = %s.stack.text(), "rolling the VNF back to its package");
-    replace(w, &s.stack, &hot, &nfv).await?;
-    let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
-    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
-    let mut info = s.info;
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv, s.layout));
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    super::recorded::restore(w, s, w.flavour()?).await
 }

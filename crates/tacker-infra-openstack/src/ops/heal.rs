@@ -10,8 +10,8 @@ use tacker_domain::lcm::{OperationParams, VnfcResourceInfo};
 use super::{Work, apply, changes, metadata, stored};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
-use crate::per_vnfc::{self, Layout};
-use crate::{nfv, template, vnfc};
+use crate::per_vnfc::Layout;
+use crate::vnfc;
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
@@ -101,18 +101,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
 async fn recreate(w: &Work<'_>) -> Result<Outcome> {
     let s = stored(w.octx)?;
     super::terminate::remove_stack(w).await?;
-    let flavour = w.flavour()?;
-    let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&s.nfv))?;
-    let mut nfv = s.nfv.clone();
-    let indexes = per_vnfc::indexes_of(&s.info.vnfc_resource_info);
-    let hot = super::laid_out(
-        hot,
-        flavour,
-        s.layout,
-        &indexes,
-        &mut nfv,
-        &super::recorded_links(&s.info)?,
-    )?;
+    let (hot, nfv) = super::recorded::hot(w, &s, w.flavour()?)?;
     let stack = super::instantiate::ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
     let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);

@@ -7,6 +7,7 @@ pub mod change_vnfpkg;
 pub mod heal;
 pub mod instantiate;
 pub mod operate;
+pub mod recorded;
 pub mod rollback;
 pub mod scale;
 pub mod sync;

@@ -8,8 +8,7 @@ use tacker_domain::lcm::{LcmOperation, OperationParams};
 
 use super::{Work, apply, counts_of, stored, with_capacities};
 use crate::error::{Error, Result};
-use crate::per_vnfc::{self, Layout};
-use crate::{nfv, template};
+use crate::per_vnfc::Layout;
 
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     match &w.octx.op.request {
@@ -21,23 +20,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
             let st = stored(w.octx)?;
             if st.layout == Layout::PerVnfc {
                 // The template back to the recorded copies: the added ones go.
-                let flavour = w.flavour()?;
-                let hot = template::load(&w.octx.package_dir, flavour, &nfv::flavour_in(&st.nfv))?;
-                let mut nfv = st.nfv.clone();
-                let indexes = per_vnfc::indexes_of(&st.info.vnfc_resource_info);
-                let hot = super::laid_out(
-                    hot,
-                    flavour,
-                    st.layout,
-                    &indexes,
-                    &mut nfv,
-                    &super::recorded_links(&st.info)?,
-                )?;
-                super::replace(w, &st.stack, &hot, &nfv).await?;
-                return Ok(Outcome {
-                    instantiated_vnf_info: Some(st.info),
-                    resource_changes: Default::default(),
-                });
+                return super::recorded::restore(w, st, w.flavour()?).await;
             }
             let now = w.read(&st.stack, &st.info.vnfc_resource_info).await?;
             for added in now

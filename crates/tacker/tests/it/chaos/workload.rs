@@ -231,6 +231,7 @@ async fn complete(
             .next()
             .unwrap_or_default()
             .to_owned();
+        let mut refused = 0;
         loop {
             let o = wait_end(http, &lcm, &op).await?;
             match o["operationState"].as_str().unwrap_or_default() {
@@ -241,8 +242,17 @@ async fn complete(
                             .header("Version", "2.0.0")
                     })
                     .await?;
-                    if r.status() != 202 {
-                        return Err(format!("retry of {op}: {}", r.status()));
+                    // `send` posts again when a fault cut the answer off: a 409 then
+                    // says an earlier post of this retry took effect (the occurrence
+                    // left FAILED_TEMP). Only a retry refused while the occurrence stays
+                    // FAILED_TEMP is a failure.
+                    match r.status().as_u16() {
+                        202 => refused = 0,
+                        409 if refused < 3 => {
+                            refused += 1;
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                        }
+                        s => return Err(format!("retry of {op}: {s}")),
                     }
                 }
                 _ => break,
