@@ -174,7 +174,14 @@ pub async fn update(
     vim.update(&b)?;
     check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
-    check_credentials(&st, &vim).await?;
+    // New credentials are tried first (as Tacker re-registers on a new password); a
+    // change of name or description does not depend on the VIM answering.
+    let credentials = ["auth_cred", "vim_project", "auth_url"]
+        .iter()
+        .any(|k| b.get("vim").and_then(|v| v.get(*k)).is_some());
+    if credentials {
+        check_credentials(&st, &vim).await?;
+    }
     let (stored, keys) = (vim.clone(), st.keys.clone());
     if let Some(c) = st.db.run(move |c| vims::update(c, &stored, &keys)).await? {
         return Err(conflict(c, &vim.name));

@@ -111,18 +111,20 @@ async fn kubernetes_vim_credentials_are_checked_at_registration() {
     assert_eq!(r.status(), 201);
     assert_eq!(names(&app).await.len(), 2);
 
-    // New credentials the API server refuses are not stored: the old ones stay and
-    // still pass the check when the VIM is changed again.
+    // New credentials the API server refuses are not stored: the old ones stay and pass
+    // the check when they are given again.
     let path = format!("/v1.0/vims/{id}");
     let wrong = json!({"vim": {"auth_cred": {"bearer_token": "wrong"}}});
     let r = send(&app, Method::PUT, &path, &wrong).await;
     assert_problem(r, 400, "refused the credentials").await;
-    let r = send(
-        &app,
-        Method::PUT,
-        &path,
-        &json!({"vim": {"description": "d"}}),
-    )
-    .await;
+    let right = json!({"vim": {"auth_cred": {"bearer_token": "right"}}});
+    let r = send(&app, Method::PUT, &path, &right).await;
     assert_eq!(r.status(), 200);
+    // A new description does not need the cluster to answer; credentials do.
+    drop(cluster);
+    let described = json!({"vim": {"description": "d"}});
+    let r = send(&app, Method::PUT, &path, &described).await;
+    assert_eq!(r.status(), 200);
+    let r = send(&app, Method::PUT, &path, &right).await;
+    assert_problem(r, 400, "could not be used").await;
 }
