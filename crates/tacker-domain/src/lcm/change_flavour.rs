@@ -41,8 +41,10 @@ impl ChangeFlavourRequest {
                 "the request body must be a JSON object",
             ));
         }
-        serde_json::from_value(body.clone())
-            .map_err(|e| Failure::bad_request(format!("invalid request body: {e}")))
+        let r: Self = serde_json::from_value(body.clone())
+            .map_err(|e| Failure::bad_request(format!("invalid request body: {e}")))?;
+        super::request::keeps_managed_links(&r.ext_managed_virtual_links, "change_flavour")?;
+        Ok(r)
     }
 
     /// The new flavour of `model`, another than `current`, and the level in it (422).
@@ -119,5 +121,16 @@ mod tests {
             let f = ChangeFlavourRequest::parse(&body).unwrap_err();
             assert_eq!(f.problem().status, 400, "{body}");
         }
+        // Internal links on other networks after instantiation: refused, not ignored.
+        let f = ChangeFlavourRequest::parse(&json!({"newFlavourId": "large",
+            "extManagedVirtualLinks": [{"id": "m", "vnfVirtualLinkDescId": "vl", "resourceId": "n"}]}))
+        .unwrap_err();
+        assert_eq!(f.problem().status, 422);
+        assert!(f.detail.contains("extManagedVirtualLinks"), "{}", f.detail);
+        let f = super::super::request::ChangeVnfpkgRequest::parse(&json!({"vnfdId": "v",
+            "additionalParams": {"upgrade_type": "RollingUpdate"},
+            "extManagedVirtualLinks": [{"id": "m", "vnfVirtualLinkDescId": "vl", "resourceId": "n"}]}))
+        .unwrap_err();
+        assert_eq!(f.problem().status, 422);
     }
 }

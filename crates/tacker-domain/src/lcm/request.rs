@@ -262,6 +262,19 @@ pub const USER_DATA_CLASSES: [&str; 4] = [
     "KubernetesClusterUserData",
 ];
 
+/// 422 for `extManagedVirtualLinks` in a request of `operation` after instantiation: the
+/// VNF keeps the networks its internal virtual links were instantiated on (refused rather
+/// than ignored).
+pub fn keeps_managed_links(links: &[Value], operation: &str) -> Result<(), Failure> {
+    if links.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::unprocessable(format!(
+        "extManagedVirtualLinks in a {operation} request are not supported: the VNF keeps \
+         the networks its internal virtual links were instantiated on"
+    )))
+}
+
 /// 400 unless every id of `vnfcInstanceId` is a VNFC (`vnfcInfo` id) of `instance`.
 pub fn check_vnfcs(ids: &[String], instance: &VnfInstance) -> Result<(), Failure> {
     match ids.iter().find(|id| instance.vnfc(id).is_none()) {
@@ -596,6 +609,7 @@ impl ChangeVnfpkgRequest {
                 )));
             }
         }
+        keeps_managed_links(&r.ext_managed_virtual_links, "change_vnfpkg")?;
         if p.get("vdu_params").is_some_and(|v| !v.is_array()) {
             return Err(bad("additionalParams.vdu_params must be an array"));
         }
