@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::Outcome;
 
-use super::{Work, apply, changes, metadata, stored};
+use super::{Work, apply, stored};
 use crate::error::{Error, Result};
 use crate::nfv;
 
@@ -44,17 +44,13 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     crate::per_vnfc::refresh(&mut nfv, "CP", &changed);
     apply(w, &s.stack, &nfv).await?;
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
-    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
-    let mut info = s.info;
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv, s.layout));
-    info.other.insert(
-        "extVirtualLinkInfo".into(),
-        Value::Array(req.ext_virtual_links.clone()),
-    );
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    let stack = s.stack.clone();
+    let mut o = super::outcome(s, read, &stack, &nfv);
+    if let Some(info) = o.instantiated_vnf_info.as_mut() {
+        info.other.insert(
+            "extVirtualLinkInfo".into(),
+            Value::Array(req.ext_virtual_links.clone()),
+        );
+    }
+    Ok(o)
 }

@@ -12,7 +12,7 @@ use tacker_domain::lcm::OperationParams;
 use tacker_domain::lcm::driver::{OpContext, Outcome};
 use tacker_domain::lcm::request::ChangeVnfpkgRequest;
 
-use super::{Stored, Work, apply, changes, counts_of, metadata, replace, runs_as_asked, stored};
+use super::{Stored, Work, apply, counts_of, replace, runs_as_asked, stored};
 use crate::error::{Error, Result};
 use crate::per_vnfc::{self, Layout};
 use crate::{images, nfv, template};
@@ -149,15 +149,8 @@ async fn finish(
         counts,
         &counts_of(&read.resources),
     )?;
-    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
-    let mut info = s.info;
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv, s.layout));
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    let stack = s.stack.clone();
+    Ok(super::outcome(s, read, &stack, &nfv))
 }
 
 /// Rollback: the old package's template and the `nfv` the VNF ran with.

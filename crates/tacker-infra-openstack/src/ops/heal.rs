@@ -104,13 +104,5 @@ async fn recreate(w: &Work<'_>) -> Result<Outcome> {
     let (hot, nfv) = super::recorded::hot(w, &s, w.flavour()?)?;
     let stack = super::instantiate::ensure_stack(w, &hot, &nfv).await?;
     let read = w.read(&stack, &[]).await?;
-    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
-    let mut info = s.info;
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = read.infos;
-    info.other.extend(metadata(&stack, &nfv, s.layout));
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    Ok(super::outcome(s, read, &stack, &nfv))
 }

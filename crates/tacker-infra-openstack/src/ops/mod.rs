@@ -16,7 +16,7 @@ pub mod terminate;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
-use tacker_domain::lcm::driver::OpContext;
+use tacker_domain::lcm::driver::{OpContext, Outcome};
 use tacker_domain::lcm::{InstantiatedVnfInfo, VnfcResourceInfo};
 use tacker_domain::vnfd::Flavour;
 
@@ -149,6 +149,21 @@ pub fn started_info(
         vnfc_resource_info: read.resources,
         vnfc_info: read.infos,
         other: metadata(stack, nfv, layout),
+    }
+}
+
+/// The outcome of an operation that left the instance recorded in `s` on `stack` with
+/// `nfv`: the VNFCs `read` back (the states of those kept stay), the changes from the
+/// recorded ones.
+pub fn outcome(s: Stored, read: Read, stack: &StackRef, nfv: &Value) -> Outcome {
+    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
+    let mut info = s.info;
+    info.vnfc_resource_info = read.resources;
+    info.vnfc_info = operate::kept(&info.vnfc_info, read.infos);
+    info.other.extend(metadata(stack, nfv, s.layout));
+    Outcome {
+        instantiated_vnf_info: Some(info),
+        resource_changes,
     }
 }
 

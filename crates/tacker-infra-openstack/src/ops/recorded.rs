@@ -6,7 +6,7 @@ use serde_json::Value;
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::vnfd::Flavour;
 
-use super::{Stored, Work, changes, laid_out, metadata, recorded_links, replace};
+use super::{Stored, Work, laid_out, recorded_links, replace};
 use crate::error::Result;
 use crate::template::BaseHot;
 use crate::{nfv, per_vnfc, template};
@@ -27,13 +27,6 @@ pub async fn restore(w: &Work<'_>, s: Stored, flavour: &Flavour) -> Result<Outco
     tracing::info!(stack = %s.stack.text(), flavour = %flavour.id, "putting the stack back as recorded");
     replace(w, &s.stack, &hot, &nfv).await?;
     let read = w.read(&s.stack, &s.info.vnfc_resource_info).await?;
-    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
-    let mut info = s.info;
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv, s.layout));
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    let stack = s.stack.clone();
+    Ok(super::outcome(s, read, &stack, &nfv))
 }

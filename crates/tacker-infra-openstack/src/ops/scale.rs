@@ -13,9 +13,7 @@ use serde_json::Value;
 use tacker_domain::lcm::driver::Outcome;
 use tacker_domain::lcm::{OperationParams, VnfcResourceInfo, plan};
 
-use super::{
-    Stored, Work, apply, changes, counts_of, metadata, runs_as_asked, stored, with_capacities,
-};
+use super::{Stored, Work, apply, counts_of, runs_as_asked, stored, with_capacities};
 use crate::error::{Error, Result};
 use crate::heat::StackRef;
 use crate::per_vnfc::{self, Layout};
@@ -142,20 +140,18 @@ async fn finish(
         .collect();
     let what = format!("scaling aspect {} to level {}", step.aspect, step.to_level);
     runs_as_asked(&what, &changed, counts, &counts_of(&read.resources))?;
-    let resource_changes = changes(&s.info.vnfc_resource_info, &read.resources);
-    let mut info = s.info;
-    for st in &mut info.scale_status {
+    let stack = s.stack.clone();
+    let mut o = super::outcome(s, read, &stack, &nfv);
+    for st in o
+        .instantiated_vnf_info
+        .iter_mut()
+        .flat_map(|i| i.scale_status.iter_mut())
+    {
         if st.aspect_id == step.aspect {
             st.scale_level = step.to_level;
         }
     }
-    info.vnfc_resource_info = read.resources;
-    info.vnfc_info = super::operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(&s.stack, &nfv, s.layout));
-    Ok(Outcome {
-        instantiated_vnf_info: Some(info),
-        resource_changes,
-    })
+    Ok(o)
 }
 
 /// Marks the autoscaling group member holding VNFC `r` unhealthy (it leaves first when
