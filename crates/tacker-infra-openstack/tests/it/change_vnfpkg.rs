@@ -86,7 +86,7 @@ async fn a_vm_vnf_moves_to_the_new_package_and_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_standard_user_data_vnf_moves_each_vnfc_keeping_its_copy() {
+async fn a_standard_user_data_vnf_moves_vnfc_by_vnfc_and_a_failure_half_way_rolls_back() {
     let root = crate::need_samples!();
     let mut f = Fixture::with_package(standard_package(&root));
     let d = driver();
@@ -108,6 +108,41 @@ async fn a_standard_user_data_vnf_moves_each_vnfc_keeping_its_copy() {
     let (target, _dir) = Fixture::target(&csar);
     let mut ctx = f.ctx(LcmOperation::ChangeVnfpkg, change(&new_id));
     ctx.target = Some(target);
+    // VDU2's VM fails to build on the new image: the VDU1 copies moved one by one
+    // before it, so the fault lands half-way; the change fails with Heat's reason.
+    *f.sim.sim.engine.faults() = heat_sim::faults::Faults {
+        fail_build: Some("VDU2".into()),
+        fail_times: Some(1),
+        fail_reason: Some("No valid host was found".into()),
+        ..Default::default()
+    };
+    let e = d.change_vnfpkg(&ctx).await.unwrap_err();
+    assert!(e.detail.contains("No valid host was found"), "{e:?}");
+    let images = f.server_images();
+    let moved = images
+        .iter()
+        .filter(|(_, i)| i == "cirros-0.6.2-x86_64-disk")
+        .count();
+    assert_eq!(
+        moved, 3,
+        "the three VDU1 copies moved before VDU2 failed: {images:?}"
+    );
+    // Rolled back: every VM on the old package's image again, four VNFCs answering.
+    let back = d.rollback(&ctx).await.unwrap();
+    f.apply(&back);
+    assert!(
+        f.server_images()
+            .iter()
+            .all(|(_, i)| i == "cirros-0.5.2-x86_64-disk"),
+        "{:?}",
+        f.server_images()
+    );
+    assert_eq!(f.vnfcs().len(), 4);
+    for (vdu, _, ip) in f.vnfcs() {
+        assert_eq!(ssh_hostname(&ip).unwrap(), vdu);
+    }
+    // The change again, the fault gone: every VNFC on the new package.
+    let before = f.vnfcs();
     let o = d.change_vnfpkg(&ctx).await.unwrap();
     f.apply(&o);
     let after = f.vnfcs();

@@ -195,7 +195,8 @@ impl Fixture {
         (t, dir)
     }
 
-    /// The image each server was made with, by server id.
+    /// The image each running server (a VM: one whose build failed is none) was made
+    /// with, by server id.
     pub fn server_images(&self) -> Vec<(String, Value)> {
         let st = self.sim.sim.engine.lock();
         let mut out: Vec<(String, Value)> = st
@@ -203,7 +204,7 @@ impl Fixture {
             .values()
             .filter(|s| !s.deleted)
             .flat_map(|s| s.resources.iter())
-            .filter(|r| r.kind == "OS::Nova::Server")
+            .filter(|r| r.kind == "OS::Nova::Server" && r.host.is_some())
             .map(|r| (r.physical_id.clone(), r.properties["image"].clone()))
             .collect();
         out.sort_by(|a, b| a.0.cmp(&b.0));
