@@ -14,6 +14,10 @@ use tacker_testkit::keystone::{OpenStack, Tenant};
 use tacker_testkit::vm::vm;
 use uuid::Uuid;
 
+/// How long the heat-sim of [`Fixture::on_openstack`] trusts a token Keystone vouched
+/// for.
+pub const TOKEN_CACHE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Fails with a clear message when the tests cannot make network namespaces.
 pub fn need_root() {
     let uid = Command::new("id").arg("-u").output().unwrap();
@@ -51,7 +55,7 @@ impl Fixture {
 
     /// The example package on the real Keystone (`tests/infra/openstack.sh`): a project,
     /// user and region of its own whose catalog names a heat-sim that asks Keystone about
-    /// every token (a revoked one is refused at once).
+    /// a token again after [`TOKEN_CACHE`] (a revoked one is refused from then on).
     pub async fn on_keystone() -> (Self, OpenStack, Tenant) {
         Self::on_openstack(vm(), false).await
     }
@@ -67,7 +71,7 @@ impl Fixture {
         let sim = heat_sim::spawn(heat_sim::Settings {
             keystone_url: Some(os.keystone.clone()),
             glance_url: glance.then(|| os.glance.clone()),
-            token_cache: std::time::Duration::ZERO,
+            token_cache: TOKEN_CACHE,
             ..Default::default()
         })
         .unwrap();

@@ -73,6 +73,7 @@ async fn vm_lifecycle_on_heat_with_ssh_hosts() {
     // Keystone revokes the user's tokens mid-lifecycle (the user disabled a moment): Heat
     // refuses the driver's token, the driver logs in again.
     os.revoke_tokens_of(&t).await;
+    tokio::time::sleep(crate::fixture::TOKEN_CACHE + std::time::Duration::from_millis(100)).await;
     let refused = f.sim.sim.tokens.refused();
 
     // Scale out: a new VDU1 host appears.
