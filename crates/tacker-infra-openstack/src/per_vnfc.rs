@@ -67,6 +67,12 @@ pub fn indexed(name: &str, index: u32) -> String {
     format!("{name}-{index}")
 }
 
+/// `name-index` split into the name and the index; `None` for a name of no copy.
+pub fn split(key: &str) -> Option<(&str, u32)> {
+    let (name, index) = key.rsplit_once('-')?;
+    Some((name, index.parse().ok()?))
+}
+
 /// The indexes the stored VNFCs hold.
 pub fn indexes_of(list: &[VnfcResourceInfo]) -> Indexes {
     let mut out = Indexes::new();
@@ -168,12 +174,9 @@ pub fn index_nfv(nfv: &mut Value) {
         };
         let names: Vec<String> = entries.keys().cloned().collect();
         for name in names {
-            let Some((base, index)) = name.rsplit_once('-') else {
+            let Some((base, _)) = split(&name) else {
                 continue;
             };
-            if index.parse::<u32>().is_err() {
-                continue;
-            }
             let Some(Value::Object(from)) = entries.get(base).cloned() else {
                 continue;
             };
@@ -197,8 +200,7 @@ pub fn refresh(nfv: &mut Value, section: &str, names: &[String]) {
     let copies: Vec<(String, Value)> = entries
         .keys()
         .filter_map(|k| {
-            let (base, index) = k.rsplit_once('-')?;
-            index.parse::<u32>().ok()?;
+            let (base, _) = split(k)?;
             names
                 .iter()
                 .any(|n| n == base)

@@ -48,11 +48,7 @@ pub(super) fn keep_networks(new: &mut Value, old: &Value) {
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let req = request(w)?;
     let st = stored(w.octx)?;
-    if st.info.vnf_state == "STOPPED" {
-        return Err(Error::Invalid(
-            "the VNF is STOPPED: operate it to STARTED first".into(),
-        ));
-    }
+    st.started()?;
     let flavour = w.octx.vnfd.flavour(&req.new_flavour_id).ok_or_else(|| {
         Error::Invalid(format!("flavour {} is not in the VNFD", req.new_flavour_id))
     })?;

@@ -54,10 +54,7 @@ fn on_old_entries(nfv: &Value, old: &Value) -> Value {
             continue;
         };
         for (k, v) in before {
-            let is_copy = k
-                .rsplit_once('-')
-                .is_some_and(|(_, i)| i.parse::<u32>().is_ok());
-            if is_copy && now.contains_key(k) {
+            if per_vnfc::split(k).is_some() && now.contains_key(k) {
                 now.insert(k.clone(), v.clone());
             }
         }
@@ -68,11 +65,7 @@ fn on_old_entries(nfv: &Value, old: &Value) -> Value {
 pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     let req = request(w)?;
     let s = stored(w.octx)?;
-    if s.info.vnf_state == "STOPPED" {
-        return Err(Error::Invalid(
-            "the VNF is STOPPED: operate it to STARTED first".into(),
-        ));
-    }
+    s.started()?;
     let target = on_target(w.octx)?;
     let flavour = target.vnfd.flavour(&s.info.flavour_id).ok_or_else(|| {
         Error::Invalid(format!(

@@ -101,6 +101,18 @@ pub struct Stored {
     pub layout: Layout,
 }
 
+impl Stored {
+    /// Fails unless the VNF runs (a STOPPED one is operated to STARTED first).
+    pub fn started(&self) -> Result<()> {
+        if self.info.vnf_state == "STOPPED" {
+            return Err(Error::Invalid(
+                "the VNF is STOPPED: operate it to STARTED first".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Reads what the instance recorded.
 pub fn stored(octx: &OpContext) -> Result<Stored> {
     let info = octx

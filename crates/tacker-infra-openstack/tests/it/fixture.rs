@@ -18,6 +18,21 @@ use uuid::Uuid;
 /// for.
 pub const TOKEN_CACHE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// `csar` unpacked in a directory of its own, and its model as the reader makes it.
+fn unpack(csar: &tacker_testkit::csar::Csar) -> (tempfile::TempDir, PackageModel) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in &csar.files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let model =
+        tacker_csar::validate_reader(Cursor::new(csar.zip()), &tacker_csar::Limits::default())
+            .unwrap()
+            .model;
+    (dir, model)
+}
+
 /// Fails with a clear message when the tests cannot make network namespaces.
 pub fn need_root() {
     let uid = Command::new("id").arg("-u").output().unwrap();
@@ -84,16 +99,7 @@ impl Fixture {
     }
 
     fn around(csar: tacker_testkit::csar::Csar, sim: heat_sim::Handle, vim: &Value) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, content) in &csar.files {
-            let p = dir.path().join(name);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, content).unwrap();
-        }
-        let model =
-            tacker_csar::validate_reader(Cursor::new(csar.zip()), &tacker_csar::Limits::default())
-                .unwrap()
-                .model;
+        let (dir, model) = unpack(&csar);
         let instance = VnfInstance {
             id: Uuid::new_v4(),
             name: Some("vm".into()),
@@ -181,16 +187,7 @@ impl Fixture {
 
     /// `csar` unpacked as the package a CHANGE_VNFPKG moves to (keep the directory).
     pub fn target(csar: &tacker_testkit::csar::Csar) -> (TargetPackage, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, content) in &csar.files {
-            let p = dir.path().join(name);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, content).unwrap();
-        }
-        let model =
-            tacker_csar::validate_reader(Cursor::new(csar.zip()), &tacker_csar::Limits::default())
-                .unwrap()
-                .model;
+        let (dir, model) = unpack(csar);
         let t = TargetPackage {
             id: Uuid::new_v4(),
             vnfd: model.vnfd,
