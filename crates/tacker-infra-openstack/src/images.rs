@@ -192,17 +192,7 @@ pub async fn ensure(s: &Session, octx: &OpContext, flavour: &Flavour) -> Result<
                     }
                     None => upload(s, octx, img, &file, &sha512).await?,
                 };
-                let tag = tag_of(octx);
-                let a = s
-                    .glance(
-                        Method::PUT,
-                        &format!("v2/images/{id}/tags/{tag}"),
-                        Payload::Empty,
-                    )
-                    .await?;
-                if a.status >= 300 {
-                    tracing::warn!(image = %id, status = a.status, "cannot tag the image for this instance (not the project's own?)");
-                }
+                tag(s, &id, &tag_of(octx)).await?;
                 done.insert(artifact.clone(), id.clone());
                 id
             }
@@ -229,6 +219,35 @@ pub async fn ensure(s: &Session, octx: &OpContext, flavour: &Flavour) -> Result<
         None => *images = Value::Array(added),
     }
     Ok(grant)
+}
+
+/// Tags image `id` for an instance: the tag is what keeps another instance's terminate
+/// from deleting an image this one boots, so a Glance that fails to store it (5xx, e.g.
+/// its database busy) is asked again and then fails the operation. An image the project
+/// may not tag (another project's, public) is only logged: Tacker never deletes it.
+async fn tag(s: &Session, id: &str, tag: &str) -> Result<()> {
+    let mut tries = 0;
+    loop {
+        let a = s
+            .glance(
+                Method::PUT,
+                &format!("v2/images/{id}/tags/{tag}"),
+                Payload::Empty,
+            )
+            .await?;
+        match a.status {
+            200..=299 => return Ok(()),
+            500.. if tries < 4 => {
+                tries += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(250 * tries)).await;
+            }
+            500.. => return Err(glance_error(&format!("tagging image {id}"), &a)),
+            status => {
+                tracing::warn!(image = %id, status, "cannot tag the image for this instance (not the project's own?)");
+                return Ok(());
+            }
+        }
+    }
 }
 
 async fn package_file(octx: &OpContext, artifact: &str) -> Result<Option<PathBuf>> {
