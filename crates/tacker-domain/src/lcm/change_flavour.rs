@@ -129,7 +129,7 @@ mod tests {
         assert!(f.detail.contains("extManagedVirtualLinks"), "{}", f.detail);
         let f = super::super::request::ChangeVnfpkgRequest::parse(&json!({"vnfdId": "v",
             "additionalParams": {"upgrade_type": "RollingUpdate"},
-            "extManagedVirtualLinks": [{"id": "m", "vnfVirtualLinkDescId": "vl", "resourceId": "n"}]}))
+            "extManagedVirtualLinks": [{"id": "m", "vnfVirtualLinkDescId": "vl", "resourceId": "n"}]}), super::super::ApiVersion::V2)
         .unwrap_err();
         assert_eq!(f.problem().status, 422);
     }

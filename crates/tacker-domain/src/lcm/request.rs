@@ -5,6 +5,9 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use super::ApiVersion;
 
 use super::cnf::{CnfParams, DEF_FILES};
 use super::instance::VnfInstance;
@@ -17,7 +20,7 @@ type Object = Map<String, Value>;
 use crate::vim::connection::{VimConnectionInfo, VimConnections};
 
 /// A merge patch of `vimConnectionInfo`, by id.
-pub type VimConnectionsPatch = std::collections::BTreeMap<String, Option<VimConnectionInfo>>;
+pub type VimConnectionsPatch = BTreeMap<String, Option<VimConnectionInfo>>;
 
 fn bad(m: impl Into<String>) -> Failure {
     Failure::bad_request(m)
@@ -25,8 +28,8 @@ fn bad(m: impl Into<String>) -> Failure {
 
 /// Reads `body` into `T` once the hand-written checks passed (they give the precise
 /// texts; this catches what they do not look at, e.g. unknown fields).
-fn typed<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, Failure> {
-    serde_json::from_value(body.clone()).map_err(|e| bad(format!("invalid request body: {e}")))
+fn typed<'a, T: Deserialize<'a>>(body: &'a Value) -> Result<T, Failure> {
+    T::deserialize(body).map_err(|e| bad(format!("invalid request body: {e}")))
 }
 
 fn object(body: &Value) -> Result<&Object, Failure> {
@@ -57,14 +60,81 @@ pub fn check_vim_connection_info(v: &Object) -> Result<(), Failure> {
     Ok(())
 }
 
-fn vim_connection_info(body: &Object) -> Result<(), Failure> {
-    if let Some(v) = body.get("vimConnectionInfo") {
-        check_vim_connection_info(
-            v.as_object()
-                .ok_or_else(|| bad("vimConnectionInfo must be an object"))?,
-        )?;
+/// Checks `vimConnectionInfo` in the form of `api`: v2 wants an object by id; Tacker's
+/// v1 a list of entries that carry their `id` (an object as v2's is read too).
+fn vim_connection_info(body: &Object, api: ApiVersion) -> Result<(), Failure> {
+    match body.get("vimConnectionInfo") {
+        None => Ok(()),
+        Some(Value::Object(v)) => check_vim_connection_info(v),
+        Some(Value::Array(list)) if api == ApiVersion::V1 => {
+            for (n, e) in list.iter().enumerate() {
+                let e = e
+                    .as_object()
+                    .ok_or_else(|| bad("vimConnectionInfo must hold objects"))?;
+                if e.get("vimType")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+                {
+                    return Err(bad(format!(
+                        "vimConnectionInfo.{}.vimType is required",
+                        v1_id(e, n)
+                    )));
+                }
+            }
+            Ok(())
+        }
+        Some(_) if api == ApiVersion::V1 => Err(bad("vimConnectionInfo must be a list")),
+        Some(_) => Err(bad("vimConnectionInfo must be an object")),
     }
-    Ok(())
+}
+
+/// The id of the `n`th entry of a v1 `vimConnectionInfo` list.
+fn v1_id(e: &Object, n: usize) -> String {
+    e.get("id")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("vim{n}"), str::to_owned)
+}
+
+/// `vimConnectionInfo` by id, from v2's object or v1's list (each entry's `id` is its
+/// key; the form was checked for the request's API version before).
+fn connections<'de, D, T>(d: D) -> Result<Option<BTreeMap<String, T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Form<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Form<T> {
+        type Value = Option<BTreeMap<String, T>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<S: Deserializer<'de>>(self, d: S) -> Result<Self::Value, S::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+            BTreeMap::deserialize(serde::de::value::MapAccessDeserializer::new(a)).map(Some)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut a: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut by_id = BTreeMap::new();
+            while let Some(mut e) = a.next_element::<Object>()? {
+                let id = v1_id(&e, by_id.len());
+                e.remove("id");
+                let entry = T::deserialize(Value::Object(e)).map_err(serde::de::Error::custom)?;
+                by_id.insert(id, entry);
+            }
+            Ok(Some(by_id))
+        }
+    }
+    d.deserialize_option(Form(std::marker::PhantomData))
 }
 
 /// `null` and absent both read as "not given" (a merge patch's `null` is handled by
@@ -99,7 +169,11 @@ pub struct InstantiateRequest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ext_managed_virtual_links: Vec<Value>,
     /// VIM connections by id (credentials included).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "connections",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub vim_connection_info: Option<VimConnections>,
     /// Localization language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,7 +195,7 @@ pub struct InstantiateRequest {
 
 impl InstantiateRequest {
     /// Reads and checks a request body.
-    pub fn parse(body: &Value) -> Result<Self, Failure> {
+    pub fn parse(body: &Value, api: ApiVersion) -> Result<Self, Failure> {
         let b = object(body)?;
         match b.get("flavourId") {
             Some(Value::String(_)) => {}
@@ -133,7 +207,7 @@ impl InstantiateRequest {
         {
             return Err(bad("instantiationLevelId must be a string"));
         }
-        vim_connection_info(b)?;
+        vim_connection_info(b, api)?;
         optional_objects(
             b,
             &[
@@ -510,7 +584,11 @@ pub struct ChangeExtConnRequest {
     /// The external virtual links after the change.
     pub ext_virtual_links: Vec<Value>,
     /// VIM connections to add or change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "connections",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub vim_connection_info: Option<VimConnections>,
     /// `additionalParams`.
     #[serde(
@@ -523,12 +601,12 @@ pub struct ChangeExtConnRequest {
 
 impl ChangeExtConnRequest {
     /// Reads and checks a request body.
-    pub fn parse(body: &Value) -> Result<Self, Failure> {
+    pub fn parse(body: &Value, api: ApiVersion) -> Result<Self, Failure> {
         let b = object(body)?;
         if !b.get("extVirtualLinks").is_some_and(Value::is_array) {
             return Err(bad("extVirtualLinks (an array) is required"));
         }
-        vim_connection_info(b)?;
+        vim_connection_info(b, api)?;
         optional_objects(b, &["additionalParams"])?;
         typed(body)
     }
@@ -547,7 +625,11 @@ pub struct ChangeVnfpkgRequest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ext_managed_virtual_links: Vec<Value>,
     /// VIM connections to add or change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "connections",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub vim_connection_info: Option<VimConnections>,
     /// `additionalParams`: `upgrade_type` (`RollingUpdate`), `lcm-kubernetes-def-files`
     /// of the new package, `namespace` (unchanged), `vdu_params`.
@@ -567,14 +649,14 @@ pub struct ChangeVnfpkgRequest {
 
 impl ChangeVnfpkgRequest {
     /// Reads and checks a request body.
-    pub fn parse(body: &Value) -> Result<Self, Failure> {
+    pub fn parse(body: &Value, api: ApiVersion) -> Result<Self, Failure> {
         let b = object(body)?;
         match b.get("vnfdId") {
             Some(Value::String(s)) if !s.is_empty() => {}
             Some(_) => return Err(bad("vnfdId must be a non-empty string")),
             None => return Err(bad("vnfdId is required")),
         }
-        vim_connection_info(b)?;
+        vim_connection_info(b, api)?;
         optional_objects(
             b,
             &[
@@ -659,7 +741,11 @@ pub struct ModifyRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Object>,
     /// Merged into `vimConnectionInfo` (a merge patch per entry).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "connections",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub vim_connection_info: Option<VimConnectionsPatch>,
     /// Changes to `vnfcInfo[].vnfcConfigurableProperties`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -667,10 +753,14 @@ pub struct ModifyRequest {
 }
 
 impl ModifyRequest {
-    /// Reads and checks a request body.
-    pub fn parse(body: &Value) -> Result<Self, Failure> {
-        if let Some(v) = body.get("vimConnectionInfo").and_then(Value::as_object) {
-            check_vim_connection_info(v)?;
+    /// Reads and checks a request body in the form of `api`.
+    pub fn parse(body: &Value, api: ApiVersion) -> Result<Self, Failure> {
+        match body.get("vimConnectionInfo") {
+            Some(Value::Object(v)) => check_vim_connection_info(v)?,
+            Some(Value::Array(_)) if api == ApiVersion::V1 => {
+                vim_connection_info(object(body)?, api)?;
+            }
+            _ => {}
         }
         typed(body)
     }
@@ -710,6 +800,24 @@ impl ModifyRequest {
     }
 }
 
+/// Reads `vnfcInstanceId` as `vnfcResourceInfo` ids (Tacker's v1) and names the same
+/// VNFCs by their `vnfcInfo` ids.
+fn vnfc_info_ids(ids: &mut [String], instance: &VnfInstance) -> Result<(), Failure> {
+    let info = instance.instantiated_vnf_info.as_ref();
+    for id in ids {
+        let c = info
+            .and_then(|i| i.vnfc_info.iter().find(|c| c.vnfc_resource_info_id == *id))
+            .ok_or_else(|| {
+                bad(format!(
+                    "vnfcInstanceId {id:?} is not a VNFC resource of instance {}",
+                    instance.id
+                ))
+            })?;
+        id.clone_from(&c.id);
+    }
+    Ok(())
+}
+
 /// A typed request, one variant per operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
@@ -741,19 +849,46 @@ pub enum OperationParams {
 }
 
 impl OperationParams {
-    /// Reads the body of an `operation` request.
+    /// Reads the (v2) body of an `operation` request.
     pub fn parse(operation: LcmOperation, body: &Value) -> Result<Self, Failure> {
+        Self::parse_in(operation, ApiVersion::V2, body)
+    }
+
+    /// Reads the body of an `operation` request on `instance` as API version `api` sends
+    /// it: Tacker's v1 gives `vimConnectionInfo` as a list and heals `vnfcResourceInfo`
+    /// ids, which name the same VNFCs as the `vnfcInfo` ids v2 uses.
+    pub fn parse_for(
+        operation: LcmOperation,
+        api: ApiVersion,
+        body: &Value,
+        instance: &VnfInstance,
+    ) -> Result<Self, Failure> {
+        let mut r = Self::parse_in(operation, api, body)?;
+        match (api, &mut r) {
+            (ApiVersion::V1, Self::Heal(h)) => vnfc_info_ids(&mut h.vnfc_instance_id, instance)?,
+            (ApiVersion::V1, Self::Operate(o)) => {
+                vnfc_info_ids(&mut o.vnfc_instance_id, instance)?;
+            }
+            _ => {}
+        }
+        Ok(r)
+    }
+
+    fn parse_in(operation: LcmOperation, api: ApiVersion, body: &Value) -> Result<Self, Failure> {
+        use super::scale_to_level::ScaleToLevelRequest;
         Ok(match operation {
-            LcmOperation::Instantiate => Self::Instantiate(InstantiateRequest::parse(body)?),
+            LcmOperation::Instantiate => Self::Instantiate(InstantiateRequest::parse(body, api)?),
             LcmOperation::Terminate => Self::Terminate(TerminateRequest::parse(body)?),
             LcmOperation::Scale => Self::Scale(ScaleRequest::parse(body)?),
             LcmOperation::Heal => Self::Heal(HealRequest::parse(body)?),
-            LcmOperation::ChangeExtConn => Self::ChangeExtConn(ChangeExtConnRequest::parse(body)?),
-            LcmOperation::ModifyInfo => Self::ModifyInfo(ModifyRequest::parse(body)?),
-            LcmOperation::ChangeVnfpkg => Self::ChangeVnfpkg(ChangeVnfpkgRequest::parse(body)?),
-            LcmOperation::ScaleToLevel => {
-                Self::ScaleToLevel(super::scale_to_level::ScaleToLevelRequest::parse(body)?)
+            LcmOperation::ChangeExtConn => {
+                Self::ChangeExtConn(ChangeExtConnRequest::parse(body, api)?)
             }
+            LcmOperation::ModifyInfo => Self::ModifyInfo(ModifyRequest::parse(body, api)?),
+            LcmOperation::ChangeVnfpkg => {
+                Self::ChangeVnfpkg(ChangeVnfpkgRequest::parse(body, api)?)
+            }
+            LcmOperation::ScaleToLevel => Self::ScaleToLevel(ScaleToLevelRequest::parse(body)?),
             LcmOperation::Operate => Self::Operate(super::operate::OperateRequest::parse(body)?),
             LcmOperation::ChangeFlavour => {
                 Self::ChangeFlavour(super::change_flavour::ChangeFlavourRequest::parse(body)?)
@@ -841,14 +976,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.grace_seconds(), Some(7));
-        let i = InstantiateRequest::parse(&json!({"flavourId": "simple",
-            "additionalParams": {"lcm-kubernetes-def-files": ["a.yaml"], "namespace": "ns-1"}}))
+        let i = InstantiateRequest::parse(
+            &json!({"flavourId": "simple",
+            "additionalParams": {"lcm-kubernetes-def-files": ["a.yaml"], "namespace": "ns-1"}}),
+            ApiVersion::V2,
+        )
         .unwrap();
         assert_eq!(i.cnf().unwrap().def_files, Some(vec!["a.yaml".to_owned()]));
-        let m = ModifyRequest::parse(&json!({"vnfInstanceName": null})).unwrap();
+        let m = ModifyRequest::parse(&json!({"vnfInstanceName": null}), ApiVersion::V2).unwrap();
         assert_eq!(m.vnf_instance_name, Some(None));
         assert_eq!(
-            ModifyRequest::parse(&json!({})).unwrap().vnf_instance_name,
+            ModifyRequest::parse(&json!({}), ApiVersion::V2)
+                .unwrap()
+                .vnf_instance_name,
             None
         );
         // The typed form round-trips (it is what the engine reads back).

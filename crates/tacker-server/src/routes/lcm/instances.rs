@@ -158,7 +158,7 @@ pub async fn modify(
     ByPath(instance): ByPath<VnfInstance>,
     st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut m = ModifyRequest::parse(&api.v2_body(raw.clone(), &instance)?)?;
+    let mut m = ModifyRequest::parse(&raw, api.0)?;
     m.check(&instance)?;
     package_change(&st, &who, &instance, &mut m).await?;
     check_vims(

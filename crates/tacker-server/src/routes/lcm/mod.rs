@@ -98,50 +98,6 @@ impl Api {
         }
         v
     }
-
-    /// A body of this version in the v2 form the typed requests read: v1's
-    /// `vimConnectionInfo` list becomes a map by id; v1 heal names `vnfcResourceInfo` ids
-    /// (Tacker's v1), which become `vnfcInfo` ids.
-    pub fn v2_body(self, mut b: Value, instance: &VnfInstance) -> Result<Value, ApiError> {
-        if self.0 == ApiVersion::V2 {
-            return Ok(b);
-        }
-        if let Some(Value::Array(list)) = b.get("vimConnectionInfo").cloned() {
-            let mut map = serde_json::Map::new();
-            for (n, mut e) in list.into_iter().enumerate() {
-                let id = e
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("vim{n}"));
-                if let Value::Object(o) = &mut e {
-                    o.remove("id");
-                }
-                map.insert(id, e);
-            }
-            b["vimConnectionInfo"] = Value::Object(map);
-        }
-        if let Some(Value::Array(ids)) = b.get("vnfcInstanceId").cloned() {
-            let info = instance.instantiated_vnf_info.as_ref();
-            let mut mapped = Vec::new();
-            for id in ids {
-                let raw = id.as_str().ok_or_else(|| {
-                    ApiError::BadRequest("vnfcInstanceId must hold strings".into())
-                })?;
-                let c = info
-                    .and_then(|i| i.vnfc_info.iter().find(|c| c.vnfc_resource_info_id == raw))
-                    .ok_or_else(|| {
-                        ApiError::BadRequest(format!(
-                            "vnfcInstanceId {raw:?} is not a VNFC resource of instance {}",
-                            instance.id
-                        ))
-                    })?;
-                mapped.push(json!(c.id));
-            }
-            b["vnfcInstanceId"] = Value::Array(mapped);
-        }
-        Ok(b)
-    }
 }
 
 /// The ONBOARDED and ENABLED package of `vnfd_id` that an instance of `tenant` uses (the

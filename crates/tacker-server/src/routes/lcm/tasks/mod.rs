@@ -119,7 +119,7 @@ pub async fn handle<T: Task>(
             name(T::OPERATION)
         )));
     }
-    let request = OperationParams::parse(T::OPERATION, &api.v2_body(body.clone(), &i)?)?;
+    let request = OperationParams::parse_for(T::OPERATION, api.0, &body, &i)?;
     let c = Checking {
         st: &st,
         who: &who,
