@@ -144,3 +144,36 @@ impl<T: Scoped> FromRequest for ByPath<T> {
         })
     }
 }
+
+/// What most handlers work with: the request, the caller (401 without one) and the
+/// server.
+pub struct Call {
+    /// The request.
+    pub req: HttpRequest,
+    /// The caller.
+    pub who: Principal,
+    /// The server.
+    pub st: web::Data<ServerState>,
+}
+
+impl FromRequest for Call {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let call = Principal::from_request(req, payload)
+            .into_inner()
+            .and_then(|who| {
+                let st = req
+                    .app_data::<web::Data<ServerState>>()
+                    .cloned()
+                    .ok_or_else(|| ApiError::Internal("no server state".into()))?;
+                Ok(Call {
+                    req: req.clone(),
+                    who,
+                    st,
+                })
+            });
+        std::future::ready(call)
+    }
+}

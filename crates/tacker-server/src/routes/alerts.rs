@@ -18,15 +18,14 @@ use tacker_domain::lcm::VnfInstance;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::extract::JsonBody;
+use crate::extract::{Call, JsonBody};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
 
 /// `POST /alert`: alarms.
 pub async fn fm(
-    who: Principal,
+    Call { who, st, .. }: Call,
     body: JsonBody<Webhook>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     take(Function::Fm, who, body, st).await
 }
@@ -34,18 +33,16 @@ pub async fn fm(
 /// `POST /alert/auto_scaling`: automatic scale steps (alarms for instances that did not
 /// opt in).
 pub async fn auto_scale(
-    who: Principal,
+    Call { who, st, .. }: Call,
     body: JsonBody<Webhook>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     take(Function::AutoScale, who, body, st).await
 }
 
 /// `POST /alert/auto_healing`: alarms, and automatic heals.
 pub async fn auto_heal(
-    who: Principal,
+    Call { who, st, .. }: Call,
     body: JsonBody<Webhook>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     take(Function::AutoHeal, who, body, st).await
 }

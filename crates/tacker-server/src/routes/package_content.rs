@@ -17,6 +17,7 @@ use tracing::{Instrument, info_span};
 use uuid::Uuid;
 
 use crate::auth::Principal;
+use crate::extract::Call;
 use crate::http::{json_body, negotiate, require_content_type};
 use crate::range::{self, Want};
 use crate::{ApiError, ServerState};
@@ -193,11 +194,9 @@ fn multipart_file(
 }
 
 pub async fn upload(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     path: web::Path<String>,
     payload: web::Payload,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = super::packages::load_to_change(&st, &path, &who)
         .await?
@@ -333,11 +332,9 @@ struct FromUri {
 }
 
 pub async fn upload_from_uri(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     path: web::Path<String>,
     body: web::Payload,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = super::packages::load_to_change(&st, &path, &who)
         .await?
@@ -459,10 +456,8 @@ where
 }
 
 pub async fn download(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     negotiate(&req, &["application/zip", "application/octet-stream"])?;
     let (id, _) = onboarded(&st, &path, &who).await?;

@@ -9,7 +9,7 @@ use tacker_storage::PackageStore;
 use uuid::Uuid;
 
 use super::package_content::{onboarded, ranged};
-use crate::auth::Principal;
+use crate::extract::Call;
 use crate::{ApiError, ServerState, entry_stream};
 
 async fn model(st: &ServerState, id: Uuid) -> Result<PackageModel, ApiError> {
@@ -54,10 +54,8 @@ fn accepts(req: &HttpRequest) -> (bool, bool) {
 /// `GET .../vnfd`: the VNFD as YAML when it is one file and text/plain is accepted,
 /// else a zip of its files (and TOSCA.meta); 406 when neither is acceptable.
 pub async fn vnfd(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (text_ok, zip_ok) = accepts(&req);
     let (id, _) = onboarded(&st, &path, &who).await?;
@@ -122,10 +120,8 @@ pub fn downloaded(resp: &mut actix_web::HttpResponseBuilder, name: &str) {
 
 /// `GET .../artifacts/{artifactPath}`: one file of the package, Range supported.
 pub async fn artifact(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     path: web::Path<(String, String)>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (raw_id, artifact_path) = path.into_inner();
     let (id, _) = onboarded(&st, &raw_id, &who).await?;
@@ -178,10 +174,8 @@ pub fn media_type(path: &str) -> &'static str {
 
 /// `GET .../manifest`: the package's manifest as text.
 pub async fn manifest(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (text_ok, _) = accepts(&req);
     if !text_ok {

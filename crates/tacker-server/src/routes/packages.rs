@@ -13,7 +13,7 @@ use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::{base_url, created, parse_id};
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::sees_package;
@@ -32,10 +32,8 @@ pub struct CreateRequest {
 }
 
 pub async fn create(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     JsonBody(body): JsonBody<CreateRequest>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let pkg = VnfPackage::new(
         Uuid::new_v4(),
@@ -50,10 +48,8 @@ pub async fn create(
 }
 
 pub async fn list(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     Listed(q, _): Listed<packages::Stored>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api_base(&req, &st);
     let listing = Listing {
@@ -143,10 +139,9 @@ pub struct Modifications {
 const MODIFY_ATTEMPTS: usize = 8;
 
 pub async fn modify(
-    who: Principal,
+    Call { who, st, .. }: Call,
     path: web::Path<String>,
     PatchBody(m): PatchBody<Modifications>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = parse_id(&path, "VNF package")?;
     if m.operational_state.is_none() && m.user_defined_data.is_none() {
@@ -209,10 +204,9 @@ pub async fn modify(
 }
 
 pub async fn delete(
-    who: Principal,
+    Call { who, st, .. }: Call,
     _: AcceptsJson,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let stored = load_to_change(&st, &path, &who).await?;
     let id = stored.package.id;

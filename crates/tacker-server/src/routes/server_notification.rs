@@ -4,21 +4,18 @@
 //! the VNFC is healed by the closed loop's rules (gathered with others within
 //! `fm.auto_heal_window`, one heal at a time, the cool-down). 204 as Tacker answers.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use tacker_db::alarms::{self, Raised};
 use tacker_domain::fm::alert::{AUTOHEAL, opted_in};
 use tacker_domain::fm::server::{self, ServerNotification};
 use tacker_domain::lcm::InstantiationState;
 
-use crate::auth::Principal;
-use crate::extract::JsonBody;
-use crate::{ApiError, ServerState};
+use crate::ApiError;
+use crate::extract::{Call, JsonBody};
 
 pub async fn notify(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     JsonBody(b): JsonBody<ServerNotification>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     b.notification.check().map_err(ApiError::BadRequest)?;
     let raw = req.match_info().get("id").unwrap_or_default().to_owned();

@@ -17,7 +17,7 @@ use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, Scoped};
 use crate::http::created;
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth, quota_reached};
 use crate::{ApiError, ServerState};
@@ -162,10 +162,8 @@ subscribable!(
 /// one when `refuse_duplicate_subscriptions` (SOL003 and SOL005 let the VNFM refuse it
 /// so); over the tenant's quota it is 403.
 pub async fn create<T: Subscribable>(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     JsonBody(b): JsonBody<CreateRequest<T::Filter>>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let authentication = checked_auth(&st, &b.callback_uri, b.authentication).await?;
     let s = T::new(
@@ -195,10 +193,8 @@ pub async fn create<T: Subscribable>(
 }
 
 pub async fn list<T: Subscribable>(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     Listed(q, _): Listed<T>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let all = st.db.run(T::list).await?;
     let base = T::base(&req, &st);

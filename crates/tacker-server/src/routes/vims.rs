@@ -6,7 +6,7 @@
 //! An OpenStack VIM is registered (or its credentials changed) only once a conductor's
 //! driver authenticated with them (`CheckVim`): 400 naming what failed, nothing stored.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
 use tacker_db::{instances, vims};
 use tacker_domain::vim::{Vim, parse_new};
@@ -15,7 +15,7 @@ use tacker_rpc::proto::{CheckVim, VimChecked};
 use uuid::Uuid;
 
 use crate::auth::{Principal, Role};
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Scoped};
 use crate::http::base_url;
 use crate::scope::sees_vim;
 use crate::{ApiError, ServerState};
@@ -60,12 +60,7 @@ fn check_area(who: &Principal, vim: &Vim) -> Result<(), ApiError> {
     )))
 }
 
-pub async fn list(
-    req: HttpRequest,
-    who: Principal,
-    _: AcceptsJson,
-    st: web::Data<ServerState>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn list(Call { req, who, st }: Call, _: AcceptsJson) -> Result<HttpResponse, ApiError> {
     let q: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
         .collect();
@@ -139,11 +134,9 @@ async fn check_credentials(st: &ServerState, vim: &Vim) -> Result<(), ApiError> 
 }
 
 pub async fn create(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     _: AcceptsJson,
     JsonBody(b): JsonBody<Value>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let vim = parse_new(&b, &owner_of_new(&who, &b)?)?;
     check_area(&who, &vim)?;
@@ -165,11 +158,10 @@ pub async fn show(_: AcceptsJson, ByPath(vim): ByPath<Vim>) -> Result<HttpRespon
 }
 
 pub async fn update(
-    who: Principal,
+    Call { who, st, .. }: Call,
     _: AcceptsJson,
     JsonBody(b): JsonBody<Value>,
     ByPath(mut vim): ByPath<Vim>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     vim.update(&b)?;
     check_area(&who, &vim)?;

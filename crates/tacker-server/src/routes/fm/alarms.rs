@@ -9,14 +9,12 @@ use tacker_domain::sol013::Marker;
 
 use super::{bases, sees};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, Listable, Listed, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, Listable, Listed, PatchBody, Scoped};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     Listed(q, _): Listed<Alarm>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = who.scope().map(str::to_owned);
     let all = st

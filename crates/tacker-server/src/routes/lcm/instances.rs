@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::{Api, check_vims, start};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::created;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
@@ -35,11 +35,9 @@ pub struct CreateRequest {
 }
 
 pub async fn create(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     JsonBody(b): JsonBody<CreateRequest>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let package = super::usable_package(&st, &who, &b.vnfd_id, who.owner().as_deref()).await?;
     let instance = VnfInstance {
@@ -89,11 +87,9 @@ pub async fn create(
 }
 
 pub async fn list(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     Listed(q, _): Listed<VnfInstance>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
     let areas = vim_areas(&st, &who).await?;
@@ -151,12 +147,10 @@ pub async fn show(
 
 /// `PATCH`: a MODIFY_INFO operation, applied by a conductor.
 pub async fn modify(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     PatchBody(raw): PatchBody<Value>,
     ByPath(instance): ByPath<VnfInstance>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let mut m = ModifyRequest::parse(&raw, api.0)?;
     m.check(&instance)?;

@@ -14,17 +14,15 @@ use uuid::Uuid;
 
 use super::{Api, cast};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, Scoped};
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     Listed(q, _): Listed<OpOcc>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
     let listing = Listing {
@@ -146,10 +144,9 @@ async fn from_failed_temp(
 }
 
 pub async fn retry(
+    Call { who, st, .. }: Call,
     _: AcceptsJson,
-    who: Principal,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let op = load_failed_temp(&st, &path, &who, "retry").await?;
     let t = Transition {
@@ -166,10 +163,9 @@ pub async fn retry(
 }
 
 pub async fn rollback(
+    Call { who, st, .. }: Call,
     _: AcceptsJson,
-    who: Principal,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let op = load_failed_temp(&st, &path, &who, "rollback").await?;
     let supported = match op.operation {
@@ -205,12 +201,10 @@ pub async fn rollback(
 }
 
 pub async fn fail(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
     _: AcceptsJson,
-    who: Principal,
     path: web::Path<String>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let op = load_failed_temp(&st, &path, &who, "fail").await?;
     let t = Transition {

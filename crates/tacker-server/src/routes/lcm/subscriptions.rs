@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::Api;
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Listable, Listed, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, Scoped};
 use crate::http::created;
 use crate::{ApiError, ServerState};
 
@@ -133,11 +133,9 @@ pub async fn checked_auth(
 }
 
 pub async fn create(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     JsonBody(b): JsonBody<CreateRequest>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let verbosity = b.verbosity.unwrap_or_else(|| "FULL".into());
     if !matches!(verbosity.as_str(), "FULL" | "SHORT") {
@@ -188,11 +186,9 @@ pub fn quota_reached(what: &str, quota: u64, tenant: Option<String>) -> ApiError
 const SUB_ATTRIBUTES: &[&str] = &["id", "filter", "callbackUri", "verbosity", "_links"];
 
 pub async fn list(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     Listed(q, _): Listed<Subscription>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let all = st.db.run(subscriptions::list).await?;
     let base = api.base(&req, &st);

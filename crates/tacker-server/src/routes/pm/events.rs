@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use actix_web::{HttpResponse, web};
+use actix_web::HttpResponse;
 use chrono::Utc;
 use serde_json::{Value, json};
 use tacker_db::{pm_jobs, pm_thresholds};
@@ -16,8 +16,7 @@ use tacker_domain::pm::job::PmJob;
 use tacker_domain::pm::report::{Entry, Report, Sample};
 use uuid::Uuid;
 
-use crate::auth::Principal;
-use crate::extract::JsonBody;
+use crate::extract::{Call, JsonBody};
 use crate::{ApiError, ServerState};
 
 fn label_id(a: &Alert, k: &str) -> Result<Uuid, String> {
@@ -118,9 +117,8 @@ fn entry(a: &Alert, j: &PmJob) -> Result<Entry, String> {
 
 /// `POST /pm_event`.
 pub async fn pm_event(
-    who: Principal,
+    Call { who, st, .. }: Call,
     JsonBody(w): JsonBody<Webhook>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     too_many(&st, &w)?;
     const F: &str = "vnfpm";
@@ -225,9 +223,8 @@ pub async fn pm_event(
 
 /// `POST /pm_threshold`.
 pub async fn pm_threshold(
-    who: Principal,
+    Call { who, st, .. }: Call,
     JsonBody(w): JsonBody<Webhook>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     too_many(&st, &w)?;
     const F: &str = "vnfpm_threshold";

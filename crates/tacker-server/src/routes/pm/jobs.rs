@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::{bases, check_vnfcs, objects, store_delivered};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, JsonBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Scoped};
 use crate::http::created;
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
@@ -35,10 +35,8 @@ pub struct CreateRequest {
 }
 
 pub async fn create(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     JsonBody(b): JsonBody<CreateRequest>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     tacker_domain::pm::metadata::check(b.metadata.as_ref()).map_err(ApiError::BadRequest)?;
     job::check(

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::{bases, deliver};
 use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath, Listable, Listed, PatchBody, Scoped};
+use crate::extract::{AcceptsJson, ByPath, Call, Listable, Listed, PatchBody, Scoped};
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
 
@@ -131,10 +131,8 @@ pub async fn load<T: PmResource>(
 }
 
 pub async fn list<T: PmResource>(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     Listed(q, _): Listed<T>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = who.scope().map(str::to_owned);
     let all = st.db.run(move |c| T::list(c, tenant.as_deref())).await?;

@@ -1,6 +1,6 @@
 //! `/vnfpm/v2/thresholds`: create (list, read, modify and delete are `resource`'s).
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use serde::Deserialize;
 use serde_json::Value;
 use tacker_db::pm_thresholds;
@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::{bases, check_vnfcs, objects, store_delivered};
 use crate::auth::Principal;
-use crate::extract::{JsonBody, Scoped};
+use crate::extract::{Call, JsonBody, Scoped};
 use crate::http::created;
 use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
@@ -34,10 +34,8 @@ pub struct CreateRequest {
 }
 
 pub async fn create(
-    req: HttpRequest,
-    who: Principal,
+    Call { req, who, st }: Call,
     JsonBody(b): JsonBody<CreateRequest>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     tacker_domain::pm::metadata::check(b.metadata.as_ref()).map_err(ApiError::BadRequest)?;
     threshold::check(b.object_type, b.object_instance_id, &b.criteria)

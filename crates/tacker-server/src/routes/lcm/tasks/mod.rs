@@ -10,7 +10,7 @@ mod instantiate;
 mod scale;
 mod sync;
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
 use tacker_db::packages;
 use tacker_domain::lcm::{InstantiationState, LcmOperation, OperationParams, VnfInstance};
@@ -20,7 +20,7 @@ pub use sync::sync;
 
 use super::{Api, check_vims, start};
 use crate::auth::Principal;
-use crate::extract::{ByPath, JsonBody};
+use crate::extract::{ByPath, Call, JsonBody};
 use crate::{ApiError, ServerState};
 
 /// What a task's checks work with.
@@ -96,12 +96,10 @@ fn needs(op: LcmOperation) -> InstantiationState {
 /// needs, the body parsed and checked, the hooks checked, then an occurrence STARTING
 /// (202).
 pub async fn handle<T: Task>(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
-    who: Principal,
     JsonBody(body): JsonBody<Value>,
     ByPath(i): ByPath<VnfInstance>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     need_state(&i, needs(T::OPERATION), name(T::OPERATION))?;
     if matches!(

@@ -2,27 +2,24 @@
 
 use std::time::Duration;
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use serde_json::json;
 use tacker_domain::lcm::{InstantiationState, VnfInstance};
 use tacker_rpc::Target;
 use tacker_rpc::proto::{SyncInstance, SyncInstanceDone};
 
 use super::need_state;
-use crate::auth::Principal;
-use crate::extract::{AcceptsJson, ByPath};
+use crate::ApiError;
+use crate::extract::{AcceptsJson, ByPath, Call};
 use crate::routes::lcm::Api;
 use crate::routes::lcm::instances::load;
-use crate::{ApiError, ServerState};
 
 /// `POST .../sync` (our extension): reconcile the stored VNFC lists with the VIM now.
 pub async fn sync(
-    req: HttpRequest,
+    Call { req, who, st }: Call,
     api: Api,
     _: AcceptsJson,
-    who: Principal,
     ByPath(i): ByPath<VnfInstance>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     need_state(&i, InstantiationState::Instantiated, "sync")?;
     if i.current_op.is_some() {
