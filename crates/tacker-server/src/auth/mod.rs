@@ -299,29 +299,19 @@ async fn gate<B: MessageBody>(
         .map(ServiceResponse::map_into_left_body)
 }
 
-/// Needs `reader`.
-pub async fn reader<B: MessageBody + 'static>(
-    req: ServiceRequest,
-    next: Next<B>,
-) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    gate(req, next, Some(Need::Role(Role::Reader))).await
+macro_rules! role_gates {
+    ($($name:ident => $role:ident),+) => {$(
+        #[doc = concat!("Needs `", stringify!($name), "`.")]
+        pub async fn $name<B: MessageBody + 'static>(
+            req: ServiceRequest,
+            next: Next<B>,
+        ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+            gate(req, next, Some(Need::Role(Role::$role))).await
+        }
+    )+};
 }
 
-/// Needs `member`.
-pub async fn member<B: MessageBody + 'static>(
-    req: ServiceRequest,
-    next: Next<B>,
-) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    gate(req, next, Some(Need::Role(Role::Member))).await
-}
-
-/// Needs `admin`.
-pub async fn admin<B: MessageBody + 'static>(
-    req: ServiceRequest,
-    next: Next<B>,
-) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
-    gate(req, next, Some(Need::Role(Role::Admin))).await
-}
+role_gates!(reader => Reader, member => Member, admin => Admin);
 
 /// Needs `admin` unless `auth.public_metrics`.
 pub async fn metrics<B: MessageBody + 'static>(

@@ -193,17 +193,37 @@ fn multipart_file(
     ))
 }
 
+/// The package an upload goes to (one the caller may change), once the request accepts
+/// a JSON answer and brings one of `content_types`.
+async fn upload_target(
+    st: &ServerState,
+    req: &HttpRequest,
+    path: &str,
+    who: &Principal,
+    content_types: &[&str],
+) -> Result<Uuid, ApiError> {
+    let id = super::packages::load_to_change(st, path, who)
+        .await?
+        .package
+        .id;
+    negotiate(req, &["application/json", "application/problem+json"])?;
+    require_content_type(req, content_types)?;
+    Ok(id)
+}
+
 pub async fn upload(
     Call { req, who, st }: Call,
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let id = super::packages::load_to_change(&st, &path, &who)
-        .await?
-        .package
-        .id;
-    negotiate(&req, &["application/json", "application/problem+json"])?;
-    require_content_type(&req, &["application/zip", "multipart/form-data"])?;
+    let id = upload_target(
+        &st,
+        &req,
+        &path,
+        &who,
+        &["application/zip", "multipart/form-data"],
+    )
+    .await?;
     let max = st.settings.max_package_size;
     let declared = req
         .headers()
@@ -236,31 +256,18 @@ pub async fn upload(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/"));
-    let stored = if multipart {
-        let body = counted(
-            idle_limited(multipart_file(payload, &req), idle, went_idle.clone()),
-            received,
-        );
-        st.store
-            .put_stream(&key, body, max)
-            .instrument(info_span!("upload.store"))
-            .await
-            .map_err(ApiError::from)
+    let source = if multipart {
+        multipart_file(payload, &req).boxed_local()
     } else {
-        let body = counted(
-            idle_limited(
-                payload.map(|c| c.map_err(|e| e.to_string())),
-                idle,
-                went_idle.clone(),
-            ),
-            received,
-        );
-        st.store
-            .put_stream(&key, body, max)
-            .instrument(info_span!("upload.store"))
-            .await
-            .map_err(ApiError::from)
+        payload.map(|c| c.map_err(|e| e.to_string())).boxed_local()
     };
+    let body = counted(idle_limited(source, idle, went_idle.clone()), received);
+    let stored = st
+        .store
+        .put_stream(&key, body, max)
+        .instrument(info_span!("upload.store"))
+        .await
+        .map_err(ApiError::from);
     ticker.abort();
     let stored = stored.map_err(|e| {
         if went_idle.load(Ordering::Relaxed) {
@@ -336,12 +343,7 @@ pub async fn upload_from_uri(
     path: web::Path<String>,
     body: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let id = super::packages::load_to_change(&st, &path, &who)
-        .await?
-        .package
-        .id;
-    negotiate(&req, &["application/json", "application/problem+json"])?;
-    require_content_type(&req, &["application/json"])?;
+    let id = upload_target(&st, &req, &path, &who, &["application/json"]).await?;
     let b: FromUri = json_body(body, st.settings.max_json_body).await?;
     let uri = url::Url::parse(&b.address_information)
         .map_err(|e| ApiError::BadRequest(format!("addressInformation is not a URL: {e}")))?;

@@ -4,12 +4,10 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tacker_db::packages;
-use tacker_db::scan::From;
 use tacker_domain::package::{
     OnboardingState, OperationalState, VNF_PKG_INFO_ATTRIBUTES, VNF_PKG_INFO_DEFAULT_EXCLUDED,
     VnfPackage, merge_patch,
 };
-use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use crate::auth::Principal;
@@ -52,25 +50,19 @@ pub async fn list(
     Listed(q, _): Listed<packages::Stored>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api_base(&req, &st);
-    let listing = Listing {
-        query: &q,
-        page_size: st.settings.page_size,
-        url: format!("{base}/vnf_packages"),
-        default_excluded: VNF_PKG_INFO_DEFAULT_EXCLUDED,
-        // The database narrows to the tenant's own packages and the shared ones.
-        tenant: who.scope(),
-    };
+    // The database narrows to the tenant's own packages and the shared ones.
+    let listing = Listing::of(
+        &st,
+        &who,
+        &q,
+        format!("{base}/vnf_packages"),
+        VNF_PKG_INFO_DEFAULT_EXCLUDED,
+    );
     scanned(
         &st,
         listing,
         packages::list_from,
-        |p| {
-            (
-                Marker::of(p.created_at, p.id.to_string()),
-                From::After(p.created_at, p.id.to_string()),
-                p.to_info(&base),
-            )
-        },
+        |p| (p.created_at, p.id.to_string(), p.to_info(&base)),
         |p| sees_package(&who, p),
     )
     .await
@@ -117,10 +109,9 @@ impl Scoped for packages::Stored {
 }
 
 pub async fn show(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     _: AcceptsJson,
     ByPath(stored): ByPath<packages::Stored>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(stored.package.to_info(&api_base(&req, &st))))
 }

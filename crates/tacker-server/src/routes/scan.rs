@@ -8,6 +8,7 @@ use tacker_db::DbConnection;
 use tacker_db::scan::{From, Narrow};
 use tacker_domain::sol013::Marker;
 
+use crate::auth::Principal;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
@@ -21,6 +22,26 @@ pub struct Listing<'a> {
     pub tenant: Option<&'a str>,
 }
 
+impl<'a> Listing<'a> {
+    /// The list at `url` the caller `who` asked for with `query`, in the server's page
+    /// size, narrowed to the caller's tenant.
+    pub fn of(
+        st: &ServerState,
+        who: &'a Principal,
+        query: &'a ListQuery,
+        url: String,
+        default_excluded: &'a [&'a str],
+    ) -> Self {
+        Listing {
+            query,
+            page_size: st.settings.page_size,
+            url,
+            default_excluded,
+            tenant: who.scope(),
+        }
+    }
+}
+
 /// Rows read per database round trip: at least a page, one more (is there a next
 /// page?) and the marker's own row (a resumed scan starts at it), so an unfiltered page
 /// is one round trip.
@@ -29,7 +50,7 @@ fn chunk(page_size: usize) -> i64 {
 }
 
 /// Answers the list with rows read by `fetch` (up to a limit, from a position, in key
-/// order); `doc` gives each row's page marker, its exact position, and its document;
+/// order); `doc` gives each row's key (creation time, id) and its document;
 /// `visible` whether the caller sees it (the database narrows by the caller's tenant,
 /// and every row is checked again here: tenant, vendor, area).
 pub async fn scanned<T, F, D, V>(
@@ -45,7 +66,7 @@ where
         + Send
         + Clone
         + 'static,
-    D: Fn(&T) -> (Marker, From, Value),
+    D: Fn(&T) -> (chrono::DateTime<chrono::Utc>, String, Value),
     V: Fn(&T) -> bool,
 {
     let q = l.query;
@@ -81,8 +102,9 @@ where
         let rows = st.db.run(move |c| fetch(c, &at, &by, limit)).await?;
         let read = rows.len();
         for row in &rows {
-            let (marker, position, d) = doc(row);
-            from = position;
+            let (at, id, d) = doc(row);
+            let marker = Marker::of(at, id.clone());
+            from = From::After(at, id);
             if q.marker.as_ref().is_some_and(|after| &marker <= after) || !visible(row) {
                 continue;
             }

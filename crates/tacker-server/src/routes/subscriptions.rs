@@ -2,7 +2,7 @@
 //! (duplicates 303, the tenant's quota), a list and a read of what the caller sees (its
 //! tenant's, hearing of nothing it could not read), and deletion.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -222,17 +222,16 @@ async fn load<T: Subscribable>(
 }
 
 pub async fn show<T: Subscribable>(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     _: AcceptsJson,
     ByPath(s): ByPath<T>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(s.to_json(&T::base(&req, &st))))
 }
 
 pub async fn delete<T: Subscribable>(
+    Call { st, .. }: Call,
     ByPath(s): ByPath<T>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = s.id();
     if st.db.run(move |c| T::delete(c, id)).await? {

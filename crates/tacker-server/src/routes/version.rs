@@ -6,6 +6,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 
+use actix_web::HttpResponse;
+
 use crate::ApiError;
 
 const VERSION: HeaderName = HeaderName::from_static("version");
@@ -44,3 +46,32 @@ pub async fn require(
         .insert(VERSION, HeaderValue::from_static(current));
     Ok(res)
 }
+
+/// The answer of `<prefix>/api_versions` for an API of one version.
+pub fn one(prefix: &str, current: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((VERSION, current))
+        .json(serde_json::json!({"uriPrefix": prefix,
+            "apiVersions": [{"version": current, "isDeprecated": false}]}))
+}
+
+/// The `version` middleware and the `api_versions` handler of an API of one version
+/// (`$current`, also accepted as `$also`) under `$prefix`.
+macro_rules! one_version {
+    ($prefix:literal, $current:expr, [$($also:literal),*]) => {
+        #[doc = concat!("Requires the `Version` of `", $prefix, "` on every request but the version query.")]
+        pub(in crate::routes) async fn version(
+            req: actix_web::dev::ServiceRequest,
+            next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+        ) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error>
+        {
+            crate::routes::version::require(req, next, $current, &[$($also),*]).await
+        }
+
+        #[doc = concat!("`GET ", $prefix, "/api_versions`.")]
+        pub(in crate::routes) async fn api_versions() -> actix_web::HttpResponse {
+            crate::routes::version::one($prefix, $current)
+        }
+    };
+}
+pub(crate) use one_version;

@@ -6,7 +6,7 @@
 //! An OpenStack VIM is registered (or its credentials changed) only once a conductor's
 //! driver authenticated with them (`CheckVim`): 400 naming what failed, nothing stored.
 
-use actix_web::{HttpResponse, web};
+use actix_web::HttpResponse;
 use serde_json::{Value, json};
 use tacker_db::{instances, vims};
 use tacker_domain::vim::{Vim, parse_new};
@@ -183,9 +183,9 @@ pub async fn update(
 }
 
 pub async fn delete(
+    Call { st, .. }: Call,
     _: AcceptsJson,
     ByPath(vim): ByPath<Vim>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = vim.id;
     let text = id.to_string();

@@ -1,6 +1,6 @@
 //! `/vnffm/v1/alarms`: list, read, acknowledge.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use serde::Deserialize;
 use serde_json::json;
 use tacker_db::alarms::{self, Acknowledged};
@@ -49,10 +49,9 @@ impl Scoped for Alarm {
 }
 
 pub async fn show(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     _: AcceptsJson,
     ByPath(a): ByPath<Alarm>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (fm, lcm) = bases(&req, &st);
     Ok(HttpResponse::Ok().json(a.to_json(&fm, &lcm)))
@@ -68,9 +67,9 @@ pub struct Modifications {
 /// `PATCH /alarms/{id}`: acknowledges (or un-acknowledges) the alarm; 409 when it is in
 /// that state already. Answers the modifications.
 pub async fn modify(
+    Call { st, .. }: Call,
     ByPath(a): ByPath<Alarm>,
     PatchBody(m): PatchBody<Modifications>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, state) = (a.id, m.ack_state);
     match st

@@ -3,11 +3,7 @@
 
 pub(super) mod alarms;
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::{HttpRequest, HttpResponse};
-use serde_json::json;
+use actix_web::HttpRequest;
 use tacker_domain::lcm::ApiVersion;
 use uuid::Uuid;
 
@@ -18,21 +14,7 @@ use crate::{ApiError, ServerState};
 /// The FM API version served.
 pub const API_VERSION: &str = "1.3.0";
 
-/// Requires `Version: 1.3.0` on every FM request but the version query.
-pub(super) async fn version(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
-    super::version::require(req, next, API_VERSION, &["1.3", "1"]).await
-}
-
-/// `GET /vnffm/v1/api_versions`.
-pub(super) async fn api_versions() -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(("Version", API_VERSION))
-        .json(json!({"uriPrefix": "/vnffm/v1",
-            "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
-}
+super::version::one_version!("/vnffm/v1", API_VERSION, ["1.3", "1"]);
 
 /// `<base>/vnffm/v1`.
 pub(super) fn base(req: &HttpRequest, st: &ServerState) -> String {

@@ -1,16 +1,14 @@
 //! VNF instances: create, list, show, modify (an operation), delete.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tacker_db::instances;
-use tacker_db::scan::From;
 use tacker_domain::lcm::request::ModifyRequest;
 use tacker_domain::lcm::{
     InstantiationState, OperationParams, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED,
     VnfInstance,
 };
-use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::{Api, check_vims, start};
@@ -93,24 +91,18 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
     let areas = vim_areas(&st, &who).await?;
-    let listing = Listing {
-        query: &q,
-        page_size: st.settings.page_size,
-        url: format!("{base}/vnf_instances"),
-        default_excluded: VNF_INSTANCE_DEFAULT_EXCLUDED,
-        tenant: who.scope(),
-    };
+    let listing = Listing::of(
+        &st,
+        &who,
+        &q,
+        format!("{base}/vnf_instances"),
+        VNF_INSTANCE_DEFAULT_EXCLUDED,
+    );
     scanned(
         &st,
         listing,
         instances::list_from,
-        |i| {
-            (
-                Marker::of(i.created_at, i.id.to_string()),
-                From::After(i.created_at, i.id.to_string()),
-                api.instance_json(i, &base),
-            )
-        },
+        |i| (i.created_at, i.id.to_string(), api.instance_json(i, &base)),
         |i| sees_instance(&who, i, &areas),
     )
     .await
@@ -136,11 +128,10 @@ pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfIns
 }
 
 pub async fn show(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     api: Api,
     _: AcceptsJson,
     ByPath(i): ByPath<VnfInstance>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(api.instance_json(&i, &api.base(&req, &st))))
 }
@@ -258,9 +249,9 @@ async fn package_change(
 }
 
 pub async fn delete(
+    Call { st, .. }: Call,
     _: AcceptsJson,
     ByPath(i): ByPath<VnfInstance>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = i.id;
     match st.db.run(move |c| instances::delete(c, id)).await? {

@@ -2,14 +2,13 @@
 
 use std::collections::HashMap;
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use tacker_db::DbConnection;
 use tacker_db::op_occs::{self as ops, Runner, Transition};
 use tacker_db::scan::{From, Narrow};
 use tacker_domain::lcm::{
     CancelMode, LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
 };
-use tacker_domain::sol013::Marker;
 use uuid::Uuid;
 
 use super::{Api, cast};
@@ -25,13 +24,13 @@ pub async fn list(
     Listed(q, _): Listed<OpOcc>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
-    let listing = Listing {
-        query: &q,
-        page_size: st.settings.page_size,
-        url: format!("{base}/vnf_lcm_op_occs"),
-        default_excluded: OP_OCC_DEFAULT_EXCLUDED,
-        tenant: who.scope(),
-    };
+    let listing = Listing::of(
+        &st,
+        &who,
+        &q,
+        format!("{base}/vnf_lcm_op_occs"),
+        OP_OCC_DEFAULT_EXCLUDED,
+    );
     let areas = vim_areas(&st, &who).await?;
     // Each chunk's occurrences with whether the caller sees them: by tenant, and, for a
     // caller confined to vendors or areas, by their instance (read once per chunk).
@@ -61,13 +60,7 @@ pub async fn list(
         &st,
         listing,
         fetch,
-        |(o, _)| {
-            (
-                Marker::of(o.start_time, o.id.to_string()),
-                From::After(o.start_time, o.id.to_string()),
-                o.to_json(&base),
-            )
-        },
+        |(o, _)| (o.start_time, o.id.to_string(), o.to_json(&base)),
         |(_, seen)| *seen,
     )
     .await
@@ -99,11 +92,10 @@ impl Scoped for OpOcc {
 }
 
 pub async fn show(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     api: Api,
     _: AcceptsJson,
     ByPath(op): ByPath<OpOcc>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }
@@ -129,18 +121,35 @@ async fn load_failed_temp(
     Ok(op)
 }
 
-/// Moves a FAILED_TEMP occurrence to `to`; 409 when it is not FAILED_TEMP (any more).
+/// Moves a FAILED_TEMP occurrence to `to` (`what`: retry, rollback or fail), its runner
+/// cleared: a retry clears its error, a fail releases the instance; 409 when it is not
+/// FAILED_TEMP (any more).
 async fn from_failed_temp(
     st: &ServerState,
     op: &OpOcc,
-    t: Transition,
+    to: OperationState,
     what: &str,
 ) -> Result<OpOcc, ApiError> {
+    let t = Transition {
+        from: vec![OperationState::FailedTemp],
+        to: Some(to),
+        error: (to == OperationState::Processing).then_some(None),
+        runner: Runner::Clear,
+        release: to == OperationState::Failed,
+        ..Default::default()
+    };
     let id = op.id;
     st.db
         .run(move |c| ops::transition(c, id, &t))
         .await?
         .ok_or_else(|| not_failed_temp(op, what))
+}
+
+/// Hands an occurrence moved out of FAILED_TEMP (`what`) to a conductor (202).
+async fn restarted(st: &ServerState, op: &OpOcc, what: &str) -> Result<HttpResponse, ApiError> {
+    cast(st, op).await?;
+    tracing::info!(op_occ_id = %op.id, "{what}");
+    Ok(HttpResponse::Accepted().finish())
 }
 
 pub async fn retry(
@@ -149,17 +158,8 @@ pub async fn retry(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let op = load_failed_temp(&st, &path, &who, "retry").await?;
-    let t = Transition {
-        from: vec![OperationState::FailedTemp],
-        to: Some(OperationState::Processing),
-        error: Some(None),
-        runner: Runner::Clear,
-        ..Default::default()
-    };
-    let op = from_failed_temp(&st, &op, t, "retry").await?;
-    cast(&st, &op).await?;
-    tracing::info!(op_occ_id = %op.id, "retry");
-    Ok(HttpResponse::Accepted().finish())
+    let op = from_failed_temp(&st, &op, OperationState::Processing, "retry").await?;
+    restarted(&st, &op, "retry").await
 }
 
 pub async fn rollback(
@@ -188,16 +188,8 @@ pub async fn rollback(
             }
         )));
     }
-    let t = Transition {
-        from: vec![OperationState::FailedTemp],
-        to: Some(OperationState::RollingBack),
-        runner: Runner::Clear,
-        ..Default::default()
-    };
-    let op = from_failed_temp(&st, &op, t, "rollback").await?;
-    cast(&st, &op).await?;
-    tracing::info!(op_occ_id = %op.id, "rollback");
-    Ok(HttpResponse::Accepted().finish())
+    let op = from_failed_temp(&st, &op, OperationState::RollingBack, "rollback").await?;
+    restarted(&st, &op, "rollback").await
 }
 
 pub async fn fail(
@@ -207,14 +199,7 @@ pub async fn fail(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let op = load_failed_temp(&st, &path, &who, "fail").await?;
-    let t = Transition {
-        from: vec![OperationState::FailedTemp],
-        to: Some(OperationState::Failed),
-        runner: Runner::Clear,
-        release: true,
-        ..Default::default()
-    };
-    let op = from_failed_temp(&st, &op, t, "fail").await?;
+    let op = from_failed_temp(&st, &op, OperationState::Failed, "fail").await?;
     tracing::info!(op_occ_id = %op.id, "failed for good");
     Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }
@@ -230,10 +215,10 @@ pub struct CancelRequest {
 /// its runner carries it out (see the conductor's `lcm/cancel.rs`). 409 in any other
 /// state, or when a cancellation is pending already.
 pub async fn cancel(
+    Call { st, .. }: Call,
     _: AcceptsJson,
     ByPath(op): ByPath<OpOcc>,
     JsonBody(body): JsonBody<serde_json::Value>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     // Read after the occurrence is found: another tenant's is 404 whatever the body.
     let b: CancelRequest = serde_json::from_value(body).map_err(|e| {

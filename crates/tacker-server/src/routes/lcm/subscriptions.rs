@@ -1,6 +1,6 @@
 //! Subscriptions to LCM notifications.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use serde::Deserialize;
 use tacker_db::subscriptions::{self, Insert};
 use tacker_domain::lcm::{Subscription, SubscriptionAuth, SubscriptionFilter};
@@ -226,19 +226,18 @@ impl Scoped for Subscription {
 }
 
 pub async fn show(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     api: Api,
     _: AcceptsJson,
     ByPath(s): ByPath<Subscription>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(s.to_json(&api.base(&req, &st))))
 }
 
 pub async fn delete(
+    Call { st, .. }: Call,
     _: AcceptsJson,
     ByPath(s): ByPath<Subscription>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = s.id;
     if st.db.run(move |c| subscriptions::delete(c, id)).await? {

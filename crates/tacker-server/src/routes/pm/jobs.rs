@@ -1,7 +1,7 @@
 //! `/vnfpm/v2/pm_jobs`: create and reports (list, read, modify and delete are
 //! `resource`'s).
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use serde::Deserialize;
 use serde_json::Value;
 use tacker_db::pm_jobs;
@@ -86,10 +86,9 @@ impl Scoped for PmJob {
 
 /// `GET /pm_jobs/{id}/reports/{reportId}`.
 pub async fn report(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     _: AcceptsJson,
     ByPath(j): ByPath<PmJob>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let raw = req
         .match_info()

@@ -11,11 +11,7 @@ pub(super) mod thresholds;
 
 use std::time::Duration;
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::{HttpRequest, HttpResponse};
-use serde_json::json;
+use actix_web::HttpRequest;
 use tacker_domain::lcm::{ApiVersion, InstantiationState, VnfInstance};
 use tacker_rpc::Target;
 use tacker_rpc::proto::{DeliverRules, RulesDelivered};
@@ -27,21 +23,7 @@ use crate::{ApiError, ServerState};
 /// The PM API version served.
 pub const API_VERSION: &str = "2.1.0";
 
-/// Requires `Version: 2.1.0` on every PM request but the version query.
-pub(super) async fn version(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
-    super::version::require(req, next, API_VERSION, &["2.1", "2"]).await
-}
-
-/// `GET /vnfpm/v2/api_versions`.
-pub(super) async fn api_versions() -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header(("Version", API_VERSION))
-        .json(json!({"uriPrefix": "/vnfpm/v2",
-            "apiVersions": [{"version": API_VERSION, "isDeprecated": false}]}))
-}
+super::version::one_version!("/vnfpm/v2", API_VERSION, ["2.1", "2"]);
 
 /// `<base>/vnfpm/v2` and `<base>/vnflcm/v2`.
 fn bases(req: &HttpRequest, st: &ServerState) -> (String, String) {

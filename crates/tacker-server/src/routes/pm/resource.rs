@@ -1,7 +1,7 @@
 //! What PM jobs and thresholds share: a list of the caller's tenant, a read, a change of
 //! the callback, and a delete that removes their Prometheus rules first.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::HttpResponse;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -146,10 +146,9 @@ pub async fn list<T: PmResource>(
 }
 
 pub async fn show<T: PmResource>(
-    req: HttpRequest,
+    Call { req, st, .. }: Call,
     _: AcceptsJson,
     ByPath(r): ByPath<T>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let (pm, lcm) = bases(&req, &st);
     Ok(HttpResponse::Ok().json(r.to_json(&pm, &lcm)))
@@ -166,9 +165,9 @@ pub struct Modifications {
 }
 
 pub async fn modify<T: PmResource>(
+    Call { st, .. }: Call,
     ByPath(r): ByPath<T>,
     PatchBody(m): PatchBody<Modifications>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     if m.callback_uri.is_none() && m.authentication.is_none() {
         return Err(ApiError::BadRequest(
@@ -195,8 +194,8 @@ pub async fn modify<T: PmResource>(
 }
 
 pub async fn delete<T: PmResource>(
+    Call { st, .. }: Call,
     ByPath(r): ByPath<T>,
-    st: web::Data<ServerState>,
 ) -> Result<HttpResponse, ApiError> {
     let id = r.id();
     deliver(&st, id, T::THRESHOLD, true).await?;
