@@ -147,14 +147,7 @@ pub fn clear(
         };
         a.cleared_at = Some(at);
         a.changed_at = Some(Utc::now());
-        let n = diesel::update(
-            dsl::alarms
-                .filter(dsl::id.eq(a.id.to_string()))
-                .filter(dsl::cleared_at.is_null()),
-        )
-        .set((dsl::cleared_at.eq(Some(now())), dsl::body.eq(json_text(&a))))
-        .execute(c)?;
-        if n == 0 {
+        if !store_cleared(c, &a)? {
             return Ok(None);
         }
         if let Some(i) = instances::get(c, instance)? {
@@ -212,14 +205,7 @@ pub fn reconcile(
             let t = Utc::now();
             a.cleared_at = Some(t);
             a.changed_at = Some(t);
-            let done = diesel::update(
-                dsl::alarms
-                    .filter(dsl::id.eq(a.id.to_string()))
-                    .filter(dsl::cleared_at.is_null()),
-            )
-            .set((dsl::cleared_at.eq(Some(now())), dsl::body.eq(json_text(&a))))
-            .execute(c)?;
-            if done == 0 {
+            if !store_cleared(c, &a)? {
                 continue;
             }
             n += 1;
@@ -286,16 +272,25 @@ pub fn open_count(c: &mut DbConnection) -> Result<i64> {
         .get_result(c)?)
 }
 
+/// Stores alarm `a` cleared, if it was still open; whether it was.
+fn store_cleared(c: &mut DbConnection, a: &Alarm) -> Result<bool> {
+    let n = diesel::update(
+        dsl::alarms
+            .filter(dsl::id.eq(a.id.to_string()))
+            .filter(dsl::cleared_at.is_null()),
+    )
+    .set((dsl::cleared_at.eq(Some(now())), dsl::body.eq(json_text(a))))
+    .execute(c)?;
+    Ok(n == 1)
+}
+
 /// Deletes up to `limit` alarms cleared more than `keep` ago; how many.
 pub fn prune_cleared(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
-    let before = now() - chrono::Duration::from_std(keep).unwrap_or(chrono::Duration::MAX);
+    let before = crate::ago(keep);
     let ids: Vec<String> = dsl::alarms
         .filter(dsl::cleared_at.lt(before))
         .select(dsl::id)
         .limit(limit)
         .load(c)?;
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    Ok(diesel::delete(dsl::alarms.filter(dsl::id.eq_any(ids))).execute(c)?)
+    crate::rows::delete_keys!(c, dsl::alarms, dsl::id, ids)
 }

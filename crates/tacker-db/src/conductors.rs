@@ -106,19 +106,17 @@ pub fn list_locked(c: &mut DbConnection) -> Result<Vec<Conductor>> {
 /// The conductors still heartbeating (they own their work, even while STOPPING).
 pub fn alive(c: &mut DbConnection, dead_after: std::time::Duration) -> Result<Vec<Conductor>> {
     let now = chrono::Utc::now();
-    Ok(list(c)?
-        .into_iter()
-        .filter(|m| m.is_alive(now, dead_after))
-        .collect())
+    list_where(c, |m| m.is_alive(now, dead_after))
 }
 
 /// The live READY set (see `Conductor::is_live_ready`), by id.
 pub fn live_ready(c: &mut DbConnection, dead_after: std::time::Duration) -> Result<Vec<Conductor>> {
     let now = chrono::Utc::now();
-    Ok(list(c)?
-        .into_iter()
-        .filter(|m| m.is_live_ready(now, dead_after))
-        .collect())
+    list_where(c, |m| m.is_live_ready(now, dead_after))
+}
+
+fn list_where(c: &mut DbConnection, keep: impl Fn(&Conductor) -> bool) -> Result<Vec<Conductor>> {
+    Ok(list(c)?.into_iter().filter(|m| keep(m)).collect())
 }
 
 /// Removes rows of conductors silent for longer than `older_than` (long-gone incarnations

@@ -264,48 +264,18 @@ pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64
     ))
 }
 
-/// The instance `id`.
-pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<VnfInstance>> {
-    crate::rows::one!(
-        c,
-        dsl::vnf_instances.filter(dsl::id.eq(id.to_string())),
-        Row::into_domain
-    )
-}
-
-/// Every instance, oldest first.
-pub fn list(c: &mut DbConnection) -> Result<Vec<VnfInstance>> {
-    crate::rows::oldest_first!(c, dsl::vnf_instances, dsl, Row::into_domain)
-}
-
-/// Up to `limit` instances from `from` on, in (created_at, id) order.
-pub fn list_from(
-    c: &mut DbConnection,
-    from: &crate::scan::From,
-    narrow: &crate::scan::Narrow,
-    limit: i64,
-) -> Result<Vec<VnfInstance>> {
-    let q = dsl::vnf_instances.into_boxed::<crate::scan::Backend>();
-    let q = crate::scan::narrowed!(q, narrow, {
-        "id" => dsl::id,
-        "instantiationState" => dsl::instantiation_state,
-        "vnfdId" => dsl::vnfd_id,
-        "vnfProvider" => dsl::vnf_provider,
-        "vnfProductName" => dsl::vnf_product_name,
-        crate::scan::TENANT => dsl::tenant,
-    });
-    let q = crate::json_path::json_narrowed!(q, c, narrow, {
-        "metadata" => "metadata",
-        "extensions" => "extensions",
-        "vnfConfigurableProperties" => "vnf_configurable_properties",
-    });
-    crate::scan::chunk!(q, dsl, from, limit)
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(Row::into_domain)
-        .collect()
-}
+crate::rows::reads!(vnf_instances, VnfInstance, "instance", "(created_at, id)", {
+    "id" => dsl::id,
+    "instantiationState" => dsl::instantiation_state,
+    "vnfdId" => dsl::vnfd_id,
+    "vnfProvider" => dsl::vnf_provider,
+    "vnfProductName" => dsl::vnf_product_name,
+    crate::scan::TENANT => dsl::tenant,
+}, json {
+    "metadata" => "metadata",
+    "extensions" => "extensions",
+    "vnfConfigurableProperties" => "vnf_configurable_properties",
+});
 
 /// Why an instance could not be deleted.
 #[derive(Debug, PartialEq, Eq)]

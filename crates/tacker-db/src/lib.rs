@@ -188,6 +188,14 @@ pub(crate) fn now() -> chrono::NaiveDateTime {
     chrono::Utc::now().naive_utc().trunc_subsecs(6)
 }
 
+/// The time `age` ago (the start of time for an age too large to count).
+pub(crate) fn ago(age: std::time::Duration) -> chrono::NaiveDateTime {
+    chrono::Duration::from_std(age)
+        .ok()
+        .and_then(|d| now().checked_sub_signed(d))
+        .unwrap_or(chrono::NaiveDateTime::MIN)
+}
+
 /// One call on a pooled connection; a connection found lost is not returned to the pool,
 /// so the next caller gets a fresh one.
 fn call<T>(pool: &Pool, f: impl FnOnce(&mut DbConnection) -> Result<T>) -> Result<T> {

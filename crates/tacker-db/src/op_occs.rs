@@ -185,43 +185,14 @@ pub fn create(
     })
 }
 
-/// The occurrence `id`.
-pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<OpOcc>> {
-    crate::rows::one!(
-        c,
-        dsl::vnf_lcm_op_occs.filter(dsl::id.eq(id.to_string())),
-        Row::into_domain
-    )
-}
-
-/// Every occurrence, oldest first.
-pub fn list(c: &mut DbConnection) -> Result<Vec<OpOcc>> {
-    crate::rows::oldest_first!(c, dsl::vnf_lcm_op_occs, dsl, Row::into_domain)
-}
-
-/// Up to `limit` occurrences from `from` on, in (start time, id) order (`created_at`,
-/// indexed, is the start time: both are set once, at creation).
-pub fn list_from(
-    c: &mut DbConnection,
-    from: &crate::scan::From,
-    narrow: &crate::scan::Narrow,
-    limit: i64,
-) -> Result<Vec<OpOcc>> {
-    let q = dsl::vnf_lcm_op_occs.into_boxed::<crate::scan::Backend>();
-    let q = crate::scan::narrowed!(q, narrow, {
-        "id" => dsl::id,
-        "operation" => dsl::operation,
-        "operationState" => dsl::operation_state,
-        "vnfInstanceId" => dsl::vnf_instance_id,
-        crate::scan::TENANT => dsl::tenant,
-    });
-    crate::scan::chunk!(q, dsl, from, limit)
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(Row::into_domain)
-        .collect()
-}
+// `created_at`, indexed, is the start time: both are set once, at creation.
+crate::rows::reads!(vnf_lcm_op_occs, OpOcc, "occurrence", "(start time, id)", {
+    "id" => dsl::id,
+    "operation" => dsl::operation,
+    "operationState" => dsl::operation_state,
+    "vnfInstanceId" => dsl::vnf_instance_id,
+    crate::scan::TENANT => dsl::tenant,
+});
 
 /// Who runs an occurrence after a transition.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -527,7 +498,7 @@ pub fn prune_ended(
     older_than: std::time::Duration,
     batch: i64,
 ) -> Result<usize> {
-    let before = now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::MAX);
+    let before = crate::ago(older_than);
     let ids: Vec<String> = dsl::vnf_lcm_op_occs
         .filter(dsl::operation_state.eq_any(ENDED.iter().map(|s| s.as_str())))
         .filter(dsl::state_entered_time.lt(before))
@@ -535,10 +506,7 @@ pub fn prune_ended(
         .limit(batch)
         .select(dsl::id)
         .load(c)?;
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    Ok(diesel::delete(dsl::vnf_lcm_op_occs.filter(dsl::id.eq_any(ids))).execute(c)?)
+    crate::rows::delete_keys!(c, dsl::vnf_lcm_op_occs, dsl::id, ids)
 }
 
 /// How many occurrences are in each state.

@@ -244,17 +244,14 @@ pub fn prune_delivered(
     older_than: std::time::Duration,
     batch: i64,
 ) -> Result<usize> {
-    let before = now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::MAX);
+    let before = crate::ago(older_than);
     let seqs: Vec<i64> = dsl::notification_outbox
         .filter(dsl::delivered_at.lt(before))
         .order(dsl::seq.asc())
         .limit(batch)
         .select(dsl::seq)
         .load(c)?;
-    if seqs.is_empty() {
-        return Ok(0);
-    }
-    Ok(diesel::delete(dsl::notification_outbox.filter(dsl::seq.eq_any(seqs))).execute(c)?)
+    crate::rows::delete_keys!(c, dsl::notification_outbox, dsl::seq, seqs)
 }
 
 /// Deletes up to `batch` notifications still undelivered `older_than` after they were
@@ -264,7 +261,7 @@ pub fn expire_undelivered(
     older_than: std::time::Duration,
     batch: i64,
 ) -> Result<Vec<(String, usize)>> {
-    let before = now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::MAX);
+    let before = crate::ago(older_than);
     let rows: Vec<(i64, String)> = dsl::notification_outbox
         .filter(dsl::delivered_at.is_null())
         .filter(dsl::created_at.lt(before))

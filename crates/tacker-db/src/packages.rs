@@ -173,14 +173,8 @@ pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Stored>> {
 
 /// Every package that is not deleted, oldest first (then by id).
 pub fn list(c: &mut DbConnection) -> Result<Vec<VnfPackage>> {
-    dsl::vnf_packages
-        .filter(dsl::deleted_at.is_null())
-        .order((dsl::created_at.asc(), dsl::id.asc()))
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(|r| r.into_stored().map(|s| s.package))
-        .collect()
+    let live = dsl::vnf_packages.filter(dsl::deleted_at.is_null());
+    crate::rows::oldest_first!(c, live, dsl, |r: Row| r.into_stored().map(|s| s.package))
 }
 
 /// Up to `limit` packages (not deleted) from `from` on, in (created_at, id) order;

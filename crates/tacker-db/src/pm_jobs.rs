@@ -51,36 +51,7 @@ fn read(c: &mut DbConnection, r: Row) -> Result<(PmJob, DateTime<Utc>)> {
     Ok((j, r.created_at.and_utc()))
 }
 
-/// Stores a new job unless its tenant has `quota` jobs already (0: no limit); whether it
-/// was stored.
-pub fn insert(c: &mut DbConnection, j: &PmJob, quota: u64) -> Result<bool> {
-    let stored = crate::quota::within(
-        c,
-        "pm_jobs",
-        j.tenant.as_deref(),
-        quota,
-        |c, t| {
-            Ok(crate::quota::count_of_tenant!(
-                c,
-                dsl::pm_jobs,
-                dsl::tenant,
-                t
-            ))
-        },
-        |c| {
-            diesel::insert_into(pm_jobs::table)
-                .values(Row {
-                    id: j.id.to_string(),
-                    tenant: j.tenant.clone(),
-                    body: json_text(j),
-                    created_at: now(),
-                })
-                .execute(c)
-                .map_err(Into::into)
-        },
-    )?;
-    Ok(stored.is_some())
-}
+crate::rows::insert_body!(pm_jobs, PmJob, "job");
 
 /// The job `id`, with its reports.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<PmJob>> {
@@ -214,14 +185,11 @@ pub fn add_report(c: &mut DbConnection, r: &Report) -> Result<()> {
 
 /// Deletes up to `limit` reports older than `keep`; how many.
 pub fn prune_reports(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
-    let before = now() - chrono::Duration::from_std(keep).unwrap_or(chrono::Duration::MAX);
+    let before = crate::ago(keep);
     let ids: Vec<String> = rd::pm_reports
         .filter(rd::created_at.lt(before))
         .select(rd::id)
         .limit(limit)
         .load(c)?;
-    if ids.is_empty() {
-        return Ok(0);
-    }
-    Ok(diesel::delete(rd::pm_reports.filter(rd::id.eq_any(ids))).execute(c)?)
+    crate::rows::delete_keys!(c, rd::pm_reports, rd::id, ids)
 }

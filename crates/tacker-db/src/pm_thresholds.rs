@@ -30,36 +30,7 @@ fn read(r: Row) -> Result<(Threshold, DateTime<Utc>)> {
     Ok((t, r.created_at.and_utc()))
 }
 
-/// Stores a new threshold unless its tenant has `quota` thresholds already (0: no
-/// limit); whether it was stored.
-pub fn insert(c: &mut DbConnection, t: &Threshold, quota: u64) -> Result<bool> {
-    let stored = crate::quota::within(
-        c,
-        "pm_thresholds",
-        t.tenant.as_deref(),
-        quota,
-        |c, tenant| {
-            Ok(crate::quota::count_of_tenant!(
-                c,
-                dsl::pm_thresholds,
-                dsl::tenant,
-                tenant
-            ))
-        },
-        |c| {
-            diesel::insert_into(pm_thresholds::table)
-                .values(Row {
-                    id: t.id.to_string(),
-                    tenant: t.tenant.clone(),
-                    body: json_text(t),
-                    created_at: now(),
-                })
-                .execute(c)
-                .map_err(Into::into)
-        },
-    )?;
-    Ok(stored.is_some())
-}
+crate::rows::insert_body!(pm_thresholds, Threshold, "threshold");
 
 /// The threshold `id`.
 pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<Threshold>> {

@@ -64,4 +64,79 @@ macro_rules! pending_work {
     };
 }
 
-pub(crate) use {of_tenant, oldest_first, one, pending_work};
+/// `get` (by id), `list` (oldest first) and `list_from` (a keyset chunk, narrowed by the
+/// attributes' columns and, where given, paths into JSON columns) of table `$table`,
+/// whose rows `Row::into_domain` reads as `$domain` (`$what` names one in the docs).
+macro_rules! reads {
+    ($table:ident, $domain:ty, $what:literal, $order:literal,
+     { $( $attr:expr => $col:expr ),+ $(,)? }
+     $(, json { $( $jattr:literal => $jcol:literal ),+ $(,)? })?) => {
+        #[doc = concat!("The ", $what, " `id`.")]
+        pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<$domain>> {
+            crate::rows::one!(c, dsl::$table.filter(dsl::id.eq(id.to_string())), Row::into_domain)
+        }
+
+        #[doc = concat!("Every ", $what, ", oldest first.")]
+        pub fn list(c: &mut DbConnection) -> Result<Vec<$domain>> {
+            crate::rows::oldest_first!(c, dsl::$table, dsl, Row::into_domain)
+        }
+
+        #[doc = concat!("Up to `limit` of the ", $what, " rows from `from` on, in ", $order, " order.")]
+        pub fn list_from(
+            c: &mut DbConnection,
+            from: &crate::scan::From,
+            narrow: &crate::scan::Narrow,
+            limit: i64,
+        ) -> Result<Vec<$domain>> {
+            let q = dsl::$table.into_boxed::<crate::scan::Backend>();
+            let q = crate::scan::narrowed!(q, narrow, { $( $attr => $col ),+ });
+            $(let q = crate::json_path::json_narrowed!(q, c, narrow, { $( $jattr => $jcol ),+ });)?
+            crate::scan::chunk!(q, dsl, from, limit)
+                .select(Row::as_select())
+                .load(c)?
+                .into_iter()
+                .map(Row::into_domain)
+                .collect()
+        }
+    };
+}
+
+/// Deletes the rows of `$table` whose `$key` is one of `$keys` (a `Vec`); how many.
+macro_rules! delete_keys {
+    ($c:expr, $table:expr, $key:expr, $keys:expr) => {{
+        let keys = $keys;
+        if keys.is_empty() {
+            return Ok(0);
+        }
+        Ok(diesel::delete($table.filter($key.eq_any(keys))).execute($c)?)
+    }};
+}
+
+/// `insert` of table `$table` of JSON bodies (`Row`: id, tenant, body, created_at) of
+/// `$domain`s (`$what` names them in the docs), within the tenant's quota.
+macro_rules! insert_body {
+    ($table:ident, $domain:ty, $what:literal) => {
+        #[doc = concat!("Stores a new ", $what, " unless its tenant has `quota` of them already (0: no limit); whether it was stored.")]
+        pub fn insert(c: &mut DbConnection, x: &$domain, quota: u64) -> Result<bool> {
+            let count = |c: &mut DbConnection, t: Option<&str>| {
+                Ok(crate::quota::count_of_tenant!(c, dsl::$table, dsl::tenant, t))
+            };
+            let row = Row {
+                id: x.id.to_string(),
+                tenant: x.tenant.clone(),
+                body: json_text(x),
+                created_at: now(),
+            };
+            let insert = |c: &mut DbConnection| {
+                diesel::insert_into($table::table)
+                    .values(row)
+                    .execute(c)
+                    .map_err(Into::into)
+            };
+            let stored = crate::quota::within(c, stringify!($table), x.tenant.as_deref(), quota, count, insert)?;
+            Ok(stored.is_some())
+        }
+    };
+}
+
+pub(crate) use {delete_keys, insert_body, of_tenant, oldest_first, one, pending_work, reads};

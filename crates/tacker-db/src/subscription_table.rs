@@ -16,6 +16,26 @@ pub enum Insert {
     OverQuota,
 }
 
+/// Stores a subscription of `tenant` with `write`, within its `quota` of rows of `table`
+/// (counted by `count`), unless `duplicate` finds the same one stored (its id).
+pub fn insert_within(
+    c: &mut crate::DbConnection,
+    table: &str,
+    tenant: Option<&str>,
+    quota: u64,
+    count: fn(&mut crate::DbConnection, Option<&str>) -> crate::Result<u64>,
+    duplicate: impl FnOnce(&mut crate::DbConnection) -> crate::Result<Option<Uuid>>,
+    write: impl FnOnce(&mut crate::DbConnection) -> crate::Result<()>,
+) -> crate::Result<Insert> {
+    let stored = crate::quota::within(c, table, tenant, quota, count, |c| {
+        if let Some(id) = duplicate(c)? {
+            return Ok(Insert::Duplicate(id));
+        }
+        write(c).map(|()| Insert::Created)
+    })?;
+    Ok(stored.unwrap_or(Insert::OverQuota))
+}
+
 /// The row and the functions of subscription table `$table`, holding `$domain`s with
 /// filters of type `$filter` (`$what` names them in messages).
 macro_rules! subscription_table {
@@ -68,20 +88,20 @@ macro_rules! subscription_table {
             refuse_duplicates: bool,
             quota: u64,
         ) -> crate::Result<Insert> {
-            let stored = crate::quota::within(
+            crate::subscription_table::insert_within(
                 c,
                 stringify!($table),
                 s.tenant.as_deref(),
                 quota,
                 count_of_tenant,
                 |c| {
-                    if refuse_duplicates
-                        && let Some((d, _)) = list(c)?
-                            .into_iter()
-                            .find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
-                    {
-                        return Ok(Insert::Duplicate(d.id));
+                    if !refuse_duplicates {
+                        return Ok(None);
                     }
+                    let same = list(c)?.into_iter().find(|(d, _)| d.tenant == s.tenant && d.same_as(s));
+                    Ok(same.map(|(d, _)| d.id))
+                },
+                |c| {
                     diesel::insert_into(crate::schema::$table::table)
                         .values(Row {
                             id: s.id.to_string(),
@@ -93,10 +113,9 @@ macro_rules! subscription_table {
                             created_at: crate::now(),
                         })
                         .execute(c)?;
-                    Ok(Insert::Created)
+                    Ok(())
                 },
-            )?;
-            Ok(stored.unwrap_or(Insert::OverQuota))
+            )
         }
 
         #[doc = concat!("How many ", $what, " `tenant` has (`None`: those of no tenant).")]

@@ -61,24 +61,23 @@ pub fn insert(
     refuse_duplicates: bool,
     quota: u64,
 ) -> Result<Insert> {
-    let stored = crate::quota::within(
+    crate::subscription_table::insert_within(
         c,
         "lccn_subscriptions",
         s.tenant.as_deref(),
         quota,
         count_of_tenant,
         |c| {
-            if refuse_duplicates
-                && let Some((d, _)) = list(c)?
-                    .into_iter()
-                    .find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
-            {
-                return Ok(Insert::Duplicate(d.id));
+            if !refuse_duplicates {
+                return Ok(None);
             }
-            insert_row(c, s).map(|()| Insert::Created)
+            let same = list(c)?
+                .into_iter()
+                .find(|(d, _)| d.tenant == s.tenant && d.same_as(s));
+            Ok(same.map(|(d, _)| d.id))
         },
-    )?;
-    Ok(stored.unwrap_or(Insert::OverQuota))
+        |c| insert_row(c, s),
+    )
 }
 
 /// How many subscriptions `tenant` has (`None`: those of no tenant).
