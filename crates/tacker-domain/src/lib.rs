@@ -16,6 +16,7 @@ pub mod scope;
 pub mod secret;
 pub mod sol013;
 mod states;
+pub mod subscribed;
 pub mod uri_guard;
 pub mod vim;
 pub mod vnfd;

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::lcm::SubscriptionAuth;
 use crate::package::{OperationalState, UsageState, VnfPackage};
 use crate::products::{self, ProductOf, ProductsFromProvider};
 
@@ -94,23 +93,7 @@ impl PkgmFilter {
 }
 
 /// A package subscription.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PkgmSubscription {
-    /// Id.
-    pub id: Uuid,
-    /// Where notifications go.
-    pub callback_uri: String,
-    /// What goes there.
-    pub filter: PkgmFilter,
-    /// How to authenticate there (a secret: never answered).
-    pub authentication: Option<SubscriptionAuth>,
-    /// Its creator's vendor and area confinement: it hears only of packages the
-    /// creator sees.
-    pub confinement: crate::scope::Confinement,
-    /// Its creator's tenant: it hears only of that tenant's packages and the shared ones
-    /// (none: of every package).
-    pub tenant: Option<String>,
-}
+pub type PkgmSubscription = crate::subscribed::Subscribed<PkgmFilter>;
 
 impl PkgmSubscription {
     /// Whether it hears of `pkg`: its tenant's or a shared one, a provider its creator
@@ -118,23 +101,6 @@ impl PkgmSubscription {
     pub fn hears_of(&self, pkg: &VnfPackage) -> bool {
         (self.tenant.is_none() || pkg.tenant.is_none() || self.tenant == pkg.tenant)
             && self.confinement.sees_vendor(pkg.provider())
-    }
-
-    /// The `PkgmSubscription` body, links under `base` (`.../vnfpkgm/v1`).
-    pub fn to_json(&self, base: &str) -> Value {
-        json!({
-            "id": self.id,
-            "filter": self.filter,
-            "callbackUri": self.callback_uri,
-            "_links": {"self": {"href": format!("{base}/subscriptions/{}", self.id)}},
-        })
-    }
-
-    /// Whether `other` asks for the same notifications at the same place (a duplicate).
-    pub fn same_as(&self, other: &PkgmSubscription) -> bool {
-        self.callback_uri == other.callback_uri
-            && self.filter == other.filter
-            && self.confinement == other.confinement
     }
 }
 

@@ -116,26 +116,34 @@ pub fn seal_value<E>(
     Ok(())
 }
 
+/// A keyring stand-in for unit tests: "seals" by reversing the text behind the prefix.
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
+pub(crate) mod fake {
+    use super::SEALED_PREFIX;
 
-    use super::*;
-
-    fn fake_seal(s: &str) -> Result<String, ()> {
+    pub(crate) fn seal(s: &str) -> Result<String, ()> {
         Ok(format!(
             "{SEALED_PREFIX}k:{}",
             s.chars().rev().collect::<String>()
         ))
     }
 
-    fn fake_open(s: &str) -> Result<String, ()> {
+    pub(crate) fn open(s: &str) -> Result<String, ()> {
         Ok(s.strip_prefix(&format!("{SEALED_PREFIX}k:"))
             .unwrap_or(s)
             .chars()
             .rev()
             .collect())
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    use super::fake::{open as fake_open, seal as fake_seal};
 
     #[test]
     fn a_secret_prints_masked_and_seals_and_opens_whatever_it_holds() {

@@ -1,12 +1,10 @@
 //! FM subscriptions (SOL003 7.5.2.2-3): who hears of which alarms.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use uuid::Uuid;
 
 use super::notification::FmNotificationKind;
 use super::{Alarm, EventType, PerceivedSeverity};
-use crate::lcm::{InstanceFilter, SubscriptionAuth, VnfInstance};
+use crate::lcm::{InstanceFilter, VnfInstance};
 
 /// `FmNotificationsFilter`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -79,21 +77,7 @@ impl FmFilter {
 }
 
 /// An FM subscription.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FmSubscription {
-    /// Id.
-    pub id: Uuid,
-    /// Where notifications go.
-    pub callback_uri: String,
-    /// What goes there.
-    pub filter: FmFilter,
-    /// How to authenticate there (a secret: never answered).
-    pub authentication: Option<SubscriptionAuth>,
-    /// Its creator's tenant: it hears of that tenant's instances only (`None`: of all).
-    pub tenant: Option<String>,
-    /// Its creator's vendor and area confinement.
-    pub confinement: crate::scope::Confinement,
-}
+pub type FmSubscription = crate::subscribed::Subscribed<FmFilter>;
 
 impl FmSubscription {
     /// Whether it may hear of alarms about `instance` (in VIM `areas`).
@@ -101,28 +85,13 @@ impl FmSubscription {
         (self.tenant.is_none() || self.tenant == instance.tenant)
             && self.confinement.sees_instance(instance, areas)
     }
-
-    /// The `FmSubscription` body, links under `base` (`.../vnffm/v1`).
-    pub fn to_json(&self, base: &str) -> Value {
-        json!({
-            "id": self.id,
-            "filter": self.filter,
-            "callbackUri": self.callback_uri,
-            "_links": {"self": {"href": format!("{base}/subscriptions/{}", self.id)}},
-        })
-    }
-
-    /// Whether `other` asks for the same notifications at the same place.
-    pub fn same_as(&self, other: &FmSubscription) -> bool {
-        self.callback_uri == other.callback_uri
-            && self.filter == other.filter
-            && self.confinement == other.confinement
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use chrono::Utc;
+    use serde_json::json;
+    use uuid::Uuid;
 
     use super::*;
     use crate::fm::AckState;

@@ -288,20 +288,7 @@ mod tests {
     use super::*;
     use crate::lcm::{LcmOperation, OperationState};
 
-    fn fake_seal(s: &str) -> Result<String, ()> {
-        Ok(format!(
-            "{SEALED_PREFIX}k:{}",
-            s.chars().rev().collect::<String>()
-        ))
-    }
-
-    fn fake_open(s: &str) -> Result<String, ()> {
-        Ok(s.strip_prefix(&format!("{SEALED_PREFIX}k:"))
-            .unwrap_or(s)
-            .chars()
-            .rev()
-            .collect())
-    }
+    use crate::secret::fake::{open as fake_open, seal as fake_seal};
 
     #[test]
     fn secrets_are_sealed_in_the_request_and_masked_in_the_body() {
