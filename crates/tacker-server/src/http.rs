@@ -141,6 +141,21 @@ pub async fn load<T: Send + 'static>(
         .ok_or_else(|| ApiError::NotFound(format!("{what} {id} not found")))
 }
 
+/// `found` when the caller sees it (`seen`); else 404 "<what> <id> not found", as if it
+/// did not exist (another tenant's resource is absent to the caller).
+pub fn if_seen<T>(
+    found: T,
+    seen: bool,
+    what: &str,
+    id: impl std::fmt::Display,
+) -> Result<T, ApiError> {
+    if seen {
+        Ok(found)
+    } else {
+        Err(ApiError::NotFound(format!("{what} {id} not found")))
+    }
+}
+
 /// 201 Created with `body`, its `_links.self.href` as the `Location`.
 pub fn created(body: serde_json::Value) -> actix_web::HttpResponse {
     let location = body["_links"]["self"]["href"]

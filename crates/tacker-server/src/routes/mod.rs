@@ -234,7 +234,7 @@ api! {
         post [member] lcm::instances::create => "Create a VNF instance (v1)",
     }
     [] "/vnflcm/v1/vnf_instances/{id}", SOL003_V1, {
-        get [reader] lcm::instances::show => "Read a VNF instance (v1)",
+        get [reader] lcm::show::<tacker_domain::lcm::VnfInstance> => "Read a VNF instance (v1)",
         patch [member] lcm::instances::modify => "Modify VNF instance information (v1)",
         delete [member] lcm::instances::delete => "Delete a VNF instance (v1)",
     }
@@ -251,7 +251,7 @@ api! {
         post [member] lcm::tasks::handle::<lcm::tasks::ChangeExtConn> => "Change external connectivity (v1)",
     }
     [] "/vnflcm/v1/vnf_lcm_op_occs", SOL003_V1, { get [reader] lcm::op_occs::list => "List operation occurrences (v1)" }
-    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}", SOL003_V1, { get [reader] lcm::op_occs::show => "Read an operation occurrence (v1)" }
+    [] "/vnflcm/v1/vnf_lcm_op_occs/{id}", SOL003_V1, { get [reader] lcm::show::<tacker_domain::lcm::OpOcc> => "Read an operation occurrence (v1)" }
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/retry", SOL003_V1, { post [member] lcm::op_occs::retry => "Retry (v1)" }
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/rollback", SOL003_V1, { post [member] lcm::op_occs::rollback => "Roll back (v1)" }
     [] "/vnflcm/v1/vnf_lcm_op_occs/{id}/fail", SOL003_V1, { post [member] lcm::op_occs::fail => "Mark FAILED (v1)" }
@@ -261,7 +261,7 @@ api! {
         post [member] lcm::subscriptions::create => "Subscribe (v1: notifications link into /vnflcm/v1)",
     }
     [] "/vnflcm/v1/subscriptions/{id}", SOL003_V1, {
-        get [reader] lcm::subscriptions::show => "Read a subscription (v1)",
+        get [reader] lcm::show::<tacker_domain::lcm::Subscription> => "Read a subscription (v1)",
         delete [member] lcm::subscriptions::delete => "Unsubscribe (v1)",
     }
     [lcm] "/vnflcm/v2/api_versions", SOL003, { get [public] lcm::api_versions => "API versions" }
@@ -270,7 +270,7 @@ api! {
         post [member] lcm::instances::create => "Create a VNF instance",
     }
     [lcm] "/vnflcm/v2/vnf_instances/{id}", SOL003, {
-        get [reader] lcm::instances::show => "Read a VNF instance",
+        get [reader] lcm::show::<tacker_domain::lcm::VnfInstance> => "Read a VNF instance",
         patch [member] lcm::instances::modify => "Modify VNF instance information (MODIFY_INFO)",
         delete [member] lcm::instances::delete => "Delete a VNF instance",
     }
@@ -291,7 +291,7 @@ api! {
         post [admin] lcm::tasks::sync => "Reconcile the stored VNFCs with the VIM now",
     }
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs", SOL003, { get [reader] lcm::op_occs::list => "List operation occurrences" }
-    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}", SOL003, { get [reader] lcm::op_occs::show => "Read an operation occurrence" }
+    [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}", SOL003, { get [reader] lcm::show::<tacker_domain::lcm::OpOcc> => "Read an operation occurrence" }
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/retry", SOL003, { post [member] lcm::op_occs::retry => "Retry" }
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/rollback", SOL003, { post [member] lcm::op_occs::rollback => "Roll back" }
     [lcm] "/vnflcm/v2/vnf_lcm_op_occs/{id}/fail", SOL003, { post [member] lcm::op_occs::fail => "Mark FAILED" }
@@ -301,7 +301,7 @@ api! {
         post [member] lcm::subscriptions::create => "Subscribe",
     }
     [lcm] "/vnflcm/v2/subscriptions/{id}", SOL003, {
-        get [reader] lcm::subscriptions::show => "Read a subscription",
+        get [reader] lcm::show::<tacker_domain::lcm::Subscription> => "Read a subscription",
         delete [member] lcm::subscriptions::delete => "Unsubscribe",
     }
 }

@@ -76,13 +76,8 @@ pub async fn load(
     who: &Principal,
 ) -> Result<packages::Stored, ApiError> {
     let stored = crate::http::load(st, raw_id, "VNF package", packages::get).await?;
-    if !sees_package(who, &stored.package) {
-        return Err(ApiError::NotFound(format!(
-            "VNF package {} not found",
-            stored.package.id
-        )));
-    }
-    Ok(stored)
+    let (seen, id) = (sees_package(who, &stored.package), stored.package.id);
+    crate::http::if_seen(stored, seen, "VNF package", id)
 }
 
 /// The package at `raw_id`, if the caller may change it: one it sees, and a shared one

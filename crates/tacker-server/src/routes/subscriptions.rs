@@ -215,10 +215,8 @@ async fn load<T: Subscribable>(
     who: &Principal,
 ) -> Result<T, ApiError> {
     let s = crate::http::load(st, raw, "subscription", T::get).await?;
-    if !who.sees(s.tenant()) || !who.confinement().covers(s.confinement()) {
-        return Err(ApiError::NotFound(format!("subscription {raw} not found")));
-    }
-    Ok(s)
+    let seen = who.sees(s.tenant()) && who.confinement().covers(s.confinement());
+    crate::http::if_seen(s, seen, "subscription", raw)
 }
 
 pub async fn show<T: Subscribable>(

@@ -41,10 +41,8 @@ pub async fn list(
 impl Scoped for Alarm {
     async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
         let a = crate::http::load(st, raw, "alarm", alarms::get).await?;
-        if !sees(st, who, a.tenant.as_deref(), a.vnf_instance_id).await? {
-            return Err(ApiError::NotFound(format!("alarm {raw} not found")));
-        }
-        Ok(a)
+        let seen = sees(st, who, a.tenant.as_deref(), a.vnf_instance_id).await?;
+        crate::http::if_seen(a, seen, "alarm", raw)
     }
 }
 

@@ -118,22 +118,8 @@ impl Scoped for VnfInstance {
 /// 404, as absent).
 pub async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<VnfInstance, ApiError> {
     let i = crate::http::load(st, raw, "VNF instance", instances::get).await?;
-    if !sees_instance(who, &i, &*vim_areas(st, who).await?) {
-        return Err(ApiError::NotFound(format!(
-            "VNF instance {} not found",
-            i.id
-        )));
-    }
-    Ok(i)
-}
-
-pub async fn show(
-    Call { req, st, .. }: Call,
-    api: Api,
-    _: AcceptsJson,
-    ByPath(i): ByPath<VnfInstance>,
-) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(api.instance_json(&i, &api.base(&req, &st))))
+    let (seen, id) = (sees_instance(who, &i, &*vim_areas(st, who).await?), i.id);
+    crate::http::if_seen(i, seen, "VNF instance", id)
 }
 
 /// `PATCH`: a MODIFY_INFO operation, applied by a conductor.

@@ -19,6 +19,7 @@ use tacker_rpc::proto::RunLcmOp;
 use uuid::Uuid;
 
 use crate::auth::Principal;
+use crate::extract::{AcceptsJson, ByPath, Call, Scoped};
 use crate::{ApiError, ServerState};
 
 /// The API version this server implements.
@@ -98,6 +99,41 @@ impl Api {
         }
         v
     }
+}
+
+/// An LCM resource as an API version answers it, its links under `base`
+/// (`<base>/vnflcm/<version>`).
+pub trait Answered: Scoped {
+    /// Its representation.
+    fn answer(&self, api: Api, base: &str) -> Value;
+}
+
+impl Answered for VnfInstance {
+    fn answer(&self, api: Api, base: &str) -> Value {
+        api.instance_json(self, base)
+    }
+}
+
+impl Answered for OpOcc {
+    fn answer(&self, _: Api, base: &str) -> Value {
+        self.to_json(base)
+    }
+}
+
+impl Answered for tacker_domain::lcm::Subscription {
+    fn answer(&self, _: Api, base: &str) -> Value {
+        self.to_json(base)
+    }
+}
+
+/// `GET` of an instance, an occurrence or a subscription, on v1 and v2.
+pub async fn show<T: Answered>(
+    Call { req, st, .. }: Call,
+    api: Api,
+    _: AcceptsJson,
+    ByPath(x): ByPath<T>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(x.answer(api, &api.base(&req, &st))))
 }
 
 /// The ONBOARDED and ENABLED package of `vnfd_id` that an instance of `tenant` uses (the

@@ -81,23 +81,9 @@ impl Scoped for OpOcc {
                 .await?
                 .is_some_and(|i| sees_instance(who, &i, &areas));
         }
-        if !seen {
-            return Err(ApiError::NotFound(format!(
-                "VNF LCM operation occurrence {} not found",
-                op.id
-            )));
-        }
-        Ok(op)
+        let id = op.id;
+        crate::http::if_seen(op, seen, "VNF LCM operation occurrence", id)
     }
-}
-
-pub async fn show(
-    Call { req, st, .. }: Call,
-    api: Api,
-    _: AcceptsJson,
-    ByPath(op): ByPath<OpOcc>,
-) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(op.to_json(&api.base(&req, &st))))
 }
 
 fn not_failed_temp(op: &OpOcc, what: &str) -> ApiError {

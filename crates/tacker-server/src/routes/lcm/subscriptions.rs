@@ -215,23 +215,9 @@ fn sees(who: &Principal, s: &Subscription) -> bool {
 impl Scoped for Subscription {
     async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
         let s = crate::http::load(st, raw, "subscription", subscriptions::get).await?;
-        if !sees(who, &s) {
-            return Err(ApiError::NotFound(format!(
-                "subscription {} not found",
-                s.id
-            )));
-        }
-        Ok(s)
+        let (seen, id) = (sees(who, &s), s.id);
+        crate::http::if_seen(s, seen, "subscription", id)
     }
-}
-
-pub async fn show(
-    Call { req, st, .. }: Call,
-    api: Api,
-    _: AcceptsJson,
-    ByPath(s): ByPath<Subscription>,
-) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(s.to_json(&api.base(&req, &st))))
 }
 
 pub async fn delete(

@@ -124,10 +124,8 @@ pub async fn load<T: PmResource>(
     who: &Principal,
 ) -> Result<T, ApiError> {
     let r = crate::http::load(st, raw, T::NAME, T::get).await?;
-    if !who.sees(r.tenant()) {
-        return Err(ApiError::NotFound(format!("{} {raw} not found", T::NAME)));
-    }
-    Ok(r)
+    let seen = who.sees(r.tenant());
+    crate::http::if_seen(r, seen, T::NAME, raw)
 }
 
 pub async fn list<T: PmResource>(
