@@ -88,33 +88,34 @@ fn read<T: DeserializeOwned + 'static>(
     })
 }
 
-/// A JSON request body read into `T` (the client must also accept JSON).
-#[derive(Debug)]
-pub struct JsonBody<T>(pub T);
+macro_rules! body_extractor {
+    ($(#[$doc:meta])* $name:ident, $types:expr) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<T>(pub T);
 
-impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+        impl<T: DeserializeOwned + 'static> FromRequest for $name<T> {
+            type Error = ApiError;
+            type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
-    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let reading = read::<T>(req, payload, &[JSON]);
-        Box::pin(async move { reading.await.map(JsonBody) })
-    }
+            fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+                let reading = read::<T>(req, payload, $types);
+                Box::pin(async move { reading.await.map($name) })
+            }
+        }
+    };
 }
 
-/// A PATCH body (`application/merge-patch+json`, or plain JSON) read into `T`.
-#[derive(Debug)]
-pub struct PatchBody<T>(pub T);
-
-impl<T: DeserializeOwned + 'static> FromRequest for PatchBody<T> {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
-
-    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let reading = read::<T>(req, payload, &[MERGE_PATCH, JSON]);
-        Box::pin(async move { reading.await.map(PatchBody) })
-    }
-}
+body_extractor!(
+    /// A JSON request body read into `T` (the client must also accept JSON).
+    JsonBody,
+    &[JSON]
+);
+body_extractor!(
+    /// A PATCH body (`application/merge-patch+json`, or plain JSON) read into `T`.
+    PatchBody,
+    &[MERGE_PATCH, JSON]
+);
 
 /// A resource the caller may see, named by the path's `{id}`.
 pub trait Scoped: Sized + 'static {

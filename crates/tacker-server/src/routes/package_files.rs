@@ -3,7 +3,6 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures::StreamExt;
-use tacker_db::packages;
 use tacker_domain::vnfd::PackageModel;
 use tacker_storage::PackageStore;
 use uuid::Uuid;
@@ -13,14 +12,12 @@ use crate::extract::Call;
 use crate::{ApiError, ServerState, entry_stream};
 
 async fn model(st: &ServerState, id: Uuid) -> Result<PackageModel, ApiError> {
-    st.db
-        .run(move |c| packages::model(c, id))
-        .await?
-        .ok_or_else(|| {
-            ApiError::Internal(format!(
-                "VNF package {id} is ONBOARDED without a stored model"
-            ))
-        })
+    let found = super::packages::stored_model(st, id).await?;
+    found.ok_or_else(|| {
+        ApiError::Internal(format!(
+            "VNF package {id} is ONBOARDED without a stored model"
+        ))
+    })
 }
 
 /// Which of `text/plain` and `application/zip` the client accepts (none: both).

@@ -224,3 +224,11 @@ pub async fn delete(
 impl Listable for packages::Stored {
     const ATTRIBUTES: &'static [&'static str] = VNF_PKG_INFO_ATTRIBUTES;
 }
+
+/// The stored model of package `id` (present once onboarding stored it).
+pub async fn stored_model(
+    st: &ServerState,
+    id: Uuid,
+) -> Result<Option<tacker_domain::vnfd::PackageModel>, ApiError> {
+    Ok(st.db.run(move |c| packages::model(c, id)).await?)
+}

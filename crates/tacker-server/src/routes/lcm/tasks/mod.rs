@@ -12,7 +12,6 @@ mod sync;
 
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::Value;
-use tacker_db::packages;
 use tacker_domain::lcm::{InstantiationState, LcmOperation, OperationParams, VnfInstance};
 use tacker_domain::vnfd::PackageModel;
 
@@ -269,14 +268,12 @@ fn need_state(i: &VnfInstance, s: InstantiationState, what: &str) -> Result<(), 
 
 async fn model(st: &ServerState, i: &VnfInstance) -> Result<PackageModel, ApiError> {
     let pkg = i.vnf_pkg_id;
-    st.db
-        .run(move |c| packages::model(c, pkg))
-        .await?
-        .ok_or_else(|| {
-            ApiError::Unprocessable(format!(
-                "the package {pkg} of this instance has no VNFD any more"
-            ))
-        })
+    let found = crate::routes::packages::stored_model(st, pkg).await?;
+    found.ok_or_else(|| {
+        ApiError::Unprocessable(format!(
+            "the package {pkg} of this instance has no VNFD any more"
+        ))
+    })
 }
 
 /// The stored `additionalParams` of the instance's instantiate request (opened).
