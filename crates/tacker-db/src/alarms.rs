@@ -12,7 +12,7 @@ use tacker_domain::lcm::VnfInstance;
 use uuid::Uuid;
 
 use crate::schema::alarms::{self, dsl};
-use crate::{DbConnection, Error, Result, instances, json_text, now};
+use crate::{DbConnection, Result, instances, json_text, now};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = alarms)]
@@ -26,9 +26,7 @@ struct Row {
     created_at: NaiveDateTime,
 }
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("alarms.{what}: {e}"))
-}
+crate::rows::corrupt_in!("alarms");
 
 impl Row {
     fn into_domain(self) -> Result<(Alarm, DateTime<Utc>)> {

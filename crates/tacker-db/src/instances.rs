@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::schema::vnf_instances::{self, dsl};
 use crate::schema::vnf_packages::dsl as pkg;
 use crate::secrets::Keyring;
-use crate::{DbConnection, Error, Result, json_text, now, outbox};
+use crate::{DbConnection, Result, json_text, now, outbox};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = vnf_instances)]
@@ -39,9 +39,7 @@ struct Row {
     tenant: Option<String>,
 }
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("vnf_instances.{what}: {e}"))
-}
+crate::rows::corrupt_in!("vnf_instances");
 
 fn map(what: &str, s: &str) -> Result<Map<String, Value>> {
     serde_json::from_str(s).map_err(|e| corrupt(what, e))

@@ -134,23 +134,9 @@ impl Db {
 
     /// Migrations not yet applied (empty when the schema is current).
     pub async fn pending_migrations(&self) -> Result<Vec<String>> {
-        self.run(|conn| {
-            let names =
-                |e: Box<dyn std::error::Error + Send + Sync>| Error::Migration(e.to_string());
-            Ok(match conn {
-                DbConnection::Pg(c) => c
-                    .pending_migrations(PG_MIGRATIONS)
-                    .map_err(names)?
-                    .iter()
-                    .map(|m| m.name().to_string())
-                    .collect(),
-                DbConnection::Sqlite(c) => c
-                    .pending_migrations(SQLITE_MIGRATIONS)
-                    .map_err(names)?
-                    .iter()
-                    .map(|m| m.name().to_string())
-                    .collect(),
-            })
+        self.run(|conn| match conn {
+            DbConnection::Pg(c) => migration_names(c.pending_migrations(PG_MIGRATIONS)),
+            DbConnection::Sqlite(c) => migration_names(c.pending_migrations(SQLITE_MIGRATIONS)),
         })
         .await
     }
@@ -194,6 +180,17 @@ pub(crate) fn ago(age: std::time::Duration) -> chrono::NaiveDateTime {
         .ok()
         .and_then(|d| now().checked_sub_signed(d))
         .unwrap_or(chrono::NaiveDateTime::MIN)
+}
+
+/// The names of the migrations `pending` lists.
+fn migration_names<B: diesel::backend::Backend>(
+    pending: diesel::migration::Result<Vec<Box<dyn diesel::migration::Migration<B>>>>,
+) -> Result<Vec<String>> {
+    Ok(pending
+        .map_err(|e| Error::Migration(e.to_string()))?
+        .iter()
+        .map(|m| m.name().to_string())
+        .collect())
 }
 
 /// One call on a pooled connection; a connection found lost is not returned to the pool,

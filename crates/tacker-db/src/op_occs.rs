@@ -39,9 +39,7 @@ struct Row {
     cancel_mode: Option<String>,
 }
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("vnf_lcm_op_occs.{what}: {e}"))
-}
+crate::rows::corrupt_in!("vnf_lcm_op_occs");
 
 fn json_opt(what: &str, s: Option<String>) -> Result<Option<Value>> {
     s.map(|t| serde_json::from_str(&t).map_err(|e| corrupt(what, e)))

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::schema::package_downloads::dsl as dl;
 use crate::schema::vnf_packages::{self, dsl};
-use crate::{DbConnection, Error, Result, json_text, now};
+use crate::{DbConnection, Result, json_text, now};
 
 mod onboarding;
 
@@ -59,9 +59,7 @@ pub struct Stored {
     pub revision: i64,
 }
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("vnf_packages.{what}: {e}"))
-}
+crate::rows::corrupt_in!("vnf_packages");
 
 impl Row {
     fn from_domain(p: &VnfPackage) -> Self {

@@ -14,11 +14,9 @@ use uuid::Uuid;
 use crate::schema::notification_outbox::dsl as ob;
 use crate::schema::pm_jobs::{self, dsl};
 use crate::schema::pm_reports::{self, dsl as rd};
-use crate::{DbConnection, Error, Result, json_text, now};
+use crate::{DbConnection, Result, json_text, now};
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("pm_jobs.{what}: {e}"))
-}
+crate::rows::corrupt_in!("pm_jobs");
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = pm_jobs)]

@@ -10,11 +10,9 @@ use uuid::Uuid;
 
 use crate::schema::notification_outbox::dsl as ob;
 use crate::schema::pm_thresholds::{self, dsl};
-use crate::{DbConnection, Error, Result, json_text, now};
+use crate::{DbConnection, Result, json_text, now};
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("pm_thresholds.{what}: {e}"))
-}
+crate::rows::corrupt_in!("pm_thresholds");
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = pm_thresholds)]

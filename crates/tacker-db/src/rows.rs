@@ -139,4 +139,16 @@ macro_rules! insert_body {
     };
 }
 
-pub(crate) use {delete_keys, insert_body, of_tenant, oldest_first, one, pending_work, reads};
+/// `corrupt(what, e)`: an [`crate::Error::Corrupt`] naming column `what` of table
+/// `$table`.
+macro_rules! corrupt_in {
+    ($table:expr) => {
+        fn corrupt(what: &str, e: impl std::fmt::Display) -> crate::Error {
+            crate::Error::Corrupt(format!("{}.{what}: {e}", $table))
+        }
+    };
+}
+
+pub(crate) use {
+    corrupt_in, delete_keys, insert_body, of_tenant, oldest_first, one, pending_work, reads,
+};

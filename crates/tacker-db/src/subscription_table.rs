@@ -54,9 +54,7 @@ macro_rules! subscription_table {
             created_at: chrono::NaiveDateTime,
         }
 
-        fn corrupt(what: &str, e: impl std::fmt::Display) -> crate::Error {
-            crate::Error::Corrupt(format!("{}.{what}: {e}", stringify!($table)))
-        }
+        crate::rows::corrupt_in!(stringify!($table));
 
         impl Row {
             fn into_domain(self) -> crate::Result<($domain, chrono::DateTime<chrono::Utc>)> {

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::schema::lccn_subscriptions::{self, dsl};
 use crate::schema::notification_outbox::dsl as ob;
-use crate::{DbConnection, Error, Result, json_text, now};
+use crate::{DbConnection, Result, json_text, now};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = lccn_subscriptions)]
@@ -23,9 +23,7 @@ struct Row {
     scope: Option<String>,
 }
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("lccn_subscriptions.{what}: {e}"))
-}
+crate::rows::corrupt_in!("lccn_subscriptions");
 
 impl Row {
     fn into_domain(self) -> Result<Subscription> {

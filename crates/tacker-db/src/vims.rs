@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::schema::vims::{self, dsl};
 use crate::secrets::Keyring;
-use crate::{DbConnection, Error, Result, json_text, now};
+use crate::{DbConnection, Result, json_text, now};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = vims)]
@@ -28,9 +28,7 @@ struct Row {
     updated_at: Option<NaiveDateTime>,
 }
 
-fn corrupt(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::Corrupt(format!("vims.{what}: {e}"))
-}
+crate::rows::corrupt_in!("vims");
 
 fn map(what: &str, s: &str) -> Result<Map<String, Value>> {
     serde_json::from_str(s).map_err(|e| corrupt(what, e))
