@@ -10,7 +10,7 @@ use diesel::result::{DatabaseErrorKind, Error as D};
 use tacker_domain::lcm::{OpOcc, VnfInstance};
 use uuid::Uuid;
 
-use crate::op_occs::{self as ops, CreateOutcome};
+use crate::op_occs::{self as ops, Automatic};
 use crate::schema::auto_heals::{self, dsl};
 use crate::{DbConnection, Result, instances, now};
 
@@ -121,13 +121,7 @@ pub fn start(
                 .filter(dsl::vnf_instance_id.eq(instance.to_string()))
                 .filter(dsl::op_occ_id.is_null())
         };
-        // Writes first, so SQLite takes its write lock at once (a read first could not
-        // be upgraded under load).
-        if diesel::update(mine())
-            .set(dsl::due_at.eq(dsl::due_at))
-            .execute(c)?
-            == 0
-        {
+        if !lock_pending(c, instance)? {
             return Ok(Start::Nothing);
         }
         let wanted: Vec<String> = mine()
@@ -153,37 +147,15 @@ pub fn start(
         if live.is_empty() {
             return Ok(Start::Nothing);
         }
-        if let Some(end) = ops::last_automatic_end(c, instance)?
-            && after(end, cooldown) > now()
-        {
-            return Ok(Start::CoolingDown);
-        }
-        let op = heal(&i, live.clone());
-        match ops::create(c, &op, None)? {
-            CreateOutcome::Created => {}
-            CreateOutcome::Busy | CreateOutcome::NoTargetPackage => return Ok(Start::Busy),
-        }
+        let op = match ops::create_automatic(c, instance, cooldown, || heal(&i, live.clone()))? {
+            Automatic::Created(op) => *op,
+            Automatic::CoolingDown => return Ok(Start::CoolingDown),
+            Automatic::Busy => return Ok(Start::Busy),
+        };
         diesel::update(mine().filter(dsl::vnfc_id.eq_any(&live)))
             .set(dsl::op_occ_id.eq(Some(op.id.to_string())))
             .execute(c)?;
         let stored = ops::get(c, op.id)?.unwrap_or(op);
         Ok(Start::Started(Box::new(stored)))
     })
-}
-
-/// Removes the VNFCs of heals that ended (or whose occurrence is gone); how many.
-pub fn settle(c: &mut DbConnection) -> Result<usize> {
-    let taken: Vec<String> = dsl::auto_heals
-        .filter(dsl::op_occ_id.is_not_null())
-        .select(dsl::op_occ_id.assume_not_null())
-        .distinct()
-        .load(c)?;
-    let mut removed = 0;
-    for id in taken {
-        if ops::has_ended(c, &id)? {
-            removed +=
-                diesel::delete(dsl::auto_heals.filter(dsl::op_occ_id.eq(Some(id)))).execute(c)?;
-        }
-    }
-    Ok(removed)
 }

@@ -14,7 +14,7 @@ use tacker_domain::lcm::{OpOcc, VnfInstance, plan};
 use uuid::Uuid;
 
 use crate::auto_heals::after;
-use crate::op_occs::{self as ops, CreateOutcome};
+use crate::op_occs::{self as ops, Automatic};
 use crate::schema::auto_scales::{self, dsl};
 use crate::{DbConnection, Result, instances, now};
 
@@ -119,11 +119,7 @@ pub fn start(
                 .filter(dsl::vnf_instance_id.eq(instance.to_string()))
                 .filter(dsl::op_occ_id.is_null())
         };
-        if diesel::update(mine())
-            .set(dsl::due_at.eq(dsl::due_at))
-            .execute(c)?
-            == 0
-        {
+        if !lock_pending(c, instance)? {
             return Ok(Start::Nothing);
         }
         let Some((id, aspect, direction)) = mine()
@@ -181,36 +177,15 @@ pub fn start(
         if let Err(why) = plan::checked_scale_step(f, &info, &request) {
             return refuse(c, why);
         }
-        if let Some(end) = ops::last_automatic_end(c, instance)?
-            && after(end, cooldown) > now()
-        {
-            return Ok(Start::CoolingDown);
-        }
-        let op = scale(&i, request);
-        match ops::create(c, &op, None)? {
-            CreateOutcome::Created => {}
-            CreateOutcome::Busy | CreateOutcome::NoTargetPackage => return Ok(Start::Busy),
-        }
+        let op = match ops::create_automatic(c, instance, cooldown, || scale(&i, request))? {
+            Automatic::Created(op) => *op,
+            Automatic::CoolingDown => return Ok(Start::CoolingDown),
+            Automatic::Busy => return Ok(Start::Busy),
+        };
         diesel::update(dsl::auto_scales.filter(dsl::id.eq(&id)))
             .set(dsl::op_occ_id.eq(Some(op.id.to_string())))
             .execute(c)?;
         let stored = ops::get(c, op.id)?.unwrap_or(op);
         Ok(Start::Started(Box::new(stored)))
     })
-}
-
-/// Removes the steps whose occurrence ended (or is gone); how many.
-pub fn settle(c: &mut DbConnection) -> Result<usize> {
-    let taken: Vec<String> = dsl::auto_scales
-        .filter(dsl::op_occ_id.is_not_null())
-        .select(dsl::op_occ_id.assume_not_null())
-        .load(c)?;
-    let mut removed = 0;
-    for id in taken {
-        if ops::has_ended(c, &id)? {
-            removed +=
-                diesel::delete(dsl::auto_scales.filter(dsl::op_occ_id.eq(Some(id)))).execute(c)?;
-        }
-    }
-    Ok(removed)
 }

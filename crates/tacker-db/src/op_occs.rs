@@ -516,6 +516,37 @@ pub fn counts(c: &mut DbConnection) -> Result<Vec<(String, i64)>> {
         .load(c)?)
 }
 
+/// What became of an automatic operation asked for.
+#[derive(Debug)]
+pub enum Automatic {
+    /// Created (STARTING).
+    Created(Box<OpOcc>),
+    /// The instance's last automatic operation ended less than the cool-down ago.
+    CoolingDown,
+    /// Another operation holds the instance (or its package is gone).
+    Busy,
+}
+
+/// Creates the automatic operation `make` gives on `instance`, unless its last
+/// automatic operation ended less than `cooldown` ago or another operation holds it.
+pub fn create_automatic(
+    c: &mut DbConnection,
+    instance: Uuid,
+    cooldown: std::time::Duration,
+    make: impl FnOnce() -> OpOcc,
+) -> Result<Automatic> {
+    if let Some(end) = last_automatic_end(c, instance)?
+        && crate::auto_heals::after(end, cooldown) > now()
+    {
+        return Ok(Automatic::CoolingDown);
+    }
+    let op = make();
+    Ok(match create(c, &op, None)? {
+        CreateOutcome::Created => Automatic::Created(Box::new(op)),
+        CreateOutcome::Busy | CreateOutcome::NoTargetPackage => Automatic::Busy,
+    })
+}
+
 /// When the instance's last automatic operation ended, if one did.
 pub(crate) fn last_automatic_end(
     c: &mut DbConnection,

@@ -53,6 +53,35 @@ macro_rules! pending_work {
             Ok(ids.iter().filter_map(|i| i.parse().ok()).collect())
         }
 
+        #[doc = concat!("Removes every ", $what, " taken by an operation that ended (or is gone); how many.")]
+        pub fn settle(c: &mut DbConnection) -> Result<usize> {
+            let taken: Vec<String> = dsl::$table
+                .filter(dsl::op_occ_id.is_not_null())
+                .select(dsl::op_occ_id.assume_not_null())
+                .distinct()
+                .load(c)?;
+            let mut removed = 0;
+            for id in taken {
+                if crate::op_occs::has_ended(c, &id)? {
+                    removed +=
+                        diesel::delete(dsl::$table.filter(dsl::op_occ_id.eq(Some(id)))).execute(c)?;
+                }
+            }
+            Ok(removed)
+        }
+
+        #[doc = concat!("Write-locks `instance`'s pending rows (writes first, so SQLite takes its write lock at once: a read first could not be upgraded under load); whether it has any ", $what, ".")]
+        fn lock_pending(c: &mut DbConnection, instance: Uuid) -> Result<bool> {
+            let n = diesel::update(
+                dsl::$table
+                    .filter(dsl::vnf_instance_id.eq(instance.to_string()))
+                    .filter(dsl::op_occ_id.is_null()),
+            )
+            .set(dsl::due_at.eq(dsl::due_at))
+            .execute(c)?;
+            Ok(n > 0)
+        }
+
         #[doc = concat!("When `instance`'s earliest ", $what, " is due (none pending: `None`).")]
         pub fn next_due(c: &mut DbConnection, instance: Uuid) -> Result<Option<NaiveDateTime>> {
             Ok(dsl::$table
