@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::{AckState, Alarm, EventType, PerceivedSeverity};
+use super::{Alarm, EventType, PerceivedSeverity};
 use crate::lcm::VnfInstance;
 
 /// The `vnfConfigurableProperties` flag opting an instance in to auto-heal.
@@ -191,16 +191,8 @@ impl Alert {
                 .map(|r| r.compute_resource.clone())
         });
         Ok(Alarm {
-            id: Uuid::new_v4(),
-            vnf_instance_id: instance.id,
             vnfc_instance_ids: vnfcs,
             faulty_resource,
-            fingerprint: self.fingerprint.clone(),
-            raised_at: now,
-            changed_at: None,
-            cleared_at: None,
-            acknowledged_at: None,
-            ack_state: AckState::Unacknowledged,
             perceived_severity: severity,
             event_time: self.starts_at,
             event_type,
@@ -215,7 +207,7 @@ impl Alert {
                 format!("fingerprint: {}", self.fingerprint),
                 format!("detail: {detail}"),
             ],
-            tenant: instance.tenant.clone(),
+            ..Alarm::new(instance, self.fingerprint.clone(), now)
         })
     }
 

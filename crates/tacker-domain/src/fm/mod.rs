@@ -136,12 +136,11 @@ impl Alarm {
         !self.fingerprint.contains(':')
     }
 
-    /// A new alarm about the whole of `instance` raised by the VNFM itself (e.g. an
-    /// automatic operation it refused), `fingerprint` naming the condition.
-    pub fn of_vnfm(
+    /// A new alarm about the whole of `instance`, raised `now` for the condition
+    /// `fingerprint` names: unacknowledged, a QoS warning until the caller says more.
+    pub fn new(
         instance: &crate::lcm::VnfInstance,
         fingerprint: String,
-        probable_cause: String,
         now: DateTime<Utc>,
     ) -> Self {
         Self {
@@ -159,9 +158,24 @@ impl Alarm {
             perceived_severity: PerceivedSeverity::Warning,
             event_time: now,
             event_type: EventType::Qos,
+            fault_type: String::new(),
+            probable_cause: String::new(),
+            tenant: instance.tenant.clone(),
+        }
+    }
+
+    /// A new alarm about the whole of `instance` raised by the VNFM itself (e.g. an
+    /// automatic operation it refused), `fingerprint` naming the condition.
+    pub fn of_vnfm(
+        instance: &crate::lcm::VnfInstance,
+        fingerprint: String,
+        probable_cause: String,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
             fault_type: "VNFM".into(),
             probable_cause,
-            tenant: instance.tenant.clone(),
+            ..Self::new(instance, fingerprint, now)
         }
     }
 

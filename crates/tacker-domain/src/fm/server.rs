@@ -5,9 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use uuid::Uuid;
 
-use super::{AckState, Alarm, EventType, PerceivedSeverity};
+use super::{Alarm, EventType, PerceivedSeverity};
 use crate::lcm::VnfInstance;
 
 /// The request body.
@@ -88,22 +87,13 @@ pub fn alarm(
         details.push(format!("host_id: {h}"));
     }
     Alarm {
-        id: Uuid::new_v4(),
-        vnf_instance_id: instance.id,
         vnfc_instance_ids: vec![vnfc.to_owned()],
         faulty_resource: resource,
-        fingerprint,
-        raised_at: now,
-        changed_at: None,
-        cleared_at: None,
-        acknowledged_at: None,
-        ack_state: AckState::Unacknowledged,
         perceived_severity: PerceivedSeverity::Major,
-        event_time: now,
         event_type: EventType::Equipment,
         fault_type: f.fault_type.clone(),
         probable_cause: format!("server {server} reported fault {}", f.fault_id),
         fault_details: details,
-        tenant: instance.tenant.clone(),
+        ..Alarm::new(instance, fingerprint, now)
     }
 }
