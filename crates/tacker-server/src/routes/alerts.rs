@@ -56,22 +56,22 @@ fn function_name(f: Function) -> &'static str {
     }
 }
 
-/// What came of a call's alerts.
-#[derive(Default)]
-struct Outcome {
+/// What came of a call's alerts (and the server that takes them).
+struct Outcome<'a> {
+    st: &'a ServerState,
     counts: HashMap<&'static str, u64>,
     skipped: Vec<Value>,
 }
 
-impl Outcome {
-    fn count(&mut self, st: &ServerState, function: Function, what: &'static str) {
+impl Outcome<'_> {
+    fn count(&mut self, function: Function, what: &'static str) {
         *self.counts.entry(what).or_default() += 1;
-        st.metrics.alert(function_name(function), what);
+        self.st.metrics.alert(function_name(function), what);
     }
 
-    fn skip(&mut self, st: &ServerState, function: Function, a: &Alert, why: String) {
+    fn skip(&mut self, function: Function, a: &Alert, why: String) {
         tracing::warn!(fingerprint = %a.fingerprint, reason = %why, "alert skipped");
-        self.count(st, function, "skipped");
+        self.count(function, "skipped");
         self.skipped
             .push(json!({"fingerprint": a.fingerprint, "reason": why}));
     }
@@ -91,7 +91,11 @@ async fn take(
             w.alerts.len()
         )));
     }
-    let mut out = Outcome::default();
+    let mut out = Outcome {
+        st: &st,
+        counts: HashMap::new(),
+        skipped: Vec::new(),
+    };
     let mut instances: HashMap<Uuid, Option<VnfInstance>> = HashMap::new();
     let areas = vim_areas(&st, &who).await?;
     for a in &w.alerts {
@@ -113,13 +117,13 @@ async fn take(
                     }
                 ),
             };
-            out.skip(&st, expected, a, why);
+            out.skip(expected, a, why);
             continue;
         }
         let id = match a.instance() {
             Ok(id) => id,
             Err(why) => {
-                out.skip(&st, f, a, why);
+                out.skip(f, a, why);
                 continue;
             }
         };
@@ -132,25 +136,25 @@ async fn take(
             e.insert(found);
         }
         let Some(Some(i)) = instances.get(&id) else {
-            out.skip(&st, f, a, format!("VNF instance {id} not found"));
+            out.skip(f, a, format!("VNF instance {id} not found"));
             continue;
         };
         match a.status {
             Status::Firing if f == Function::AutoScale && opted_in(i, AUTOSCALE) => {
-                scale(&st, &mut out, a, i).await?;
+                scale(&mut out, a, i).await?;
             }
             Status::Resolved if f == Function::AutoScale && opted_in(i, AUTOSCALE) => {
-                out.count(&st, f, "resolved");
+                out.count(f, "resolved");
             }
-            Status::Firing => firing(&st, &mut out, a, i).await?,
+            Status::Firing => firing(&mut out, a, i).await?,
             Status::Resolved => {
                 let (fp, at) = (a.fingerprint.clone(), a.ended(chrono::Utc::now()));
                 match st.db.run(move |c| alarms::clear(c, id, &fp, at)).await? {
                     Some(alarm) => {
                         tracing::info!(alarm_id = %alarm.id, vnf_instance_id = %id, "alarm cleared");
-                        out.count(&st, f, "cleared");
+                        out.count(f, "cleared");
                     }
-                    None => out.count(&st, f, "not_open"),
+                    None => out.count(f, "not_open"),
                 }
             }
         }
@@ -164,17 +168,13 @@ async fn take(
 
 /// A firing alert: its alarm (raised once per fingerprint), and for an auto-heal alert
 /// of an instance that opted in, its VNFCs asked to be healed.
-async fn firing(
-    st: &ServerState,
-    out: &mut Outcome,
-    a: &Alert,
-    i: &VnfInstance,
-) -> Result<(), ApiError> {
+async fn firing(out: &mut Outcome<'_>, a: &Alert, i: &VnfInstance) -> Result<(), ApiError> {
+    let st = out.st;
     let f = a.function();
     let alarm = match a.alarm(i, chrono::Utc::now()) {
         Ok(alarm) => alarm,
         Err(why) => {
-            out.skip(st, f, a, why);
+            out.skip(f, a, why);
             return Ok(());
         }
     };
@@ -183,29 +183,29 @@ async fn firing(
     match raised {
         Raised::New(alarm) => {
             tracing::info!(alarm_id = %alarm.id, vnf_instance_id = %i.id, severity = %alarm.perceived_severity, "alarm raised");
-            out.count(st, f, "raised");
+            out.count(f, "raised");
         }
-        Raised::Open(_) => out.count(st, f, "open"),
+        Raised::Open(_) => out.count(f, "open"),
         // A late copy of a firing already cleared: its VNFCs were healed (or the fault
         // went away) once; healing again would replace what runs now.
         Raised::Cleared(_) => {
-            out.count(st, f, "already_cleared");
+            out.count(f, "already_cleared");
             return Ok(());
         }
         Raised::NoInstance => {
-            out.skip(st, f, a, format!("VNF instance {} not found", i.id));
+            out.skip(f, a, format!("VNF instance {} not found", i.id));
             return Ok(());
         }
     }
     if f == Function::AutoScale {
-        out.count(st, f, "not_enabled");
+        out.count(f, "not_enabled");
         return Ok(());
     }
     if f != Function::AutoHeal {
         return Ok(());
     }
     if !opted_in(i, AUTOHEAL) {
-        out.count(st, f, "not_enabled");
+        out.count(f, "not_enabled");
         return Ok(());
     }
     let (id, window) = (i.id, st.settings.auto_heal_window);
@@ -217,23 +217,19 @@ async fn firing(
         tracing::info!(vnf_instance_id = %id, vnfcs = added, "auto-heal requested");
         due(st, id).await;
     }
-    out.count(st, f, "heal_requested");
+    out.count(f, "heal_requested");
     Ok(())
 }
 
 /// A firing auto-scale alert of an instance that opted in: one step of its aspect asked
 /// for (the conductors start it within the aspect's limits, or raise an alarm).
-async fn scale(
-    st: &ServerState,
-    out: &mut Outcome,
-    a: &Alert,
-    i: &VnfInstance,
-) -> Result<(), ApiError> {
+async fn scale(out: &mut Outcome<'_>, a: &Alert, i: &VnfInstance) -> Result<(), ApiError> {
+    let st = out.st;
     let f = a.function();
     let (aspect, direction) = match a.scale() {
         Ok(s) => s,
         Err(why) => {
-            out.skip(st, f, a, why);
+            out.skip(f, a, why);
             return Ok(());
         }
     };
@@ -246,7 +242,7 @@ async fn scale(
         tracing::info!(vnf_instance_id = %id, "auto-scale requested");
         due(st, id).await;
     }
-    out.count(st, f, "scale_requested");
+    out.count(f, "scale_requested");
     Ok(())
 }
 
