@@ -14,7 +14,6 @@ use super::verifier::{Claims, Refusal, principal};
 use super::{AuthError, Principal};
 
 /// How long one introspection may take.
-const TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest answer read.
 const MAX_BYTES: usize = 64 << 10;
 
@@ -52,11 +51,7 @@ impl Introspection {
             client_id: client_id.to_owned(),
             client_secret: client_secret.to_owned(),
             claims,
-            http: reqwest::Client::builder()
-                .timeout(TIMEOUT)
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .map_err(|e| AuthError::Key(format!("HTTP client: {e}")))?,
+            http: super::identity_client()?,
             cache: TokenCache::new(cache),
         })
     }

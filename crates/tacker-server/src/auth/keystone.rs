@@ -16,7 +16,6 @@ use super::verifier::Refusal;
 use super::{AuthError, Principal};
 
 /// How long one call to Keystone may take.
-const TIMEOUT: Duration = Duration::from_secs(5);
 /// The service token is renewed this long before it expires.
 const RENEW_BEFORE: Duration = Duration::from_secs(60);
 
@@ -63,11 +62,7 @@ impl Keystone {
         Ok(Self {
             url: url.trim_end_matches('/').to_owned(),
             user,
-            http: reqwest::Client::builder()
-                .timeout(TIMEOUT)
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .map_err(|e| AuthError::Key(format!("HTTP client: {e}")))?,
+            http: super::identity_client()?,
             service_token: Mutex::new(None),
             cache: TokenCache::new(cache),
         })

@@ -32,6 +32,16 @@ pub use verifier::{Claims, Opaque, Refusal, Verifier};
 
 use crate::{ApiError, ServerState};
 
+/// The client that asks an identity service (Keystone, an introspection endpoint):
+/// 5 s per request, no redirects (a token is never sent elsewhere).
+fn identity_client() -> Result<reqwest::Client, AuthError> {
+    reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(5))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| AuthError::Key(format!("HTTP client: {e}")))
+}
+
 /// Errors setting authentication up.
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
