@@ -1,5 +1,19 @@
 #![doc = include_str!("../README.md")]
 
+/// A `Debug` of `$t` showing only the named fields: the others hold secrets (or bulk).
+macro_rules! debug_shows {
+    ($t:ty, $name:literal $(, $field:ident)*) => {
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct($name)
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(crate) use debug_shows;
+
 pub mod auth;
 mod entry_stream;
 mod error;

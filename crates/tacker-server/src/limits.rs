@@ -32,14 +32,7 @@ pub struct Buckets {
     buckets: Mutex<HashMap<String, Bucket>>,
 }
 
-impl std::fmt::Debug for Buckets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Buckets")
-            .field("rate", &self.rate)
-            .field("burst", &self.burst)
-            .finish_non_exhaustive()
-    }
-}
+crate::debug_shows!(Buckets, "Buckets", rate, burst);
 
 impl Buckets {
     /// `rate` requests per second per key (0: unlimited) with `burst` at once.

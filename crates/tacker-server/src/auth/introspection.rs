@@ -27,14 +27,7 @@ pub struct Introspection {
     cache: TokenCache,
 }
 
-impl std::fmt::Debug for Introspection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Introspection")
-            .field("url", &self.url)
-            .field("client_id", &self.client_id)
-            .finish_non_exhaustive()
-    }
-}
+crate::debug_shows!(Introspection, "Introspection", url, client_id);
 
 impl Introspection {
     /// Asks `url` as `client_id`; `claims` say what answers must carry and where roles

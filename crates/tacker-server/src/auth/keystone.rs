@@ -34,14 +34,7 @@ pub struct ServiceUser {
     pub project_domain: String,
 }
 
-impl std::fmt::Debug for ServiceUser {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServiceUser")
-            .field("username", &self.username)
-            .field("project", &self.project)
-            .finish_non_exhaustive()
-    }
-}
+crate::debug_shows!(ServiceUser, "ServiceUser", username, project);
 
 /// Checks tokens with Keystone.
 #[derive(Debug)]

@@ -19,13 +19,7 @@ pub struct SigningKey {
     kid: String,
 }
 
-impl std::fmt::Debug for SigningKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SigningKey")
-            .field("kid", &self.kid)
-            .finish_non_exhaustive()
-    }
-}
+crate::debug_shows!(SigningKey, "SigningKey", kid);
 
 impl SigningKey {
     /// Parses a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) Ed25519 key.
