@@ -45,7 +45,7 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                 let sid = p.subscription_id;
                 let Some(mut sub) = subscriber(&ctx, sid).await else { return };
                 if let Some(a) = sub.authentication.as_mut()
-                    && let Err(e) = a.map_secret(&mut |s| ctx.keys.open(s))
+                    && let Err(e) = a.open(&mut |s| ctx.keys.open(s))
                 {
                     return tracing::error!(subscription_id = %sid, error = %e, "cannot open the subscription's credentials");
                 }

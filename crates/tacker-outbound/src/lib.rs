@@ -39,6 +39,10 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// The subscription's stored credentials are not usable (a password that is not
+    /// text): nothing was sent.
+    #[error("the subscription's credentials: {0}")]
+    Credentials(String),
     /// Getting an OAuth 2.0 token failed.
     #[error("OAuth 2.0 token from {endpoint}: {reason}")]
     Token {
@@ -47,6 +51,13 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+}
+
+/// A password as the text a request sends.
+fn text(password: &tacker_domain::secret::Secret) -> Result<&str> {
+    password
+        .expose_str()
+        .ok_or_else(|| Error::Credentials("the password is not text".into()))
 }
 
 /// Result with the notify [`Error`].
@@ -207,13 +218,13 @@ impl Client {
             Some(SubscriptionAuth::Basic {
                 user_name,
                 password,
-            }) => req.basic_auth(user_name, Some(password)),
+            }) => req.basic_auth(user_name, Some(text(password)?)),
             Some(SubscriptionAuth::OAuth2 {
                 client_id,
                 client_password,
                 token_endpoint,
             }) => req.bearer_auth(
-                self.token(client_id, client_password, token_endpoint)
+                self.token(client_id, text(client_password)?, token_endpoint)
                     .await?,
             ),
         })

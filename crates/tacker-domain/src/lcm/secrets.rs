@@ -236,15 +236,24 @@ impl OperationParams {
 }
 
 impl crate::lcm::SubscriptionAuth {
-    /// Applies `f` (sealing or opening) to its secret.
-    pub fn map_secret<E>(&mut self, f: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+    /// Its secret.
+    fn secret(&mut self) -> &mut crate::secret::Secret {
         match self {
-            Self::Basic { password, .. } => *password = f(password)?,
+            Self::Basic { password, .. } => password,
             Self::OAuth2 {
                 client_password, ..
-            } => *client_password = f(client_password)?,
+            } => client_password,
         }
-        Ok(())
+    }
+
+    /// Seals its secret with `seal` (a sealed one stays as it is).
+    pub fn seal<E>(&mut self, seal: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+        self.secret().seal(seal)
+    }
+
+    /// Opens its secret with `open`.
+    pub fn open<E>(&mut self, open: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<(), E> {
+        self.secret().open(open)
     }
 }
 

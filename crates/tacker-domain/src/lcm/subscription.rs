@@ -93,9 +93,9 @@ impl SubscriptionFilter {
     }
 }
 
-/// How the VNFM authenticates to a subscriber (a secret: never answered; its `Debug`
-/// masks the password).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// How the VNFM authenticates to a subscriber (never answered; its passwords are
+/// [`Secret`](crate::secret::Secret)s).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum SubscriptionAuth {
     /// HTTP basic.
@@ -103,39 +103,17 @@ pub enum SubscriptionAuth {
         /// User.
         user_name: String,
         /// Password.
-        password: String,
+        password: crate::secret::Secret,
     },
     /// OAuth 2.0 client credentials grant against `token_endpoint`.
     OAuth2 {
         /// Client id.
         client_id: String,
         /// Client secret.
-        client_password: String,
+        client_password: crate::secret::Secret,
         /// Token endpoint.
         token_endpoint: String,
     },
-}
-
-impl std::fmt::Debug for SubscriptionAuth {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Basic { user_name, .. } => f
-                .debug_struct("Basic")
-                .field("user_name", user_name)
-                .field("password", &"***")
-                .finish(),
-            Self::OAuth2 {
-                client_id,
-                token_endpoint,
-                ..
-            } => f
-                .debug_struct("OAuth2")
-                .field("client_id", client_id)
-                .field("client_password", &"***")
-                .field("token_endpoint", token_endpoint)
-                .finish(),
-        }
-    }
 }
 
 /// A subscription.

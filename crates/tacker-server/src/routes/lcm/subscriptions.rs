@@ -63,7 +63,7 @@ pub fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiEr
                 .ok_or_else(|| bad("authType BASIC needs paramsBasic"))?;
             Ok(Some(SubscriptionAuth::Basic {
                 user_name: b.user_name,
-                password: b.password,
+                password: b.password.as_str().into(),
             }))
         }
         [t] if t == "OAUTH2_CLIENT_CREDENTIALS" => {
@@ -77,7 +77,7 @@ pub fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiEr
             }
             Ok(Some(SubscriptionAuth::OAuth2 {
                 client_id: o.client_id,
-                client_password: o.client_password,
+                client_password: o.client_password.as_str().into(),
                 token_endpoint: o.token_endpoint,
             }))
         }
@@ -127,7 +127,7 @@ pub async fn checked_auth(
     let mut authentication = auth(authentication)?;
     check_callback(st, callback_uri, authentication.as_ref()).await?;
     if let Some(a) = authentication.as_mut() {
-        a.map_secret(&mut |s| crate::http::seal(st, s))?;
+        a.seal(&mut |s| crate::http::seal(st, s))?;
     }
     Ok(authentication)
 }
