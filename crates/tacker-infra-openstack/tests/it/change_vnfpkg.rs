@@ -46,7 +46,7 @@ async fn a_vm_vnf_moves_to_the_new_package_and_back() {
         .unwrap();
     f.apply(&o);
     let before = f.vnfcs();
-    assert!(f.server_images().iter().all(|(_, i)| i == "ubuntu-22.04"));
+    f.assert_all_on("ubuntu-22.04");
     let (csar, new_id) = upgraded(
         tacker_testkit::vm::vm(),
         &f.model.vnfd.vnfd_id,
@@ -59,13 +59,9 @@ async fn a_vm_vnf_moves_to_the_new_package_and_back() {
     // A change whose outcome was never recorded (a later step failed), rolled back: the
     // VMs run the old package's image again.
     d.change_vnfpkg(&ctx).await.unwrap();
-    assert!(f.server_images().iter().all(|(_, i)| i == "ubuntu-24.04"));
+    f.assert_all_on("ubuntu-24.04");
     d.rollback(&ctx).await.unwrap();
-    assert!(
-        f.server_images().iter().all(|(_, i)| i == "ubuntu-22.04"),
-        "{:?}",
-        f.server_images()
-    );
+    f.assert_all_on("ubuntu-22.04");
     // The change again, recorded.
     let o = d.change_vnfpkg(&ctx).await.unwrap();
     f.apply(&o);
@@ -75,11 +71,7 @@ async fn a_vm_vnf_moves_to_the_new_package_and_back() {
         after.iter().all(|a| !before.iter().any(|b| b.1 == a.1)),
         "every VM replaced: {before:?} {after:?}"
     );
-    assert!(
-        f.server_images().iter().all(|(_, i)| i == "ubuntu-24.04"),
-        "{:?}",
-        f.server_images()
-    );
+    f.assert_all_on("ubuntu-24.04");
     for (vdu, _, ip) in &after {
         assert_eq!(ssh_hostname(ip).unwrap(), *vdu);
     }
@@ -130,13 +122,7 @@ async fn a_standard_user_data_vnf_moves_vnfc_by_vnfc_and_a_failure_half_way_roll
     // Rolled back: every VM on the old package's image again, four VNFCs answering.
     let back = d.rollback(&ctx).await.unwrap();
     f.apply(&back);
-    assert!(
-        f.server_images()
-            .iter()
-            .all(|(_, i)| i == "cirros-0.5.2-x86_64-disk"),
-        "{:?}",
-        f.server_images()
-    );
+    f.assert_all_on("cirros-0.5.2-x86_64-disk");
     assert_eq!(f.vnfcs().len(), 4);
     for (vdu, _, ip) in f.vnfcs() {
         assert_eq!(ssh_hostname(&ip).unwrap(), vdu);
@@ -148,13 +134,7 @@ async fn a_standard_user_data_vnf_moves_vnfc_by_vnfc_and_a_failure_half_way_roll
     let after = f.vnfcs();
     assert_eq!(after.len(), 4);
     assert!(after.iter().all(|a| !before.iter().any(|b| b.1 == a.1)));
-    assert!(
-        f.server_images()
-            .iter()
-            .all(|(_, i)| i == "cirros-0.6.2-x86_64-disk"),
-        "{:?}",
-        f.server_images()
-    );
+    f.assert_all_on("cirros-0.6.2-x86_64-disk");
     // The indexes stay: each VNFC is the same copy on the new package.
     let info = f.instance.instantiated_vnf_info.clone().unwrap();
     let mut idx: Vec<String> = info

@@ -198,6 +198,12 @@ impl Fixture {
 
     /// The image each running server (a VM: one whose build failed is none) was made
     /// with, by server id.
+    /// Asserts every server boots `image`.
+    pub fn assert_all_on(&self, image: &str) {
+        let images = self.server_images();
+        assert!(images.iter().all(|(_, i)| i == image), "{images:?}");
+    }
+
     pub fn server_images(&self) -> Vec<(String, Value)> {
         let st = self.sim.sim.engine.lock();
         let mut out: Vec<(String, Value)> = st
