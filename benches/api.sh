@@ -32,9 +32,19 @@ rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' "/proc/$server/status"; }
 echo "== api: tacker server on PostgreSQL, wrk -c16 -t2: 1 s warm-up, then the median (and range) of ${BENCH_REPEAT:-3} runs of ${DUR}s"
 echo "server RSS before: $(rss)"
 run() {
-  wrk_median "$DUR" -c16 -t2 "$2"
-  printf '%-24s %9s req/s (%s)  p50 %s ms  p99 %s ms (%s)\n' "$1" "$RPS" "$RPS_RANGE" "$P50" "$P99" "$P99_RANGE"
+  local name=$1
+  shift
+  wrk_median "$DUR" -c16 -t2 "$@"
+  printf '%-28s %9s req/s (%s)  p50 %s ms  p99 %s ms (%s)\n' "$name" "$RPS" "$RPS_RANGE" "$P50" "$P99" "$P99_RANGE"
 }
+cat >"$work/create.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = "{}"
+wrk.headers["Content-Type"] = "application/json"
+LUA
 run "GET vnf_packages/{id}" "$base/vnfpkgm/v1/vnf_packages/$id"
 run "GET vnf_packages (100)" "$base/vnfpkgm/v1/vnf_packages"
+run "GET vnf_instances (none)" -H 'Version: 2.0.0' "$base/vnflcm/v2/vnf_instances"
+# One client, one request after the other: the latency of a create on its own.
+run "POST vnf_packages (1 client)" -c1 -t1 -s "$work/create.lua" "$base/vnfpkgm/v1/vnf_packages"
 echo "server RSS after:  $(rss)"

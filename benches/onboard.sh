@@ -122,7 +122,7 @@ PY
     curl -fsS -X DELETE "$base/$id" >/dev/null
     sleep 1
   done 2>&1
-  printf '%5d MiB package: median ratio of %s runs %s (%s) (goal <= 1.4)\n' "$mb" "$RUNS" \
+  printf '%5d MiB package: median ratio of %s runs %s (%s) (goal <= 1.1)\n' "$mb" "$RUNS" \
     "$(printf '%s\n' "${ratios[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | range)"
   echo "      peak RSS MiB: server $(peak "$server"), conductors $(peak "${conductors[0]}") $(peak "${conductors[1]}") $(peak "${conductors[2]}") (goal <= 64 each)"
   rm -f "$pkg"

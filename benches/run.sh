@@ -13,8 +13,20 @@ command -v bc >/dev/null || {
 cargo build --release -p tacker -p kube-sim -p heat-sim >&2
 export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim \
   HEAT_SIM_BIN=$PWD/target/release/heat-sim
+# Each run's output is kept (target/bench/latest.txt, the one before as previous.txt):
+# the goals are read off it and compared with the previous run.
+out=target/bench
+mkdir -p "$out"
+[ -f "$out/latest.txt" ] && mv "$out/latest.txt" "$out/previous.txt"
 # BENCH_ONLY="alert cnf": only those.
 for b in api auth scale csar onboard onboard_many cnf alert vm mgmt ha; do
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $b "* ]]; then continue; fi
   "benches/$b.sh"
-done
+done | tee "$out/latest.txt"
+previous=()
+[ -f "$out/previous.txt" ] && previous=("$out/previous.txt")
+benches/goals.py "$out/latest.txt" "${previous[@]}"
+if [ -f "$out/previous.txt" ]; then
+  echo "== against the previous run (benches/compare.py)"
+  benches/compare.py "$out/previous.txt" "$out/latest.txt" || true
+fi

@@ -7,6 +7,10 @@ use uuid::Uuid;
 
 use crate::ProblemDetails;
 
+mod info;
+
+pub use info::PkgInfo;
+
 crate::text_enum! {
     /// Onboarding state of a package.
     OnboardingState, "onboardingState" {
@@ -163,48 +167,19 @@ impl VnfPackage {
 
     /// The `VnfPkgInfo` body, links relative to `base` (e.g. `http://host:9890/vnfpkgm/v1`).
     pub fn to_info(&self, base: &str) -> Value {
-        let mut o = Map::new();
-        o.insert("id".into(), json!(self.id));
-        if let Some(d) = &self.descriptor {
-            o.insert("vnfdId".into(), json!(d.vnfd_id));
-            o.insert("vnfProvider".into(), json!(d.provider));
-            o.insert("vnfProductName".into(), json!(d.product_name));
-            o.insert("vnfSoftwareVersion".into(), json!(d.software_version));
-            o.insert("vnfdVersion".into(), json!(d.vnfd_version));
+        self.info(base, |_| false).to_value()
+    }
+
+    /// The `VnfPkgInfo` without the complex attributes `left_out` names (checksum,
+    /// software images, additional artifacts, user-defined data), to be written as it
+    /// is or made a value: a list page leaves out by default what it would otherwise
+    /// build, copy and then drop.
+    pub fn info<'a, F: Fn(&str) -> bool>(&'a self, base: &'a str, left_out: F) -> PkgInfo<'a, F> {
+        PkgInfo {
+            package: self,
+            base,
+            left_out,
         }
-        if let Some(c) = &self.checksum {
-            o.insert("checksum".into(), json!(c));
-        }
-        let onboarded = self.onboarding_state == OnboardingState::Onboarded;
-        if onboarded {
-            o.insert("softwareImages".into(), json!(self.software_images));
-            o.insert(
-                "additionalArtifacts".into(),
-                json!(self.additional_artifacts),
-            );
-        }
-        o.insert("onboardingState".into(), json!(self.onboarding_state));
-        o.insert("operationalState".into(), json!(self.operational_state));
-        o.insert("usageState".into(), json!(self.usage_state));
-        o.insert(
-            "userDefinedData".into(),
-            Value::Object(self.user_defined_data.clone()),
-        );
-        if let Some(p) = &self.onboarding_failure_details {
-            o.insert("onboardingFailureDetails".into(), json!(p));
-        }
-        let me = format!("{base}/vnf_packages/{}", self.id);
-        let mut links = Map::new();
-        links.insert("self".into(), json!({ "href": me }));
-        if onboarded {
-            links.insert("vnfd".into(), json!({ "href": format!("{me}/vnfd") }));
-        }
-        links.insert(
-            "packageContent".into(),
-            json!({ "href": format!("{me}/package_content") }),
-        );
-        o.insert("_links".into(), Value::Object(links));
-        Value::Object(o)
     }
 }
 

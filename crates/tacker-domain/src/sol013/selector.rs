@@ -41,6 +41,18 @@ impl Selector {
         }
     }
 
+    /// Whether [`apply`](Self::apply) removes top-level `attribute` whole, so that an
+    /// answer need not build it in the first place.
+    pub fn drops(&self, attribute: &str, default_excluded: &[&str]) -> bool {
+        let by_default = default_excluded.contains(&attribute);
+        match self {
+            Selector::All => false,
+            Selector::Default => by_default,
+            Selector::Exclude(paths) => paths.iter().any(|p| p.len() == 1 && p[0] == attribute),
+            Selector::DefaultPlus(wanted) => by_default && wanted.iter().all(|p| p[0] != attribute),
+        }
+    }
+
     /// Applies the selector to one representation; `default_excluded` are the complex
     /// attributes the resource leaves out by default.
     pub fn apply(&self, doc: &mut Value, default_excluded: &[&str]) {
@@ -164,6 +176,29 @@ mod tests {
             .unwrap()
             .apply(&mut v, DEF);
         v
+    }
+
+    #[test]
+    fn an_attribute_said_dropped_is_never_in_the_answer_and_a_kept_one_is_built() {
+        let cases = [
+            (true, None, None, false),
+            (false, None, None, false),
+            (false, None, None, true),
+            (false, Some("softwareImages/a"), None, false),
+            (false, Some("userDefinedData"), None, true),
+            (false, None, Some("softwareImages,a"), false),
+            (false, None, Some("userDefinedData/k"), false),
+        ];
+        for (a, f, x, d) in cases {
+            let s = Selector::from_query(a, f, x, d, ATTRS).unwrap();
+            let mut v = doc();
+            s.apply(&mut v, DEF);
+            for attr in ["id", "softwareImages", "userDefinedData", "_links"] {
+                let dropped = s.drops(attr, DEF);
+                let answered = v.get(attr).is_some();
+                assert_eq!(dropped, !answered, "{attr} with {s:?}");
+            }
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod alerts;
 mod conductors;
+mod document;
 mod fm;
 mod health;
 mod lcm;
@@ -22,6 +23,7 @@ use actix_web::{HttpResponse, web};
 
 use crate::ApiError;
 use crate::auth::{self, Access};
+pub use document::{Doc, Document};
 
 async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
     Err(ApiError::NotFound(format!("no resource at {}", req.path())))
@@ -36,25 +38,85 @@ fn resource(path: &str) -> actix_web::Resource {
     web::resource(path).default_service(web::to(method_not_allowed))
 }
 
+/// The API prefixes whose routes are registered under one `web::scope`: the router
+/// compares a request's path with each prefix, and tries the patterns (regular
+/// expressions) of one API only, instead of every pattern registered before the match.
+/// Each prefix's routes stand together in the table (a test checks it): a second scope
+/// of the same prefix would never be reached.
+const SCOPES: &[&str] = &[
+    "/vnfpkgm/v1",
+    "/vnflcm/v1",
+    "/vnflcm/v2",
+    "/vnffm/v1",
+    "/vnfpm/v2",
+];
+
+/// The scope (of [`SCOPES`]) a route's path belongs to.
+fn scope_of(path: &str) -> Option<&'static str> {
+    SCOPES.iter().copied().find(|s| {
+        path.strip_prefix(s)
+            .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// Routes gathered into their API's scope while the table is registered in order.
+#[derive(Default)]
+struct Scopes {
+    open: Option<(&'static str, actix_web::Scope)>,
+}
+
+impl Scopes {
+    /// Registers the resource `make` builds for `path` (given the path within its scope).
+    fn add<F>(
+        &mut self,
+        cfg: &mut web::ServiceConfig,
+        path: &'static str,
+        make: impl FnOnce(&str) -> F,
+    ) where
+        F: actix_web::dev::HttpServiceFactory + 'static,
+    {
+        let Some(prefix) = scope_of(path) else {
+            self.close(cfg);
+            cfg.service(make(path));
+            return;
+        };
+        if self.open.as_ref().is_some_and(|(p, _)| *p != prefix) {
+            self.close(cfg);
+        }
+        let (_, scope) = self
+            .open
+            .take()
+            .unwrap_or_else(|| (prefix, web::scope(prefix)));
+        self.open = Some((prefix, scope.service(make(&path[prefix.len()..]))));
+    }
+
+    /// Registers the scope being filled, if any.
+    fn close(&mut self, cfg: &mut web::ServiceConfig) {
+        if let Some((_, scope)) = self.open.take() {
+            cfg.service(scope);
+        }
+    }
+}
+
 /// A list answer from `(sort key, document)` pairs in order: the SOL013 filter, one
 /// page after the marker, selectors applied, `Link: rel="next"` when there is more.
-pub fn paged(
+pub fn paged<D: Document>(
     q: &crate::query::ListQuery,
-    docs: impl IntoIterator<Item = (tacker_domain::sol013::Marker, serde_json::Value)>,
+    docs: impl IntoIterator<Item = (tacker_domain::sol013::Marker, D)>,
     page_size: usize,
     collection_url: &str,
     default_excluded: &[&str],
 ) -> Result<HttpResponse, ApiError> {
     let kept = docs
         .into_iter()
-        .filter(|(_, doc)| q.filter.as_ref().is_none_or(|f| f.matches(doc)));
+        .filter(|(_, doc)| q.filter.as_ref().is_none_or(|f| doc.matches(f)));
     let page =
         tacker_domain::sol013::paginate(kept, |(m, _)| m.clone(), q.marker.as_ref(), page_size);
-    let items: Vec<serde_json::Value> = page
+    let items: Vec<D> = page
         .items
         .into_iter()
         .map(|(_, mut doc)| {
-            q.selector.apply(&mut doc, default_excluded);
+            doc.select(&q.selector, default_excluded);
             doc
         })
         .collect();
@@ -82,9 +144,11 @@ macro_rules! api {
             } ),+
         ];
 
-        /// Registers every route on an actix `App`.
+        /// Registers every route on an actix `App`, each API's under its scope.
         pub fn configure(cfg: &mut web::ServiceConfig) {
-            $( cfg.service(api!(@wrap [$($flag)?] resource($path) $( .route(api!(@route $method $access $handler)) )+ )); )+
+            let mut scopes = Scopes::default();
+            $( scopes.add(cfg, $path, |p| api!(@wrap [$($flag)?] resource(p) $( .route(api!(@route $method $access $handler)) )+ )); )+
+            scopes.close(cfg);
             cfg.default_service(web::to(not_found));
         }
     };
@@ -303,5 +367,29 @@ api! {
     [lcm] "/vnflcm/v2/subscriptions/{id}", SOL003, {
         get [reader] lcm::show::<tacker_domain::lcm::Subscription> => "Read a subscription",
         delete [member] lcm::subscriptions::delete => "Unsubscribe",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_scope_s_routes_stand_together_and_every_scope_has_routes() {
+        let runs: Vec<Option<&str>> = ROUTES.iter().map(|r| scope_of(r.path)).collect();
+        for prefix in SCOPES {
+            let at: Vec<usize> = (0..runs.len())
+                .filter(|i| runs[*i] == Some(*prefix))
+                .collect();
+            assert!(!at.is_empty(), "no route under {prefix}");
+            assert_eq!(
+                at.len(),
+                at[at.len() - 1] - at[0] + 1,
+                "routes of {prefix} are split"
+            );
+        }
+        assert_eq!(scope_of("/vnflcm/v2"), None);
+        assert_eq!(scope_of("/vnflcm/v2x/a"), None);
+        assert_eq!(scope_of("/vnflcm/v2/a"), Some("/vnflcm/v2"));
     }
 }

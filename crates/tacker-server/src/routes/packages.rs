@@ -13,6 +13,7 @@ use uuid::Uuid;
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::{base_url, created, parse_id};
+use crate::routes::Doc;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::sees_package;
 use crate::{ApiError, ServerState};
@@ -50,6 +51,7 @@ pub async fn list(
     Listed(q, _): Listed<packages::Stored>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api_base(&req, &st);
+    let left_out = Doc::left_out(&q, VNF_PKG_INFO_DEFAULT_EXCLUDED);
     // The database narrows to the tenant's own packages and the shared ones.
     let listing = Listing::of(
         &st,
@@ -62,7 +64,10 @@ pub async fn list(
         &st,
         listing,
         packages::list_from,
-        |p| (p.created_at, p.id.to_string(), p.to_info(&base)),
+        |p| {
+            let doc = Doc::rendered(&q, &p.info(&base, &left_out));
+            (p.created_at, p.id.to_string(), doc)
+        },
         |p| sees_package(&who, p),
     )
     .await

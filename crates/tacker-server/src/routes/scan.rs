@@ -3,11 +3,11 @@
 //! memory, never the table, and the page marker stays what it was.
 
 use actix_web::HttpResponse;
-use serde_json::Value;
 use tacker_db::DbConnection;
 use tacker_db::scan::{From, Narrow};
 use tacker_domain::sol013::Marker;
 
+use super::{Doc, Document};
 use crate::auth::Principal;
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
@@ -66,7 +66,7 @@ where
         + Send
         + Clone
         + 'static,
-    D: Fn(&T) -> (chrono::DateTime<chrono::Utc>, String, Value),
+    D: Fn(&T) -> (chrono::DateTime<chrono::Utc>, String, Doc),
     V: Fn(&T) -> bool,
 {
     let q = l.query;
@@ -96,7 +96,7 @@ where
             .0
             .push((tacker_db::scan::TENANT.to_owned(), vec![t.to_owned()]));
     }
-    let mut kept: Vec<(Marker, Value)> = Vec::new();
+    let mut kept: Vec<(Marker, Doc)> = Vec::new();
     loop {
         let (at, by, fetch) = (from.clone(), narrow.clone(), fetch.clone());
         let rows = st.db.run(move |c| fetch(c, &at, &by, limit)).await?;
@@ -108,7 +108,7 @@ where
             if q.marker.as_ref().is_some_and(|after| &marker <= after) || !visible(row) {
                 continue;
             }
-            if q.filter.as_ref().is_none_or(|f| f.matches(&d)) {
+            if q.filter.as_ref().is_none_or(|f| d.matches(f)) {
                 kept.push((marker, d));
             }
             if kept.len() > l.page_size {

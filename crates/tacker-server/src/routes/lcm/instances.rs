@@ -15,6 +15,7 @@ use super::{Api, check_vims, start};
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::created;
+use crate::routes::Doc;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
@@ -102,7 +103,10 @@ pub async fn list(
         &st,
         listing,
         instances::list_from,
-        |i| (i.created_at, i.id.to_string(), api.instance_json(i, &base)),
+        |i| {
+            let doc = Doc::Value(api.instance_json(i, &base));
+            (i.created_at, i.id.to_string(), doc)
+        },
         |i| sees_instance(&who, i, &areas),
     )
     .await

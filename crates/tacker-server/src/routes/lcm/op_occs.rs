@@ -14,6 +14,7 @@ use uuid::Uuid;
 use super::{Api, cast};
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, Scoped};
+use crate::routes::Doc;
 use crate::routes::scan::{Listing, scanned};
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
@@ -60,7 +61,7 @@ pub async fn list(
         &st,
         listing,
         fetch,
-        |(o, _)| (o.start_time, o.id.to_string(), o.to_json(&base)),
+        |(o, _)| (o.start_time, o.id.to_string(), Doc::Value(o.to_json(&base))),
         |(_, seen)| *seen,
     )
     .await
