@@ -50,6 +50,11 @@ def figures(path):
     return out
 
 
+def figure(value):
+    """A figure as printed: small ones (latencies, ratios) to the hundredth."""
+    return f"{value:,.2f}" if value < 10 else f"{value:,.1f}"
+
+
 def main(argv):
     if not argv or len(argv) > 2:
         sys.exit(__doc__)
@@ -63,10 +68,10 @@ def main(argv):
             continue
         shown = value / tacker if tacker else value
         met = shown >= limit if op == ">=" else shown <= limit
-        what = f"{value:,.1f} {unit}" + (f" = {shown:.1f}x Tacker" if tacker else "")
+        what = f"{figure(value)} {unit}" + (f" = {shown:.1f}x Tacker" if tacker else "")
         goal = f"goal {op} {limit}{'x Tacker' if tacker else ' ' + unit}"
         then = before.get(name)
-        previous = f"  (previous run {then:,.1f} {unit})" if then is not None else ""
+        previous = f"  (previous run {figure(then)} {unit})" if then is not None else ""
         print(f"{name:<48} {what:<32} {goal:<20} {'met' if met else 'MISSED'}{previous}")
 
 
