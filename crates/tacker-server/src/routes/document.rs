@@ -53,41 +53,41 @@ impl Doc {
     /// out at once when nothing is left to do on it, else a value for the filter and the
     /// selector.
     pub fn rendered(q: &ListQuery, rendering: &impl Serialize) -> Doc {
-        let as_rendered =
-            q.filter.is_none() && matches!(q.selector, Selector::Default | Selector::All);
+        let as_rendered = q.filter.is_none() && kept_as_rendered(&q.selector);
         // Our own renderings (maps, strings, numbers): serialising them cannot fail.
         match as_rendered.then(|| serde_json::value::to_raw_value(rendering)) {
             Some(Ok(raw)) => Doc::Written(raw),
             _ => Doc::Value(serde_json::to_value(rendering).unwrap_or(Value::Null)),
         }
     }
+}
 
-    /// As a value (the written form read back).
-    fn value(&self) -> Value {
-        match self {
-            Doc::Value(v) => v.clone(),
-            Doc::Written(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
-        }
-    }
+/// Whether `selector` keeps a rendering that left out what it drops as it is: all
+/// fields, or the default set (which the rendering left out itself).
+fn kept_as_rendered(selector: &Selector) -> bool {
+    matches!(selector, Selector::Default | Selector::All)
+}
+
+/// A written representation read back as a value.
+fn read(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
 impl Document for Doc {
     fn matches(&self, filter: &Filter) -> bool {
         match self {
-            Doc::Value(v) => filter.matches(v),
-            Doc::Written(_) => filter.matches(&self.value()),
+            Doc::Value(v) => v.matches(filter),
+            Doc::Written(raw) => read(raw).matches(filter),
         }
     }
 
     fn select(&mut self, selector: &Selector, default_excluded: &[&str]) {
         match self {
-            Doc::Value(v) => selector.apply(v, default_excluded),
-            // Written for all fields or the default set: applying that again changes
-            // nothing; any other selector works on the value.
-            Doc::Written(_) if matches!(selector, Selector::Default | Selector::All) => {}
-            Doc::Written(_) => {
-                let mut v = self.value();
-                selector.apply(&mut v, default_excluded);
+            Doc::Value(v) => v.select(selector, default_excluded),
+            Doc::Written(_) if kept_as_rendered(selector) => {}
+            Doc::Written(raw) => {
+                let mut v = read(raw);
+                v.select(selector, default_excluded);
                 *self = Doc::Value(v);
             }
         }
