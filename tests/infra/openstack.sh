@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# openstack.sh: a real Keystone and Glance (PyPI keystone 30.0.0, glance 33.0.0; SQLite,
-# Glance's file store, Keystone auth) on loopback for the OpenStack tests.
+# openstack.sh: a real Keystone and Glance (PyPI keystone 30.0.0, glance 33.0.0; their
+# databases openstack_keystone and openstack_glance on the tests' PostgreSQL, Glance's file
+# store, Keystone auth) on loopback for the OpenStack tests.
 #
 #   openstack.sh up
 #       Installs them into a venv of their own (.tools/openstack) when missing, sets them
-#       up once in $TACKER_OPENSTACK_DIR (<repo>/.openstack): Keystone's database, Fernet
+#       up once in $TACKER_OPENSTACK_DIR (<repo>/.openstack) and the tests' PostgreSQL
+#       ($TACKER_TEST_PG, else services.sh's 127.0.0.1:5432): Keystone's database, Fernet
 #       keys, the bootstrap admin, project `service` with users `glance` and `tacker` (role
 #       service: it validates tokens), the image service in the catalog (region RegionOne); starts whatever does not answer, Keystone on
 #       127.0.0.1:$KEYSTONE_PORT (15000), Glance on 127.0.0.1:$GLANCE_PORT (19292); prints
@@ -20,7 +22,9 @@
 # Pitfalls found here: keystone-manage reads only --config-file (not OS_KEYSTONE_CONFIG_DIR)
 # and puts Fernet receipt keys in /etc/keystone unless [fernet_receipts] names a directory;
 # the WSGI apps parse sys.argv with oslo.config, so a wrapper module resets it under
-# gunicorn; Glance checks an upload against its disk_format (raw accepts anything).
+# gunicorn; Glance checks an upload against its disk_format (raw accepts anything). On
+# SQLite (even in WAL mode) a login while other tests create projects got "database is
+# locked" (HTTP 500) from Keystone under CI load: hence PostgreSQL.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${TACKER_OPENSTACK_DIR:-$root/.openstack}
@@ -30,6 +34,8 @@ gl_port=${GLANCE_PORT:-19292}
 ks_url=http://127.0.0.1:$ks_port/v3
 gl_url=http://127.0.0.1:$gl_port
 admin_pw=admin-password-for-tests
+pg=${TACKER_TEST_PG:-postgres://postgres@127.0.0.1:5432}
+db_url() { echo "postgresql+psycopg2://${pg#*://}/$1"; }
 
 up_http() { curl -fsS -m 3 -o /dev/null "$1" 2>/dev/null; }
 wait_http() {
@@ -40,13 +46,13 @@ wait_http() {
 }
 
 install() {
-  [ -f "$venv/.tacker-openstack-v1" ] && return 0
+  [ -f "$venv/.tacker-openstack-v2" ] && return 0
   command -v curl >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >&2; }
   echo "openstack.sh: installing keystone and glance into $venv" >&2
   python3 -m venv "$venv" >&2
   "$venv/bin/pip" install --quiet --disable-pip-version-check \
-    'keystone==30.0.0' 'glance==33.0.0' 'gunicorn' >&2
-  touch "$venv/.tacker-openstack-v1"
+    'keystone==30.0.0' 'glance==33.0.0' 'gunicorn' 'psycopg2-binary' >&2
+  touch "$venv/.tacker-openstack-v2"
 }
 
 configure() {
@@ -55,7 +61,7 @@ configure() {
 [DEFAULT]
 log_dir = $dir/keystone
 [database]
-connection = sqlite:///$dir/keystone/keystone.db
+connection = $(db_url openstack_keystone)
 [cache]
 enabled = false
 [identity]
@@ -77,7 +83,7 @@ log_file = $dir/glance/glance-api.log
 enabled_backends = fs:file
 worker_self_reference_url = $gl_url
 [database]
-connection = sqlite:///$dir/glance/glance.db
+connection = $(db_url openstack_glance)
 [glance_store]
 default_backend = fs
 [fs]
@@ -103,8 +109,19 @@ EOF
     > "$dir/glance/gl_wsgi.py"
 }
 
+has_db() { [ "$(psql "$pg/postgres" -Atc "SELECT 1 FROM pg_database WHERE datname = '$1'")" = 1 ]; }
+
+# The databases and the marker files in $dir go together: a marker without its database
+# (PostgreSQL reset) sets up again; set-up starts from empty databases.
 bootstrap() {
-  [ -f "$dir/.bootstrapped" ] && return 0
+  if [ -f "$dir/.bootstrapped-pg" ] && has_db openstack_keystone && has_db openstack_glance; then
+    return 0
+  fi
+  rm -f "$dir/.bootstrapped-pg" "$dir/.seeded-pg-v2"
+  rm -rf "$dir/keystone/fernet-keys" "$dir/keystone/credential-keys"
+  for db in openstack_keystone openstack_glance; do
+    PGOPTIONS=--client-min-messages=warning psql -q "$pg/postgres" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+  done
   local km="$venv/bin/keystone-manage --config-file $dir/keystone/keystone.conf"
   me=$(id -un); grp=$(id -gn)
   {
@@ -115,18 +132,11 @@ bootstrap() {
       --bootstrap-public-url "$ks_url" --bootstrap-internal-url "$ks_url" --bootstrap-region-id RegionOne
     "$venv/bin/glance-manage" --config-file "$dir/glance/glance-api.conf" db_sync
   } > "$dir/bootstrap.log" 2>&1 || { tail -20 "$dir/bootstrap.log" >&2; exit 1; }
-  touch "$dir/.bootstrapped"
-}
-
-# Write-ahead logging on the SQLite databases (persistent in the file): without it, tests
-# logging in while others create projects get "database is locked" (500) from Keystone.
-wal() {
-  "$venv/bin/python" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA journal_mode=WAL")' "$1"
+  touch "$dir/.bootstrapped-pg"
 }
 
 start_keystone() {
   up_http "$ks_url" && return 0
-  wal "$dir/keystone/keystone.db"
   echo "openstack.sh: starting Keystone on $ks_url" >&2
   OS_KEYSTONE_CONFIG_DIR="$dir/keystone" HOME="$dir" setsid "$venv/bin/gunicorn" --no-control-socket \
     --chdir "$dir/keystone" -b "127.0.0.1:$ks_port" -w 2 ks_wsgi:application 9>&- \
@@ -137,7 +147,6 @@ start_keystone() {
 
 start_glance() {
   up_http "$gl_url/versions" && return 0
-  wal "$dir/glance/glance.db"
   echo "openstack.sh: starting Glance on $gl_url" >&2
   OS_GLANCE_CONFIG_DIR="$dir/glance" HOME="$dir" setsid "$venv/bin/gunicorn" --no-control-socket \
     --chdir "$dir/glance" -b "127.0.0.1:$gl_port" -w 2 gl_wsgi:application 9>&- \
@@ -155,10 +164,10 @@ case "${1:-up}" in
     configure
     bootstrap
     start_keystone
-    if [ ! -f "$dir/.seeded-v2" ]; then
+    if [ ! -f "$dir/.seeded-pg-v2" ]; then
       "$venv/bin/python" "$root/tests/infra/openstack-seed.py" "$ks_url" "$admin_pw" "$gl_url" \
         >> "$dir/bootstrap.log" 2>&1 || { tail -20 "$dir/bootstrap.log" >&2; exit 1; }
-      touch "$dir/.seeded-v2"
+      touch "$dir/.seeded-pg-v2"
     fi
     start_glance
     echo "keystone $ks_url"
