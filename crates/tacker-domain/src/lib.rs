@@ -5,6 +5,7 @@ mod error;
 pub mod failure;
 pub mod fm;
 pub mod hot;
+mod href;
 pub mod lcm;
 pub mod mgmt;
 pub mod package;

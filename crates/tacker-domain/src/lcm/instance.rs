@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 crate::text_enum! {
@@ -240,6 +240,8 @@ pub struct VnfInstance {
     pub tenant: Option<String>,
 }
 
+use super::ApiVersion;
+use super::instance_info::InstanceInfo;
 use super::secrets::redact_vim_connection_info;
 
 impl std::fmt::Debug for VnfInstance {
@@ -274,63 +276,27 @@ impl std::fmt::Debug for VnfInstance {
 }
 
 impl VnfInstance {
-    /// The `VnfInstance` body, links under `base` (e.g. `http://h/vnflcm/v2`).
+    /// The `VnfInstance` body as v2 answers it, links under `base` (e.g.
+    /// `http://h/vnflcm/v2`).
     pub fn to_json(&self, base: &str) -> Value {
-        let me = format!("{base}/vnf_instances/{}", self.id);
-        let mut o = Map::new();
-        o.insert("id".into(), json!(self.id));
-        if let Some(n) = &self.name {
-            o.insert("vnfInstanceName".into(), json!(n));
+        self.info(ApiVersion::V2, base, |_| false).to_value()
+    }
+
+    /// Its representation in API version `api`, without the complex attributes
+    /// `left_out` names, to be written as it is or made a value: a list page leaves out
+    /// by default what it would otherwise build, copy and then drop.
+    pub fn info<'a, F: Fn(&str) -> bool>(
+        &'a self,
+        api: ApiVersion,
+        base: &'a str,
+        left_out: F,
+    ) -> InstanceInfo<'a, F> {
+        InstanceInfo {
+            instance: self,
+            api,
+            base,
+            left_out,
         }
-        if let Some(d) = &self.description {
-            o.insert("vnfInstanceDescription".into(), json!(d));
-        }
-        o.insert("vnfdId".into(), json!(self.vnfd_id));
-        o.insert("vnfProvider".into(), json!(self.vnf_provider));
-        o.insert("vnfProductName".into(), json!(self.vnf_product_name));
-        o.insert(
-            "vnfSoftwareVersion".into(),
-            json!(self.vnf_software_version),
-        );
-        o.insert("vnfdVersion".into(), json!(self.vnfd_version));
-        o.insert("instantiationState".into(), json!(self.instantiation_state));
-        if !self.vnf_configurable_properties.is_empty() {
-            o.insert(
-                "vnfConfigurableProperties".into(),
-                Value::Object(self.vnf_configurable_properties.clone()),
-            );
-        }
-        if !self.vim_connection_info.is_empty() {
-            o.insert(
-                "vimConnectionInfo".into(),
-                Value::Object(redact_vim_connection_info(&self.vim_connection_info)),
-            );
-        }
-        if let Some(i) = &self.instantiated_vnf_info {
-            o.insert("instantiatedVnfInfo".into(), json!(i));
-        }
-        if !self.metadata.is_empty() {
-            o.insert("metadata".into(), Value::Object(self.metadata.clone()));
-        }
-        if !self.extensions.is_empty() {
-            o.insert("extensions".into(), Value::Object(self.extensions.clone()));
-        }
-        let mut links = Map::new();
-        links.insert("self".into(), json!({"href": me}));
-        let tasks: &[(&str, &str)] = match self.instantiation_state {
-            InstantiationState::NotInstantiated => &[("instantiate", "instantiate")],
-            InstantiationState::Instantiated => &[
-                ("terminate", "terminate"),
-                ("scale", "scale"),
-                ("heal", "heal"),
-                ("changeExtConn", "change_ext_conn"),
-            ],
-        };
-        for (rel, path) in tasks {
-            links.insert((*rel).into(), json!({"href": format!("{me}/{path}")}));
-        }
-        o.insert("_links".into(), Value::Object(links));
-        Value::Object(o)
     }
 
     /// The VNFC of this id, if instantiated.
@@ -373,6 +339,8 @@ pub const VNF_INSTANCE_DEFAULT_EXCLUDED: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

@@ -6,7 +6,9 @@ pub mod change_flavour;
 pub mod cnf;
 pub mod driver;
 mod instance;
+mod instance_info;
 mod notification;
+mod occ_info;
 mod op;
 pub mod operate;
 pub mod plan;
@@ -21,7 +23,9 @@ pub use instance::{
     ResourceHandle, ScaleInfo, VNF_INSTANCE_ATTRIBUTES, VNF_INSTANCE_DEFAULT_EXCLUDED, VnfInstance,
     VnfcCpInfo, VnfcInfo, VnfcResourceInfo, address_of,
 };
+pub use instance_info::InstanceInfo;
 pub use notification::{Notification, NotificationKind, OpFacts};
+pub use occ_info::OccInfo;
 pub use op::{
     CancelMode, LcmOperation, OP_OCC_ATTRIBUTES, OP_OCC_DEFAULT_EXCLUDED, OpOcc, OperationState,
 };

@@ -1,9 +1,10 @@
 //! Operation occurrences and their state machine.
 
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
+use super::occ_info::OccInfo;
 use super::request::OperationParams;
 use crate::ProblemDetails;
 
@@ -213,68 +214,17 @@ impl OpOcc {
 
     /// The `VnfLcmOpOcc` body, links under `base` (e.g. `http://h/vnflcm/v2`).
     pub fn to_json(&self, base: &str) -> Value {
-        let me = format!("{base}/vnf_lcm_op_occs/{}", self.id);
-        let mut o = Map::new();
-        o.insert("id".into(), json!(self.id));
-        o.insert("operationState".into(), json!(self.state));
-        o.insert(
-            "stateEnteredTime".into(),
-            json!(self.state_entered_time.to_rfc3339()),
-        );
-        o.insert("startTime".into(), json!(self.start_time.to_rfc3339()));
-        o.insert("vnfInstanceId".into(), json!(self.vnf_instance_id));
-        if let Some(g) = &self.grant_id {
-            o.insert("grantId".into(), json!(g));
+        self.info(base, |_| false).to_value()
+    }
+
+    /// Its representation without the complex attributes `left_out` names, to be
+    /// written as it is or made a value.
+    pub fn info<'a, F: Fn(&str) -> bool>(&'a self, base: &'a str, left_out: F) -> OccInfo<'a, F> {
+        OccInfo {
+            occ: self,
+            base,
+            left_out,
         }
-        o.insert("operation".into(), json!(self.operation));
-        o.insert(
-            "isAutomaticInvocation".into(),
-            json!(self.is_automatic_invocation),
-        );
-        // Rows stored before secrets were masked at storage are masked here too.
-        o.insert(
-            "operationParams".into(),
-            super::secrets::shown_params(&self.operation_params),
-        );
-        o.insert(
-            "isCancelPending".into(),
-            json!(self.cancel_pending.is_some()),
-        );
-        if let Some(m) = self.cancel_pending {
-            o.insert("cancelMode".into(), json!(m));
-        }
-        if let Some(e) = &self.error {
-            o.insert("error".into(), json!(e));
-        }
-        if let Some(r) = &self.resource_changes {
-            o.insert("resourceChanges".into(), r.clone());
-        }
-        if let Some(c) = &self.changed_info {
-            o.insert("changedInfo".into(), c.clone());
-        }
-        if let Some(c) = &self.changed_ext_connectivity {
-            o.insert("changedExtConnectivity".into(), c.clone());
-        }
-        let mut links = Map::new();
-        links.insert("self".into(), json!({"href": me}));
-        links.insert(
-            "vnfInstance".into(),
-            json!({"href": format!("{base}/vnf_instances/{}", self.vnf_instance_id)}),
-        );
-        if self.state == OperationState::FailedTemp {
-            for (rel, path) in [
-                ("retry", "retry"),
-                ("rollback", "rollback"),
-                ("fail", "fail"),
-            ] {
-                links.insert(rel.into(), json!({"href": format!("{me}/{path}")}));
-            }
-        }
-        if self.cancellable() && self.cancel_pending.is_none() {
-            links.insert("cancel".into(), json!({"href": format!("{me}/cancel")}));
-        }
-        o.insert("_links".into(), Value::Object(links));
-        Value::Object(o)
     }
 }
 

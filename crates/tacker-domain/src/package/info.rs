@@ -6,6 +6,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 
 use super::{OnboardingState, VnfPackage};
+use crate::href::Href;
 
 /// A package's `VnfPkgInfo` with links under `base` (e.g. `http://host:9890/vnfpkgm/v1`),
 /// without the complex attributes `left_out` names (checksum, software images,
@@ -20,17 +21,6 @@ pub struct PkgInfo<'a, F: Fn(&str) -> bool> {
     pub base: &'a str,
     /// Whether a complex attribute is left out.
     pub left_out: F,
-}
-
-/// `{"href": url}`.
-struct Href<'a>(&'a str);
-
-impl Serialize for Href<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("href", self.0)?;
-        m.end()
-    }
 }
 
 /// `_links`: `packageContent`, `self` and, once onboarded, `vnfd`.

@@ -92,6 +92,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
     let areas = vim_areas(&st, &who).await?;
+    let left_out = Doc::left_out(&q, VNF_INSTANCE_DEFAULT_EXCLUDED);
     let listing = Listing::of(
         &st,
         &who,
@@ -104,7 +105,7 @@ pub async fn list(
         listing,
         instances::list_from,
         |i| {
-            let doc = Doc::Value(api.instance_json(i, &base));
+            let doc = Doc::rendered(&q, &i.info(api.0, &base, &left_out));
             (i.created_at, i.id.to_string(), doc)
         },
         |i| sees_instance(&who, i, &areas),

@@ -81,23 +81,7 @@ impl Api {
     /// An instance as this version answers it (v1: `vimConnectionInfo` as a list with
     /// ids, and `vnfPkgId`).
     pub fn instance_json(self, i: &VnfInstance, base: &str) -> Value {
-        let mut v = i.to_json(base);
-        if self.0 == ApiVersion::V1 {
-            if let Some(Value::Object(m)) = v.get("vimConnectionInfo").cloned() {
-                let list: Vec<Value> = m
-                    .into_iter()
-                    .map(|(id, mut e)| {
-                        if let Value::Object(o) = &mut e {
-                            o.insert("id".into(), json!(id));
-                        }
-                        e
-                    })
-                    .collect();
-                v["vimConnectionInfo"] = Value::Array(list);
-            }
-            v["vnfPkgId"] = json!(i.vnf_pkg_id);
-        }
-        v
+        i.info(self.0, base, |_| false).to_value()
     }
 }
 

@@ -25,6 +25,7 @@ pub async fn list(
     Listed(q, _): Listed<OpOcc>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
+    let left_out = Doc::left_out(&q, OP_OCC_DEFAULT_EXCLUDED);
     let listing = Listing::of(
         &st,
         &who,
@@ -61,7 +62,10 @@ pub async fn list(
         &st,
         listing,
         fetch,
-        |(o, _)| (o.start_time, o.id.to_string(), Doc::Value(o.to_json(&base))),
+        |(o, _)| {
+            let doc = Doc::rendered(&q, &o.info(&base, &left_out));
+            (o.start_time, o.id.to_string(), doc)
+        },
         |(_, seen)| *seen,
     )
     .await
