@@ -16,8 +16,10 @@ use crate::schema::package_downloads::dsl as dl;
 use crate::schema::vnf_packages::{self, dsl};
 use crate::{DbConnection, Result, json_text, now};
 
+mod import;
 mod onboarding;
 
+pub use import::*;
 pub use onboarding::*;
 
 /// A stored package row.

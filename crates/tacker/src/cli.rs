@@ -48,6 +48,33 @@ pub enum Command {
         #[command(subcommand)]
         command: CsarCommand,
     },
+    /// Import another VNFM's state into ours (our configuration names the target).
+    Import {
+        #[command(subcommand)]
+        command: ImportCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// From OpenStack Tacker 16: its registered VIMs (credentials decrypted with its
+    /// keys, sealed with ours) and VNF packages (CSARs read again by our reader). Tacker's
+    /// database is only read. Re-running imports what is new and leaves the rest.
+    Tacker {
+        /// Tacker's database: `[database] connection` of tacker.conf
+        /// (mysql+pymysql://user:password@host:port/tacker) or mysql://...
+        #[arg(long)]
+        db: String,
+        /// Tacker's VIM key directory (`[vim_keys] openstack`).
+        #[arg(long)]
+        vim_keys: PathBuf,
+        /// Tacker's package storage (`[glance_store] filesystem_store_datadir`).
+        #[arg(long)]
+        csar_dir: PathBuf,
+        /// Print what would be imported, and every conflict, writing nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,6 +3,7 @@
 mod auth;
 mod cli;
 mod csar;
+mod import;
 mod private_file;
 mod roles;
 mod secrets;

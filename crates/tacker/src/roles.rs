@@ -13,7 +13,7 @@ use tacker_rpc::{Bus, BusOptions};
 use tacker_server::{Metrics, ServerState, Settings};
 use tacker_storage::{PackageStore, S3Options};
 
-use crate::cli::{Command, DbCommand, SecretsCommand};
+use crate::cli::{Command, DbCommand, ImportCommand, SecretsCommand};
 use crate::signals::shutdown_token;
 
 pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
@@ -27,6 +27,15 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
         Command::Secrets {
             command: SecretsCommand::Rotate,
         } => rotate(&cfg).await,
+        Command::Import {
+            command:
+                ImportCommand::Tacker {
+                    db,
+                    vim_keys,
+                    csar_dir,
+                    dry_run,
+                },
+        } => crate::import::tacker(&cfg, &db, &vim_keys, &csar_dir, dry_run).await,
         Command::Config { .. }
         | Command::Csar { .. }
         | Command::Secrets { .. }
@@ -34,7 +43,7 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
     }
 }
 
-fn open_db(cfg: &Config) -> anyhow::Result<Db> {
+pub(crate) fn open_db(cfg: &Config) -> anyhow::Result<Db> {
     Ok(Db::connect(
         &cfg.database.url,
         cfg.database.pool_size(),
@@ -55,7 +64,7 @@ async fn migrate(cfg: &Config) -> anyhow::Result<()> {
 }
 
 /// Waits (up to 60 s) for the database, then refuses to run on an old schema.
-async fn ensure_schema(db: &Db) -> anyhow::Result<()> {
+pub(crate) async fn ensure_schema(db: &Db) -> anyhow::Result<()> {
     let mut delay = Duration::from_millis(200);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
     loop {
@@ -88,7 +97,7 @@ fn bus_options(cfg: &Config) -> BusOptions {
     }
 }
 
-fn open_store(cfg: &Config) -> anyhow::Result<PackageStore> {
+pub(crate) fn open_store(cfg: &Config) -> anyhow::Result<PackageStore> {
     let s = &cfg.storage;
     let s3 = S3Options {
         endpoint: s.s3_endpoint.clone(),

@@ -1,0 +1,93 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+pub mod packages;
+pub mod source;
+mod summary;
+pub mod vim_keys;
+pub mod vims;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tacker_db::Db;
+use tacker_db::secrets::Keyring;
+use tacker_storage::PackageStore;
+
+pub use error::{Error, Result};
+pub use summary::{Outcome, Summary};
+
+/// Where Tacker's state is read from.
+pub struct From<'a> {
+    /// Tacker's database URL (`mysql://` or Tacker's own `mysql+pymysql://...`).
+    pub db_url: &'a str,
+    /// Tacker's `[vim_keys] openstack` directory.
+    pub vim_keys: &'a Path,
+    /// Tacker's glance_store `filesystem_store_datadir` (the packages' CSARs).
+    pub csar_dir: &'a Path,
+}
+
+/// Where it goes: our database, keyring and storage, with our limits.
+pub struct Into<'a> {
+    /// Our database (migrated).
+    pub db: &'a Db,
+    /// The keyring that seals credentials at rest.
+    pub keyring: &'a Arc<Keyring>,
+    /// Our package storage.
+    pub store: &'a PackageStore,
+    /// Our CSAR reader's limits.
+    pub limits: &'a tacker_csar::Limits,
+    /// Our largest package.
+    pub max_package_size: u64,
+}
+
+/// Imports (or, with `dry_run`, plans the import of) Tacker's VIMs and packages;
+/// `progress` hears of each object as it is done, with how many there are in all.
+/// Re-running imports what is new, updates what changed and leaves the rest.
+pub async fn import_tacker(
+    from: &From<'_>,
+    into: &Into<'_>,
+    dry_run: bool,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Summary> {
+    let keys = vim_keys::VimKeys::open(from.vim_keys)?;
+    std::fs::read_dir(from.csar_dir)
+        .map_err(|e| Error::Directory(format!("--csar-dir {}: {e}", from.csar_dir.display())))?;
+    let url = from.db_url.to_owned();
+    let (tacker_vims, tacker_packages) = tokio::task::spawn_blocking(move || {
+        let mut src = source::Source::connect(&url)?;
+        Ok::<_, Error>((src.vims()?, src.packages()?))
+    })
+    .await
+    .map_err(|e| Error::Task(e.to_string()))??;
+    let total = tacker_vims.len() + tacker_packages.len();
+    let mut summary = Summary {
+        dry_run,
+        ..Summary::default()
+    };
+    let mut done = 0;
+    for t in &tacker_vims {
+        let outcome = match vims::ours(t, &keys) {
+            Ok(v) => vims::import(into.db, into.keyring, v, dry_run).await?,
+            Err(why) => Outcome::Skipped(why),
+        };
+        summary.record("vim", &t.id, outcome);
+        done += 1;
+        progress(done, total);
+    }
+    let packages = packages::Packages {
+        db: into.db,
+        store: into.store,
+        csar_dir: from.csar_dir,
+        limits: into.limits,
+        max_size: into.max_package_size,
+        dry_run,
+    };
+    for t in &tacker_packages {
+        let outcome = packages.import(t).await?;
+        summary.record("package", &t.id, outcome);
+        done += 1;
+        progress(done, total);
+    }
+    Ok(summary)
+}

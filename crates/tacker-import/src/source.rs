@@ -1,0 +1,217 @@
+//! Tacker's database (MySQL/MariaDB), read only: the rows the import takes. The session
+//! is READ ONLY, so nothing here can write to it.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, OptsBuilder, Row};
+
+use crate::{Error, Result};
+
+/// A connection to Tacker's database.
+pub struct Source {
+    conn: Conn,
+}
+
+/// A registered VIM (`vims` joined with its `vimauths` row), as Tacker stores it.
+#[derive(Debug, Clone)]
+pub struct TackerVim {
+    /// Its id.
+    pub id: String,
+    /// `openstack` or `kubernetes`.
+    pub vim_type: String,
+    /// The project that registered it.
+    pub tenant_id: String,
+    /// Its name (unique per project).
+    pub name: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// Whether it is its project's default.
+    pub is_default: bool,
+    /// `extra` (JSON text).
+    pub extra: Option<String>,
+    /// When it was registered.
+    pub created_at: Option<DateTime<Utc>>,
+    /// The Fernet token of its password.
+    pub password: Option<String>,
+    /// Keystone's or the Kubernetes API's URL.
+    pub auth_url: String,
+    /// `vim_project` (JSON text).
+    pub vim_project: String,
+    /// `auth_cred` (JSON text; `key_type`, and for Kubernetes the encrypted token and CA).
+    pub auth_cred: String,
+}
+
+/// A VNF package as Tacker stores it.
+#[derive(Debug, Clone)]
+pub struct TackerPackage {
+    /// Its id.
+    pub id: String,
+    /// `CREATED`, `UPLOADING`, `PROCESSING` or `ONBOARDED`.
+    pub onboarding_state: String,
+    /// `ENABLED` or `DISABLED`.
+    pub operational_state: String,
+    /// The project that created it.
+    pub tenant_id: String,
+    /// glance_store's location of its CSAR (`file://<dir>/<id>`).
+    pub location: Option<String>,
+    /// When it was created.
+    pub created_at: Option<DateTime<Utc>>,
+    /// `userDefinedData` (Tacker keeps it as key/value text rows).
+    pub user_data: Vec<(String, String)>,
+}
+
+/// The URL the mysql client takes for `url`: Tacker's own `[database] connection`
+/// (`mysql+pymysql://...?charset=utf8`) is accepted as it is written there.
+fn client_url(url: &str) -> Result<String> {
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| Error::Url(format!("{url:?} is not a URL")))?;
+    let scheme = scheme.split('+').next().unwrap_or(scheme);
+    match scheme {
+        "mysql" | "mariadb" => {}
+        "postgres" | "postgresql" => {
+            return Err(Error::Url(
+                "Tacker databases on PostgreSQL are not read yet: only MySQL/MariaDB \
+                 (mysql://user:password@host:port/tacker)"
+                    .into(),
+            ));
+        }
+        other => {
+            return Err(Error::Url(format!(
+                "scheme {other:?}: expected mysql://user:password@host:port/tacker"
+            )));
+        }
+    }
+    // pymysql's options (charset=...) mean nothing to this client.
+    let rest = rest.split('?').next().unwrap_or(rest);
+    Ok(format!("mysql://{rest}"))
+}
+
+/// `DATETIME` as `CAST(.. AS CHAR)` gives it (UTC, as Tacker writes it).
+fn time(text: Option<String>) -> Option<DateTime<Utc>> {
+    let t = text?;
+    NaiveDateTime::parse_from_str(&t, "%Y-%m-%d %H:%M:%S%.f")
+        .ok()
+        .map(|t| t.and_utc())
+}
+
+/// Column `name` of `row`, converted; a column of another type is an error.
+fn col<T: mysql::prelude::FromValue>(row: &mut Row, name: &str) -> Result<T> {
+    match row.take_opt::<T, _>(name) {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(Error::Corrupt(format!("column {name}: {e}"))),
+        None => Err(Error::Corrupt(format!("no column {name}"))),
+    }
+}
+
+impl Source {
+    /// Connects to Tacker's database at `url` (MySQL/MariaDB), read only.
+    pub fn connect(url: &str) -> Result<Self> {
+        let opts = Opts::from_url(&client_url(url)?).map_err(|e| Error::Url(e.to_string()))?;
+        let opts = OptsBuilder::from_opts(opts)
+            .init(vec!["SET SESSION TRANSACTION READ ONLY"])
+            .tcp_connect_timeout(Some(std::time::Duration::from_secs(10)));
+        Ok(Self {
+            conn: Conn::new(opts)?,
+        })
+    }
+
+    /// The live registered VIMs (`deleted_at` is `datetime.min` for those).
+    pub fn vims(&mut self) -> Result<Vec<TackerVim>> {
+        let c = &mut self.conn;
+        let rows: Vec<Row> = c.query(
+            "SELECT v.id, v.type, v.tenant_id, v.name, v.description, v.is_default, \
+             CAST(v.extra AS CHAR) AS extra, CAST(v.created_at AS CHAR) AS created_at, \
+             a.password, a.auth_url, CAST(a.vim_project AS CHAR) AS vim_project, \
+             CAST(a.auth_cred AS CHAR) AS auth_cred \
+             FROM vims v JOIN vimauths a ON a.vim_id = v.id \
+             WHERE v.deleted_at IS NULL OR v.deleted_at = '0001-01-01 00:00:00' \
+             ORDER BY v.created_at, v.id",
+        )?;
+        rows.into_iter()
+            .map(|mut r| {
+                Ok(TackerVim {
+                    id: col(&mut r, "id")?,
+                    vim_type: col::<Option<String>>(&mut r, "type")?
+                        .unwrap_or_else(|| "openstack".into()),
+                    tenant_id: col(&mut r, "tenant_id")?,
+                    name: col(&mut r, "name")?,
+                    description: col(&mut r, "description")?,
+                    is_default: col::<i64>(&mut r, "is_default")? != 0,
+                    extra: col(&mut r, "extra")?,
+                    created_at: time(col(&mut r, "created_at")?),
+                    password: col(&mut r, "password")?,
+                    auth_url: col(&mut r, "auth_url")?,
+                    vim_project: col::<Option<String>>(&mut r, "vim_project")?
+                        .unwrap_or_else(|| "{}".into()),
+                    auth_cred: col::<Option<String>>(&mut r, "auth_cred")?
+                        .unwrap_or_else(|| "{}".into()),
+                })
+            })
+            .collect()
+    }
+
+    /// The packages that are not deleted, with their user-defined data.
+    pub fn packages(&mut self) -> Result<Vec<TackerPackage>> {
+        let c = &mut self.conn;
+        let rows: Vec<Row> = c.query(
+            "SELECT id, onboarding_state, operational_state, tenant_id, location_glance_store, \
+             CAST(created_at AS CHAR) AS created_at \
+             FROM vnf_packages WHERE deleted = 0 ORDER BY created_at, id",
+        )?;
+        let data: Vec<(String, String, String)> = c.query(
+            "SELECT d.package_uuid, d.`key`, d.`value` FROM vnf_packages_user_data d \
+             JOIN vnf_packages p ON p.id = d.package_uuid \
+             WHERE d.deleted = 0 AND p.deleted = 0 ORDER BY d.id",
+        )?;
+        let mut packages = rows
+            .into_iter()
+            .map(|mut r| {
+                Ok(TackerPackage {
+                    id: col(&mut r, "id")?,
+                    onboarding_state: col(&mut r, "onboarding_state")?,
+                    operational_state: col(&mut r, "operational_state")?,
+                    tenant_id: col(&mut r, "tenant_id")?,
+                    location: col(&mut r, "location_glance_store")?,
+                    created_at: time(col(&mut r, "created_at")?),
+                    user_data: Vec::new(),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let by_id: std::collections::HashMap<String, usize> = packages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.clone(), i))
+            .collect();
+        for (id, k, v) in data {
+            if let Some(i) = by_id.get(&id) {
+                packages[*i].user_data.push((k, v));
+            }
+        }
+        Ok(packages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tackers_own_connection_strings_are_taken_and_other_schemes_refused() {
+        assert_eq!(
+            client_url("mysql+pymysql://tacker:pw@127.0.0.1:3306/tacker?charset=utf8").unwrap(),
+            "mysql://tacker:pw@127.0.0.1:3306/tacker"
+        );
+        assert_eq!(client_url("mariadb://u@h/t").unwrap(), "mysql://u@h/t");
+        for bad in ["postgresql://u@h/t", "sqlite:///x", "127.0.0.1:3306"] {
+            assert!(client_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn datetimes_read_as_utc() {
+        let t = time(Some("2026-12-04 21:19:31".into())).unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-12-04T21:19:31+00:00");
+        assert!(time(Some("0001-13-01".into())).is_none());
+    }
+}
