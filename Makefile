@@ -41,6 +41,7 @@ setup: setup-deps
 	@tests/infra/node-tools.sh
 	@tests/infra/monitoring.sh
 	@tests/infra/openstack.sh >/dev/null
+	@tests/infra/tacker-upstream.sh >/dev/null
 
 test: setup lint test-only
 

@@ -65,7 +65,7 @@ pub struct TackerPackage {
 fn client_url(url: &str) -> Result<String> {
     let (scheme, rest) = url
         .split_once("://")
-        .ok_or_else(|| Error::Url(format!("{url:?} is not a URL")))?;
+        .ok_or_else(|| Error::Url("not a URL (mysql://user:password@host:port/tacker)".into()))?;
     let scheme = scheme.split('+').next().unwrap_or(scheme);
     match scheme {
         "mysql" | "mariadb" => {}
@@ -107,7 +107,10 @@ fn col<T: mysql::prelude::FromValue>(row: &mut Row, name: &str) -> Result<T> {
 impl Source {
     /// Connects to Tacker's database at `url` (MySQL/MariaDB), read only.
     pub fn connect(url: &str) -> Result<Self> {
-        let opts = Opts::from_url(&client_url(url)?).map_err(|e| Error::Url(e.to_string()))?;
+        // The client's URL errors quote the URL, password and all: not repeated.
+        let opts = Opts::from_url(&client_url(url)?).map_err(|_| {
+            Error::Url("not a MySQL URL (mysql://user:password@host:port/tacker)".into())
+        })?;
         let opts = OptsBuilder::from_opts(opts)
             .init(vec!["SET SESSION TRANSACTION READ ONLY"])
             .tcp_connect_timeout(Some(std::time::Duration::from_secs(10)));

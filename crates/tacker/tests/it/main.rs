@@ -15,6 +15,7 @@ mod csar_cmd;
 mod failover;
 mod hardening;
 mod helm;
+mod import;
 mod keystone;
 mod lcm_procs;
 mod mgmt;
