@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod error;
+mod fernet;
 pub mod packages;
 pub mod source;
 mod summary;

@@ -43,33 +43,28 @@ impl VimKeys {
     /// `token` (a Fernet token Tacker made for VIM `vim_id`) decrypted, as text; `None`
     /// when no key in the directory opens it.
     pub fn decrypt(&self, vim_id: &str, token: &str) -> Option<String> {
-        self.candidates(vim_id).into_iter().find_map(|key| {
-            let f = fernet::Fernet::new(key.trim())?;
-            let plain = f.decrypt(token.trim()).ok()?;
-            String::from_utf8(plain).ok()
-        })
+        self.candidates(vim_id)
+            .into_iter()
+            .find_map(|key| String::from_utf8(crate::fernet::open(&key, token)?).ok())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fernet::{generate_key, seal};
 
     #[test]
     fn a_vims_own_key_or_a_shared_one_opens_its_token() {
         let dir = tempfile_dir();
-        let own = fernet::Fernet::generate_key();
-        let shared = fernet::Fernet::generate_key();
+        let (own, shared) = (generate_key(), generate_key());
         std::fs::write(dir.join("vim-a"), &own).unwrap();
         std::fs::write(dir.join("shared"), &shared).unwrap();
         let keys = VimKeys::open(&dir).unwrap();
-        let a = fernet::Fernet::new(&own).unwrap().encrypt(b"pw-a");
-        let b = fernet::Fernet::new(&shared).unwrap().encrypt(b"pw-b");
+        let (a, b) = (seal(&own, b"pw-a"), seal(&shared, b"pw-b"));
         assert_eq!(keys.decrypt("vim-a", &a).as_deref(), Some("pw-a"));
         assert_eq!(keys.decrypt("vim-b", &b).as_deref(), Some("pw-b"));
-        let stranger = fernet::Fernet::new(&fernet::Fernet::generate_key())
-            .unwrap()
-            .encrypt(b"x");
+        let stranger = seal(&generate_key(), b"x");
         assert_eq!(keys.decrypt("vim-a", &stranger), None);
         assert!(VimKeys::open(&dir.join("nowhere")).is_err());
         std::fs::remove_dir_all(dir).unwrap();

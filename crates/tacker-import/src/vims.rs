@@ -158,20 +158,17 @@ pub async fn import(db: &Db, keyring: &Arc<Keyring>, vim: Vim, dry_run: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fernet::{generate_key, seal};
 
-    fn keys_with(vim_id: &str) -> (VimKeys, fernet::Fernet, std::path::PathBuf) {
+    fn keys_with(vim_id: &str) -> (VimKeys, String, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("vims-{}", Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
-        let key = fernet::Fernet::generate_key();
+        let key = generate_key();
         std::fs::write(dir.join(vim_id), &key).unwrap();
-        (
-            VimKeys::open(&dir).unwrap(),
-            fernet::Fernet::new(&key).unwrap(),
-            dir,
-        )
+        (VimKeys::open(&dir).unwrap(), key, dir)
     }
 
-    fn tacker_vim(id: &str, f: &fernet::Fernet) -> TackerVim {
+    fn tacker_vim(id: &str, key: &str) -> TackerVim {
         TackerVim {
             id: id.into(),
             vim_type: "openstack".into(),
@@ -181,7 +178,7 @@ mod tests {
             is_default: true,
             extra: Some(r#"{"area": "east"}"#.into()),
             created_at: None,
-            password: Some(f.encrypt(b"s3cret")),
+            password: Some(seal(key, b"s3cret")),
             auth_url: "http://127.0.0.1:15000/v3".into(),
             vim_project: r#"{"name": "p1", "project_domain_name": "Default"}"#.into(),
             auth_cred: r#"{"username": "u", "user_domain_name": "Default", "cert_verify": "True",
@@ -193,8 +190,8 @@ mod tests {
     #[test]
     fn credentials_are_decrypted_and_tackers_bookkeeping_dropped() {
         let id = Uuid::new_v4().to_string();
-        let (keys, f, dir) = keys_with(&id);
-        let v = ours(&tacker_vim(&id, &f), &keys).unwrap();
+        let (keys, key, dir) = keys_with(&id);
+        let v = ours(&tacker_vim(&id, &key), &keys).unwrap();
         assert_eq!(v.id.to_string(), id);
         assert_eq!(v.auth_cred["password"], "s3cret");
         for gone in ["key_type", "auth_url", "secret_uuid"] {
@@ -208,9 +205,8 @@ mod tests {
     #[test]
     fn what_cannot_be_opened_or_registered_says_why() {
         let id = Uuid::new_v4().to_string();
-        let (keys, f, dir) = keys_with("another-vim");
-        let _ = f;
-        let other = fernet::Fernet::new(&fernet::Fernet::generate_key()).unwrap();
+        let (keys, _, dir) = keys_with("another-vim");
+        let other = generate_key();
         let why = ours(&tacker_vim(&id, &other), &keys).unwrap_err();
         assert!(
             why.contains("no key in --vim-keys opens its password"),
