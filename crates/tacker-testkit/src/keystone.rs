@@ -84,6 +84,19 @@ impl OpenStack {
         id
     }
 
+    /// Names `url` as the public endpoint of service type `kind` (made, called `name`,
+    /// when missing) in region `region`'s catalog: clients logging in find it there.
+    pub async fn endpoint(&self, region: &str, name: &str, kind: &str, url: &str) {
+        let a = self.admin().await;
+        let service = a.service(name, kind).await;
+        a.create(
+            "endpoints",
+            "endpoint",
+            json!({"service_id": service, "interface": "public", "url": url, "region_id": region}),
+        )
+        .await;
+    }
+
     /// Removes region `id` and every endpoint in it.
     pub async fn remove_region(&self, id: &str) {
         let a = self.admin().await;

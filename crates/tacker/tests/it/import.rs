@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
 
+use crate::openstack_cli::Osc;
 use crate::procs::Cluster;
 use crate::readme::{run_script, walkthrough_in};
 
@@ -127,60 +128,55 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     let http = reqwest::Client::new();
     let work = tempfile::tempdir().unwrap();
 
-    // In Tacker: a VIM on the tests' Keystone (Tacker checks the credentials and keeps
-    // the password under a Fernet key of its own), an onboarded package, a created one.
+    // In Tacker, with the openstack client finding it in a region's catalog: a VIM on
+    // the tests' Keystone (Tacker checks the credentials and keeps the password under a
+    // Fernet key of its own), an onboarded package and a created one.
+    let region = os.region().await;
+    os.endpoint(&region, "tacker", "nfv-orchestration", &up.api)
+        .await;
     let m = p.user("member");
-    let r = http
-        .post(format!("{}/v1.0/vims", up.api))
-        .header("X-Auth-Token", &token)
-        .json(
-            &json!({"vim": {"name": format!("vim-{}", p.name), "type": "openstack",
-            "auth_url": os.keystone, "is_default": true,
-            "auth_cred": {"username": m.login, "password": m.password,
-                "user_domain_name": "Default", "cert_verify": "False"},
-            "vim_project": {"name": p.name, "project_domain_name": "Default"},
-            "extra": {"area": "east"}}}),
-        )
-        .send()
-        .await
-        .unwrap();
-    let status = r.status();
-    let vim: Value = r.json().await.unwrap();
-    assert_eq!(status, 201, "{vim}");
-    let vim_id = vim["vim"]["id"].as_str().unwrap().to_owned();
-    let create = |data: Value| {
-        let (http, api, token) = (http.clone(), up.api.clone(), token.clone());
-        async move {
-            let r = http
-                .post(format!("{api}/vnfpkgm/v1/vnf_packages"))
-                .header("X-Auth-Token", &token)
-                .json(&json!({"userDefinedData": data}))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status(), 201);
-            r.json::<Value>().await.unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        }
+    let osc = Osc::keystone(&os.keystone, &m.login, &m.password, &p.name, &region);
+    let cfg = work.path().join("vim.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "auth_url: '{}'\nusername: '{}'\npassword: '{}'\nproject_name: '{}'\n\
+             project_domain_name: 'Default'\nuser_domain_name: 'Default'\ncert_verify: 'False'\n",
+            os.keystone, m.login, m.password, p.name
+        ),
+    )
+    .unwrap();
+    let vim = osc.json(&[
+        "vim",
+        "register",
+        "--config-file",
+        cfg.to_str().unwrap(),
+        "--is-default",
+        &format!("vim-{}", p.name),
+    ]);
+    let vim_id = vim["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{vim}"))
+        .to_owned();
+    let create = |data: &str| {
+        let v = osc.json(&["vnf", "package", "create", "--user-data", data]);
+        v["ID"].as_str().unwrap_or_else(|| panic!("{v}")).to_owned()
     };
-    let onboarded = create(json!({"owner": p.name})).await;
-    let created = create(json!({"stage": "draft"})).await;
+    let onboarded = create(&format!("owner={}", p.name));
+    let created = create("stage=draft");
     let vnfd_id = uuid::Uuid::new_v4().to_string();
     let csar = cnf_sample(&vnfd_id, work.path());
-    let r = http
-        .put(format!(
-            "{}/vnfpkgm/v1/vnf_packages/{onboarded}/package_content",
-            up.api
-        ))
-        .header("X-Auth-Token", &token)
-        .header("Content-Type", "application/zip")
-        .body(csar.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
+    let zip = work.path().join("pkg.zip");
+    std::fs::write(&zip, &csar).unwrap();
+    let (ok, out, err) = osc.run(&[
+        "vnf",
+        "package",
+        "upload",
+        "--path",
+        zip.to_str().unwrap(),
+        &onboarded,
+    ]);
+    assert!(ok, "{out}{err}");
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     loop {
         let p: Value = http
@@ -253,7 +249,6 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     assert_eq!(v["vim"]["name"], format!("vim-{}", p.name));
     assert_eq!(v["vim"]["tenant_id"], p.id);
     assert_eq!(v["vim"]["is_default"], true);
-    assert_eq!(v["vim"]["extra"]["area"], "east");
     assert_ne!(v["vim"]["auth_cred"]["password"], json!(m.password), "{v}");
     let db_url = c
         .env
@@ -307,6 +302,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     }
     let (_, b) = get("/v1.0/vims".into(), token.clone()).await;
     assert_eq!(json_of(&b)["vims"].as_array().unwrap().len(), 1);
+    os.remove_region(&region).await;
     os.remove_project(&p).await;
     os.remove_project(&other).await;
 }
