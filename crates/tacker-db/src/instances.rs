@@ -213,6 +213,30 @@ pub fn usable_package(c: &mut DbConnection, vnfd_id: &str, tenant: Option<&str>)
     }))
 }
 
+/// Inserts `instance` and makes its package IN_USE; false (nothing done) when the
+/// package is not ONBOARDED and ENABLED.
+fn insert_using_package(c: &mut DbConnection, instance: &VnfInstance) -> Result<bool> {
+    let n = diesel::update(
+        pkg::vnf_packages
+            .filter(pkg::id.eq(instance.vnf_pkg_id.to_string()))
+            .filter(pkg::deleted_at.is_null())
+            .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
+            .filter(pkg::operational_state.eq(OperationalState::Enabled.as_str())),
+    )
+    .set((
+        pkg::usage_state.eq(UsageState::InUse.as_str()),
+        pkg::revision.eq(pkg::revision + 1),
+    ))
+    .execute(c)?;
+    if n == 0 {
+        return Ok(false);
+    }
+    diesel::insert_into(vnf_instances::table)
+        .values(Row::from_domain(instance))
+        .execute(c)?;
+    Ok(true)
+}
+
 /// Creates `instance`: its package becomes IN_USE and a VnfIdentifierCreationNotification
 /// is queued, in one transaction. `instance.vnf_pkg_id` must be ONBOARDED + ENABLED.
 pub fn create(c: &mut DbConnection, instance: &VnfInstance, quota: u64) -> Result<CreateOutcome> {
@@ -223,24 +247,9 @@ pub fn create(c: &mut DbConnection, instance: &VnfInstance, quota: u64) -> Resul
         quota,
         count_of_tenant,
         |c| {
-            let n = diesel::update(
-                pkg::vnf_packages
-                    .filter(pkg::id.eq(instance.vnf_pkg_id.to_string()))
-                    .filter(pkg::deleted_at.is_null())
-                    .filter(pkg::onboarding_state.eq(OnboardingState::Onboarded.as_str()))
-                    .filter(pkg::operational_state.eq(OperationalState::Enabled.as_str())),
-            )
-            .set((
-                pkg::usage_state.eq(UsageState::InUse.as_str()),
-                pkg::revision.eq(pkg::revision + 1),
-            ))
-            .execute(c)?;
-            if n == 0 {
+            if !insert_using_package(c, instance)? {
                 return Ok(CreateOutcome::NoUsablePackage);
             }
-            diesel::insert_into(vnf_instances::table)
-                .values(Row::from_domain(instance))
-                .execute(c)?;
             outbox::enqueue_matching(
                 c,
                 &Notification::of_identifier(NotificationKind::VnfIdentifierCreation, instance.id),
@@ -250,6 +259,37 @@ pub fn create(c: &mut DbConnection, instance: &VnfInstance, quota: u64) -> Resul
         },
     )?;
     Ok(made.unwrap_or(CreateOutcome::QuotaReached))
+}
+
+/// What inserting an imported instance did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// Inserted; its package is IN_USE.
+    Inserted,
+    /// An instance of this id exists here: left as it is.
+    Exists,
+    /// Its package is not here ONBOARDED and ENABLED.
+    NoUsablePackage,
+}
+
+/// Inserts `instance`, brought over from another VNFM (`tacker import tacker`), with its
+/// package made IN_USE, in one transaction. Unlike [`create`] no quota applies and no
+/// creation notification is queued: the instance is not new, only new here.
+pub fn insert_imported(c: &mut DbConnection, instance: &VnfInstance) -> Result<ImportOutcome> {
+    c.transaction(|c| {
+        let exists: i64 = dsl::vnf_instances
+            .filter(dsl::id.eq(instance.id.to_string()))
+            .count()
+            .get_result(c)?;
+        if exists > 0 {
+            return Ok(ImportOutcome::Exists);
+        }
+        Ok(if insert_using_package(c, instance)? {
+            ImportOutcome::Inserted
+        } else {
+            ImportOutcome::NoUsablePackage
+        })
+    })
 }
 
 /// How many instances `tenant` has (`None`: those of no tenant).

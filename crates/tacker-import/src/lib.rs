@@ -2,6 +2,8 @@
 
 mod error;
 mod fernet;
+pub mod instances;
+mod json;
 pub mod packages;
 pub mod source;
 mod summary;
@@ -42,7 +44,8 @@ pub struct Into<'a> {
     pub max_package_size: u64,
 }
 
-/// Imports (or, with `dry_run`, plans the import of) Tacker's VIMs and packages;
+/// Imports (or, with `dry_run`, plans the import of) Tacker's VIMs, packages and
+/// instances;
 /// `progress` hears of each object as it is done, with how many there are in all.
 /// Re-running imports what is new, updates what changed and leaves the rest.
 pub async fn import_tacker(
@@ -55,13 +58,13 @@ pub async fn import_tacker(
     std::fs::read_dir(from.csar_dir)
         .map_err(|e| Error::Directory(format!("--csar-dir {}: {e}", from.csar_dir.display())))?;
     let url = from.db_url.to_owned();
-    let (tacker_vims, tacker_packages) = tokio::task::spawn_blocking(move || {
+    let (tacker_vims, tacker_packages, tacker_instances) = tokio::task::spawn_blocking(move || {
         let mut src = source::Source::connect(&url)?;
-        Ok::<_, Error>((src.vims()?, src.packages()?))
+        Ok::<_, Error>((src.vims()?, src.packages()?, src.instances()?))
     })
     .await
     .map_err(|e| Error::Task(e.to_string()))??;
-    let total = tacker_vims.len() + tacker_packages.len();
+    let total = tacker_vims.len() + tacker_packages.len() + tacker_instances.len();
     let mut summary = Summary {
         dry_run,
         ..Summary::default()
@@ -87,6 +90,13 @@ pub async fn import_tacker(
     for t in &tacker_packages {
         let outcome = packages.import(t).await?;
         summary.record("package", &t.id, outcome);
+        done += 1;
+        progress(done, total);
+    }
+    // After the packages: an instance's package must be here first.
+    for t in &tacker_instances {
+        let outcome = instances::import(into.db, t, dry_run).await?;
+        summary.record("instance", &t.id, outcome);
         done += 1;
         progress(done, total);
     }

@@ -60,6 +60,33 @@ pub struct TackerPackage {
     pub user_data: Vec<(String, String)>,
 }
 
+/// A VNF instance as Tacker stores it (v2's `VnfInstanceV2`, or v1's `vnf_instances`).
+#[derive(Debug, Clone)]
+pub struct TackerInstance {
+    /// Its id.
+    pub id: String,
+    /// The API that made it: `v1` or `v2`.
+    pub api: &'static str,
+    /// `vnfInstanceName`.
+    pub name: Option<String>,
+    /// `vnfInstanceDescription`.
+    pub description: Option<String>,
+    /// Its VNFD.
+    pub vnfd_id: String,
+    /// `NOT_INSTANTIATED` or `INSTANTIATED`.
+    pub instantiation_state: String,
+    /// `metadata` (JSON text).
+    pub metadata: Option<String>,
+    /// `vnfConfigurableProperties` (JSON text; v2).
+    pub configurable_properties: Option<String>,
+    /// `extensions` (JSON text; v2).
+    pub extensions: Option<String>,
+    /// The live package that holds its VNFD, and that package's project.
+    pub package: Option<(String, String)>,
+    /// When it was created (v1 records it; v2 does not).
+    pub created_at: Option<DateTime<Utc>>,
+}
+
 /// The URL the mysql client takes for `url`: Tacker's own `[database] connection`
 /// (`mysql+pymysql://...?charset=utf8`) is accepted as it is written there.
 fn client_url(url: &str) -> Result<String> {
@@ -192,6 +219,69 @@ impl Source {
             }
         }
         Ok(packages)
+    }
+}
+
+impl Source {
+    /// The instances of both APIs (v1's that are not deleted), each with the package of
+    /// its VNFD.
+    pub fn instances(&mut self) -> Result<Vec<TackerInstance>> {
+        let c = &mut self.conn;
+        let packages: Vec<(String, String, String)> = c.query(
+            "SELECT v.vnfd_id, p.id, p.tenant_id FROM vnf_package_vnfd v \
+             JOIN vnf_packages p ON p.id = v.package_uuid \
+             WHERE v.deleted = '0' AND p.deleted = 0",
+        )?;
+        let by_vnfd: std::collections::HashMap<String, (String, String)> = packages
+            .into_iter()
+            .map(|(vnfd, id, tenant)| (vnfd, (id, tenant)))
+            .collect();
+        let v2: Vec<Row> = c.query(
+            "SELECT id, vnfInstanceName, vnfInstanceDescription, vnfdId, instantiationState, \
+             CAST(metadata AS CHAR) AS metadata, \
+             CAST(vnfConfigurableProperties AS CHAR) AS vnfConfigurableProperties, \
+             CAST(extensions AS CHAR) AS extensions FROM VnfInstanceV2 ORDER BY id",
+        )?;
+        let v1: Vec<Row> = c.query(
+            "SELECT id, vnf_instance_name, vnf_instance_description, vnfd_id, \
+             instantiation_state, CAST(vnf_metadata AS CHAR) AS vnf_metadata, \
+             CAST(created_at AS CHAR) AS created_at \
+             FROM vnf_instances WHERE deleted = 0 ORDER BY created_at, id",
+        )?;
+        let mut out = Vec::with_capacity(v1.len() + v2.len());
+        for mut r in v1 {
+            let vnfd_id: String = col(&mut r, "vnfd_id")?;
+            out.push(TackerInstance {
+                id: col(&mut r, "id")?,
+                api: "v1",
+                name: col(&mut r, "vnf_instance_name")?,
+                description: col(&mut r, "vnf_instance_description")?,
+                package: by_vnfd.get(&vnfd_id).cloned(),
+                vnfd_id,
+                instantiation_state: col(&mut r, "instantiation_state")?,
+                metadata: col(&mut r, "vnf_metadata")?,
+                configurable_properties: None,
+                extensions: None,
+                created_at: time(col(&mut r, "created_at")?),
+            });
+        }
+        for mut r in v2 {
+            let vnfd_id: String = col(&mut r, "vnfdId")?;
+            out.push(TackerInstance {
+                id: col(&mut r, "id")?,
+                api: "v2",
+                name: col(&mut r, "vnfInstanceName")?,
+                description: col(&mut r, "vnfInstanceDescription")?,
+                package: by_vnfd.get(&vnfd_id).cloned(),
+                vnfd_id,
+                instantiation_state: col(&mut r, "instantiationState")?,
+                metadata: col(&mut r, "metadata")?,
+                configurable_properties: col(&mut r, "vnfConfigurableProperties")?,
+                extensions: col(&mut r, "extensions")?,
+                created_at: None,
+            });
+        }
+        Ok(out)
     }
 }
 

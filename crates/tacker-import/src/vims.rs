@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tacker_db::Db;
 use tacker_db::secrets::Keyring;
 use tacker_db::vims::{self, Conflict};
 use tacker_domain::vim::{Vim, VimType, parse_new};
 use uuid::Uuid;
 
+use crate::json::object;
 use crate::source::TackerVim;
 use crate::summary::Outcome;
 use crate::vim_keys::VimKeys;
@@ -17,19 +18,6 @@ use crate::{Error, Result};
 
 /// Credentials Tacker encrypts inside `auth_cred` (Kubernetes VIMs).
 const ENCRYPTED_IN_CRED: [&str; 3] = ["bearer_token", "ssl_ca_cert", "client_secret"];
-
-/// A JSON object column (`{}` when empty or null).
-fn object(text: Option<&str>, what: &str) -> std::result::Result<Map<String, Value>, String> {
-    match text.map(serde_json::from_str::<Value>) {
-        None => Ok(Map::new()),
-        Some(Ok(Value::Object(m))) => Ok(m),
-        Some(Ok(Value::Null)) => Ok(Map::new()),
-        // A JSON string holding the object (some of Tacker's columns are encoded twice).
-        Some(Ok(Value::String(s))) => object(Some(&s), what),
-        Some(Ok(_)) => Err(format!("{what} is not an object")),
-        Some(Err(e)) => Err(format!("{what} is not JSON: {e}")),
-    }
-}
 
 /// Tacker's VIM `t` as ours: its credentials decrypted with `keys` and checked by the
 /// rules a registration through our API follows. `Err`: why it cannot be imported.

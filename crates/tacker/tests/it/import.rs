@@ -198,6 +198,22 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 
+    // Instances of both APIs on it, not instantiated.
+    let instance = |args: &[&str]| {
+        let v = osc.json(args);
+        v["ID"].as_str().unwrap_or_else(|| panic!("{v}")).to_owned()
+    };
+    let v2 = instance(&[
+        "--os-tacker-api-version",
+        "2",
+        "vnflcm",
+        "create",
+        "--name",
+        "from-tacker-v2",
+        &vnfd_id,
+    ]);
+    let v1 = instance(&["vnflcm", "create", "--name", "from-tacker-v1", &vnfd_id]);
+
     // Ours, with Keystone auth on the same Keystone: the project's token works on both.
     let password = os.tacker_password();
     let c = Cluster::start_with(
@@ -218,6 +234,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
             let r = http
                 .get(format!("{api}{path}"))
                 .header("X-Auth-Token", token)
+                .header("Version", "2.0.0")
                 .send()
                 .await
                 .unwrap();
@@ -285,18 +302,32 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     let (s, b) = get(format!("/vnfpkgm/v1/vnf_packages/{created}"), token.clone()).await;
     assert_eq!(s, 200);
     assert_eq!(json_of(&b)["onboardingState"], "CREATED");
+    assert_eq!(pkg["usageState"], "IN_USE", "{pkg}");
+    // The instances, in our one store, answered by both APIs.
+    for (id, path, name) in [
+        (&v2, "/vnflcm/v2", "from-tacker-v2"),
+        (&v1, "/vnflcm/v1", "from-tacker-v1"),
+    ] {
+        let (s, b) = get(format!("{path}/vnf_instances/{id}"), token.clone()).await;
+        let i = json_of(&b);
+        assert_eq!(s, 200, "{i}");
+        assert_eq!(i["vnfInstanceName"], name);
+        assert_eq!(i["vnfdId"], vnfd_id);
+        assert_eq!(i["instantiationState"], "NOT_INSTANTIATED");
+    }
     // Another project sees none of it.
     let stranger = os.token_of(&other, "member").await;
     for path in [
         format!("/v1.0/vims/{vim_id}"),
         format!("/vnfpkgm/v1/vnf_packages/{onboarded}"),
+        format!("/vnflcm/v2/vnf_instances/{v2}"),
     ] {
         assert_eq!(get(path.clone(), stranger.clone()).await.0, 404, "{path}");
     }
 
     // Again: everything is there already.
     let again = walkthrough(&c, &up, "tacker-import");
-    for kind in ["vim", "package"] {
+    for kind in ["vim", "package", "instance"] {
         let [imported, updated, _, _] = counts(&again, kind);
         assert_eq!((imported, updated), (0, 0), "{kind}: {again}");
     }
