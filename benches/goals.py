@@ -23,6 +23,7 @@ GOALS = [
     ("small CSAR PUT -> ONBOARDED, p50, 3 conductors", r"^one small package at a time.*p50 ([\d.]+) ms", 0, ("<=", 25), None, "ms"),
     ("200 MB onboarding / raw copy", r"^\s*200 MiB package: median ratio of \d+ runs ([\d.]+)", 0, ("<=", 1.1), None, "x"),
     ("server peak RSS, 200 MB uploads", r"^\s*200 MiB package:", "next-server", ("<=", 48), None, "MiB"),
+    ("import from Tacker, 1,000 packages + 1,000 instances", r"^import of \d+ packages and \d+ instances: ([\d.]+) s", 0, ("<=", 60), None, "s"),
     ("idle RSS, largest process", r"^idle RSS \(MiB.*?: server ([\d.]+), conductors ([\d.]+) ([\d.]+) ([\d.]+)", "max", ("<=", 24), None, "MiB"),
 ]
 
