@@ -6,6 +6,7 @@ pub mod instances;
 mod json;
 pub mod packages;
 pub mod source;
+pub mod subscriptions;
 mod summary;
 pub mod vim_keys;
 pub mod vims;
@@ -44,8 +45,8 @@ pub struct Into<'a> {
     pub max_package_size: u64,
 }
 
-/// Imports (or, with `dry_run`, plans the import of) Tacker's VIMs, packages and
-/// instances;
+/// Imports (or, with `dry_run`, plans the import of) Tacker's VIMs, packages,
+/// instances and LCM subscriptions;
 /// `progress` hears of each object as it is done, with how many there are in all.
 /// Re-running imports what is new, updates what changed and leaves the rest.
 pub async fn import_tacker(
@@ -58,13 +59,22 @@ pub async fn import_tacker(
     std::fs::read_dir(from.csar_dir)
         .map_err(|e| Error::Directory(format!("--csar-dir {}: {e}", from.csar_dir.display())))?;
     let url = from.db_url.to_owned();
-    let (tacker_vims, tacker_packages, tacker_instances) = tokio::task::spawn_blocking(move || {
-        let mut src = source::Source::connect(&url)?;
-        Ok::<_, Error>((src.vims()?, src.packages()?, src.instances()?))
-    })
-    .await
-    .map_err(|e| Error::Task(e.to_string()))??;
-    let total = tacker_vims.len() + tacker_packages.len() + tacker_instances.len();
+    let (tacker_vims, tacker_packages, tacker_instances, tacker_subscriptions) =
+        tokio::task::spawn_blocking(move || {
+            let mut src = source::Source::connect(&url)?;
+            Ok::<_, Error>((
+                src.vims()?,
+                src.packages()?,
+                src.instances()?,
+                src.subscriptions()?,
+            ))
+        })
+        .await
+        .map_err(|e| Error::Task(e.to_string()))??;
+    let total = tacker_vims.len()
+        + tacker_packages.len()
+        + tacker_instances.len()
+        + tacker_subscriptions.len();
     let mut summary = Summary {
         dry_run,
         ..Summary::default()
@@ -97,6 +107,15 @@ pub async fn import_tacker(
     for t in &tacker_instances {
         let outcome = instances::import(into.db, t, dry_run).await?;
         summary.record("instance", &t.id, outcome);
+        done += 1;
+        progress(done, total);
+    }
+    for t in &tacker_subscriptions {
+        let outcome = match subscriptions::ours(t) {
+            Ok(s) => subscriptions::import(into.db, into.keyring, s, dry_run).await?,
+            Err(why) => Outcome::Skipped(why),
+        };
+        summary.record("subscription", &t.id, outcome);
         done += 1;
         progress(done, total);
     }

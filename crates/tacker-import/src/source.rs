@@ -87,6 +87,27 @@ pub struct TackerInstance {
     pub created_at: Option<DateTime<Utc>>,
 }
 
+/// An LCM subscription as Tacker stores it (v2's `LccnSubscriptionV2`, or v1's
+/// `vnf_lcm_subscriptions` with its `vnf_lcm_filters` row).
+#[derive(Debug, Clone)]
+pub struct TackerSubscription {
+    /// Its id.
+    pub id: String,
+    /// The API that made it: `v1` or `v2`.
+    pub api: &'static str,
+    /// Where notifications go.
+    pub callback_uri: String,
+    /// `filter` (JSON text, possibly encoded twice).
+    pub filter: Option<String>,
+    /// `authentication` (JSON text, possibly encoded twice; its secrets in the clear).
+    pub authentication: Option<String>,
+    /// `FULL` or `SHORT` (v2).
+    pub verbosity: Option<String>,
+    /// The project that made it (v1; v2 subscriptions have none and hear of every
+    /// instance).
+    pub tenant_id: Option<String>,
+}
+
 /// The URL the mysql client takes for `url`: Tacker's own `[database] connection`
 /// (`mysql+pymysql://...?charset=utf8`) is accepted as it is written there.
 fn client_url(url: &str) -> Result<String> {
@@ -223,6 +244,56 @@ impl Source {
 }
 
 impl Source {
+    /// The LCM subscriptions of both APIs (v1's that are not deleted).
+    pub fn subscriptions(&mut self) -> Result<Vec<TackerSubscription>> {
+        let c = &mut self.conn;
+        let v2: Vec<(
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        )> = c.query(
+            "SELECT id, callbackUri, CAST(filter AS CHAR), CAST(authentication AS CHAR), \
+             CAST(verbosity AS CHAR) FROM LccnSubscriptionV2 ORDER BY id",
+        )?;
+        let v1: Vec<(String, String, Option<String>, String, Option<String>)> = c.query(
+            "SELECT s.id, s.callback_uri, CAST(s.authentication AS CHAR), s.tenant_id, \
+             (SELECT CAST(f.filter AS CHAR) FROM vnf_lcm_filters f \
+              WHERE f.subscription_uuid = s.id LIMIT 1) \
+             FROM vnf_lcm_subscriptions s WHERE s.deleted = 0 ORDER BY s.created_at, s.id",
+        )?;
+        let mut out: Vec<TackerSubscription> = v1
+            .into_iter()
+            .map(
+                |(id, callback_uri, authentication, tenant, filter)| TackerSubscription {
+                    id,
+                    api: "v1",
+                    callback_uri,
+                    filter,
+                    authentication,
+                    verbosity: None,
+                    tenant_id: Some(tenant),
+                },
+            )
+            .collect();
+        out.extend(
+            v2.into_iter()
+                .map(
+                    |(id, callback_uri, filter, authentication, verbosity)| TackerSubscription {
+                        id,
+                        api: "v2",
+                        callback_uri,
+                        filter,
+                        authentication,
+                        verbosity,
+                        tenant_id: None,
+                    },
+                ),
+        );
+        Ok(out)
+    }
+
     /// The instances of both APIs (v1's that are not deleted), each with the package of
     /// its VNFD.
     pub fn instances(&mut self) -> Result<Vec<TackerInstance>> {

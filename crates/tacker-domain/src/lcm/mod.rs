@@ -31,7 +31,9 @@ pub use op::{
 };
 pub use request::OperationParams;
 pub use secrets::redact_vim_connection_info;
-pub use subscription::{InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter};
+pub use subscription::{
+    Authentication, InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter,
+};
 
 crate::text_enum! {
     /// The LCM API version a resource was made through (links and bodies follow it).

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
+use tacker_testkit::peers::{Expect, Subscriber};
 
 use crate::openstack_cli::Osc;
 use crate::procs::Cluster;
@@ -214,6 +215,24 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     ]);
     let v1 = instance(&["vnflcm", "create", "--name", "from-tacker-v1", &vnfd_id]);
 
+    // An NFVO's subscription to the v2 instance, with BASIC credentials.
+    let nfvo = Subscriber::start(Expect::Basic("bmZ2bzpzM2NyZXQ="));
+    let r = http
+        .post(format!("{}/vnflcm/v2/subscriptions", up.api))
+        .header("X-Auth-Token", &token)
+        .header("Version", "2.0.0")
+        .json(&json!({"callbackUri": nfvo.url,
+            "filter": {"vnfInstanceSubscriptionFilter": {"vnfInstanceIds": [v2]}},
+            "authentication": {"authType": ["BASIC"],
+                "paramsBasic": {"userName": "nfvo", "password": "s3cret"}}}))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    let subscription: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{subscription}");
+    let subscription = subscription["id"].as_str().unwrap().to_owned();
+
     // Ours, with Keystone auth on the same Keystone: the project's token works on both.
     let password = os.tacker_password();
     let c = Cluster::start_with(
@@ -315,6 +334,34 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         assert_eq!(i["vnfdId"], vnfd_id);
         assert_eq!(i["instantiationState"], "NOT_INSTANTIATED");
     }
+    // The subscription: its credentials sealed here, and the NFVO hears of an operation
+    // on the imported instance.
+    let stored = crate::support::psql(
+        &db_url,
+        &format!("SELECT authentication FROM lccn_subscriptions WHERE id = '{subscription}'"),
+    );
+    assert!(
+        stored.contains("nfvo") && !stored.contains("s3cret"),
+        "{stored}"
+    );
+    let r = http
+        .patch(format!("{}/vnflcm/v2/vnf_instances/{v2}", c.api))
+        .header("X-Auth-Token", &token)
+        .header("Version", "2.0.0")
+        .header("Content-Type", "application/merge-patch+json")
+        .body(r#"{"vnfInstanceDescription": "moved from Tacker"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
+    nfvo.wait("MODIFY_INFO COMPLETED of the imported instance", |got| {
+        got.iter().any(|n| {
+            n["vnfInstanceId"] == json!(v2)
+                && n["operation"] == "MODIFY_INFO"
+                && n["operationState"] == "COMPLETED"
+        })
+    })
+    .await;
     // Another project sees none of it.
     let stranger = os.token_of(&other, "member").await;
     for path in [
@@ -327,7 +374,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
 
     // Again: everything is there already.
     let again = walkthrough(&c, &up, "tacker-import");
-    for kind in ["vim", "package", "instance"] {
+    for kind in ["vim", "package", "instance", "subscription"] {
         let [imported, updated, _, _] = counts(&again, kind);
         assert_eq!((imported, updated), (0, 0), "{kind}: {again}");
     }

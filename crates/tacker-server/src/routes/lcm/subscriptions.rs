@@ -26,66 +26,11 @@ pub struct CreateRequest {
     verbosity: Option<String>,
 }
 
-/// `SubscriptionAuthentication` (LCM and package subscriptions).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Authentication {
-    auth_type: Vec<String>,
-    #[serde(default)]
-    params_basic: Option<Basic>,
-    #[serde(default)]
-    params_oauth2_client_credentials: Option<OAuth2>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Basic {
-    user_name: String,
-    password: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct OAuth2 {
-    client_id: String,
-    client_password: String,
-    token_endpoint: String,
-}
+pub use tacker_domain::lcm::Authentication;
 
 /// The authentication of a subscription request, checked.
 pub fn auth(a: Option<Authentication>) -> Result<Option<SubscriptionAuth>, ApiError> {
-    let Some(a) = a else { return Ok(None) };
-    let bad = |m: &str| ApiError::BadRequest(m.to_owned());
-    match a.auth_type.as_slice() {
-        [t] if t == "BASIC" => {
-            let b = a
-                .params_basic
-                .ok_or_else(|| bad("authType BASIC needs paramsBasic"))?;
-            Ok(Some(SubscriptionAuth::Basic {
-                user_name: b.user_name,
-                password: b.password.as_str().into(),
-            }))
-        }
-        [t] if t == "OAUTH2_CLIENT_CREDENTIALS" => {
-            let o = a.params_oauth2_client_credentials.ok_or_else(|| {
-                bad("authType OAUTH2_CLIENT_CREDENTIALS needs paramsOauth2ClientCredentials")
-            })?;
-            let t = url::Url::parse(&o.token_endpoint)
-                .map_err(|_| bad("tokenEndpoint is not a URL"))?;
-            if !t.username().is_empty() || t.password().is_some() {
-                return Err(bad("tokenEndpoint must not carry credentials"));
-            }
-            Ok(Some(SubscriptionAuth::OAuth2 {
-                client_id: o.client_id,
-                client_password: o.client_password.as_str().into(),
-                token_endpoint: o.token_endpoint,
-            }))
-        }
-        [t] if t == "TLS_CERT" => Err(bad("authType TLS_CERT is not supported")),
-        _ => Err(bad(
-            "authType must name exactly one of BASIC, OAUTH2_CLIENT_CREDENTIALS",
-        )),
-    }
+    Ok(a.map(Authentication::checked).transpose()?)
 }
 
 /// A callback URI must be http(s) and answer a test GET with 204 before the
