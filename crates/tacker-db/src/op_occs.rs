@@ -183,6 +183,48 @@ pub fn create(
     })
 }
 
+/// Inserts `op`, an ended occurrence brought over from another VNFM (`tacker import
+/// tacker`), as it is: owned by its instance's tenant, no lock taken, nothing notified.
+/// False when an occurrence of this id exists, or its instance does not.
+pub fn insert_imported(c: &mut DbConnection, op: &OpOcc) -> Result<bool> {
+    c.transaction(|c| {
+        if get(c, op.id)?.is_some() {
+            return Ok(false);
+        }
+        let Some(instance) = instances::get(c, op.vnf_instance_id)? else {
+            return Ok(false);
+        };
+        let trunc =
+            |t: chrono::DateTime<chrono::Utc>| chrono::SubsecRound::trunc_subsecs(t.naive_utc(), 6);
+        let row = Row {
+            id: op.id.to_string(),
+            vnf_instance_id: op.vnf_instance_id.to_string(),
+            operation: op.operation.as_str().into(),
+            operation_state: op.state.as_str().into(),
+            state_entered_time: trunc(op.state_entered_time),
+            start_time: trunc(op.start_time),
+            is_automatic_invocation: op.is_automatic_invocation,
+            is_cancel_pending: false,
+            operation_params: json_text(&op.operation_params),
+            error: op.error.as_ref().map(json_text),
+            resource_changes: op.resource_changes.as_ref().map(json_text),
+            changed_info: op.changed_info.as_ref().map(json_text),
+            changed_ext_connectivity: op.changed_ext_connectivity.as_ref().map(json_text),
+            grant_id: op.grant_id.clone(),
+            conductor_id: None,
+            revision: 0,
+            created_at: trunc(op.start_time),
+            request: Some(json_text(&op.request)),
+            tenant: instance.tenant,
+            cancel_mode: None,
+        };
+        diesel::insert_into(vnf_lcm_op_occs::table)
+            .values(row)
+            .execute(c)?;
+        Ok(true)
+    })
+}
+
 // `created_at`, indexed, is the start time: both are set once, at creation.
 crate::rows::reads!(vnf_lcm_op_occs, OpOcc, "occurrence", "(start time, id)", {
     "id" => dsl::id,

@@ -17,3 +17,19 @@ pub(crate) fn object(
         Some(Err(e)) => Err(format!("{what} is not JSON: {e}")),
     }
 }
+
+/// A JSON column of any kind (`None` when empty or null), decoded twice when Tacker
+/// encoded it twice (a JSON string holding JSON).
+pub(crate) fn value(text: Option<&str>, what: &str) -> std::result::Result<Option<Value>, String> {
+    let Some(text) = text else { return Ok(None) };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Null) => Ok(None),
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+            Ok(v) => Ok((!v.is_null()).then_some(v)),
+            // A string that is not JSON is the value itself.
+            Err(_) => Ok(Some(Value::String(inner))),
+        },
+        Ok(v) => Ok(Some(v)),
+        Err(e) => Err(format!("{what} is not JSON: {e}")),
+    }
+}

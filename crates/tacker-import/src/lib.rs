@@ -4,6 +4,7 @@ mod error;
 mod fernet;
 pub mod instances;
 mod json;
+pub mod op_occs;
 pub mod packages;
 pub mod source;
 pub mod subscriptions;
@@ -46,7 +47,7 @@ pub struct Into<'a> {
 }
 
 /// Imports (or, with `dry_run`, plans the import of) Tacker's VIMs, packages,
-/// instances and LCM subscriptions;
+/// instances, their (v2) operation occurrences and LCM subscriptions;
 /// `progress` hears of each object as it is done, with how many there are in all.
 /// Re-running imports what is new, updates what changed and leaves the rest.
 pub async fn import_tacker(
@@ -59,13 +60,14 @@ pub async fn import_tacker(
     std::fs::read_dir(from.csar_dir)
         .map_err(|e| Error::Directory(format!("--csar-dir {}: {e}", from.csar_dir.display())))?;
     let url = from.db_url.to_owned();
-    let (tacker_vims, tacker_packages, tacker_instances, tacker_subscriptions) =
+    let (tacker_vims, tacker_packages, tacker_instances, tacker_occs, tacker_subscriptions) =
         tokio::task::spawn_blocking(move || {
             let mut src = source::Source::connect(&url)?;
             Ok::<_, Error>((
                 src.vims()?,
                 src.packages()?,
                 src.instances()?,
+                src.op_occs()?,
                 src.subscriptions()?,
             ))
         })
@@ -74,6 +76,7 @@ pub async fn import_tacker(
     let total = tacker_vims.len()
         + tacker_packages.len()
         + tacker_instances.len()
+        + tacker_occs.len()
         + tacker_subscriptions.len();
     let mut summary = Summary {
         dry_run,
@@ -107,6 +110,16 @@ pub async fn import_tacker(
     for t in &tacker_instances {
         let outcome = instances::import(into.db, t, dry_run).await?;
         summary.record("instance", &t.id, outcome);
+        done += 1;
+        progress(done, total);
+    }
+    // After the instances: an occurrence's instance must be here first.
+    for t in &tacker_occs {
+        let outcome = match op_occs::ours(t) {
+            Ok(op) => op_occs::import(into.db, into.keyring, op, dry_run).await?,
+            Err(why) => Outcome::Skipped(why),
+        };
+        summary.record("operation", &t.id, outcome);
         done += 1;
         progress(done, total);
     }

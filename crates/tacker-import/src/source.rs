@@ -108,6 +108,30 @@ pub struct TackerSubscription {
     pub tenant_id: Option<String>,
 }
 
+/// A v2 operation occurrence as Tacker stores it (`VnfLcmOpOccV2`).
+#[derive(Debug, Clone)]
+pub struct TackerOpOcc {
+    /// Its id.
+    pub id: String,
+    /// `operationState`.
+    pub state: String,
+    /// `stateEnteredTime`.
+    pub state_entered_time: Option<DateTime<Utc>>,
+    /// `startTime`.
+    pub start_time: Option<DateTime<Utc>>,
+    /// Its instance.
+    pub vnf_instance_id: String,
+    /// `grantId`.
+    pub grant_id: Option<String>,
+    /// `operation`.
+    pub operation: String,
+    /// `isAutomaticInvocation`.
+    pub automatic: bool,
+    /// `operationParams`, `error`, `resourceChanges`, `changedInfo`,
+    /// `changedExtConnectivity` (JSON text, some encoded twice).
+    pub json: [Option<String>; 5],
+}
+
 /// The URL the mysql client takes for `url`: Tacker's own `[database] connection`
 /// (`mysql+pymysql://...?charset=utf8`) is accepted as it is written there.
 fn client_url(url: &str) -> Result<String> {
@@ -244,6 +268,42 @@ impl Source {
 }
 
 impl Source {
+    /// The v2 operation occurrences, oldest first.
+    pub fn op_occs(&mut self) -> Result<Vec<TackerOpOcc>> {
+        let rows: Vec<Row> = self.conn.query(
+            "SELECT id, CAST(operationState AS CHAR) AS state, \
+             CAST(stateEnteredTime AS CHAR) AS entered, CAST(startTime AS CHAR) AS started, \
+             vnfInstanceId, grantId, CAST(operation AS CHAR) AS operation, \
+             isAutomaticInvocation, CAST(operationParams AS CHAR) AS params, \
+             CAST(error AS CHAR) AS error, CAST(resourceChanges AS CHAR) AS changes, \
+             CAST(changedInfo AS CHAR) AS changed_info, \
+             CAST(changedExtConnectivity AS CHAR) AS changed_ext \
+             FROM VnfLcmOpOccV2 ORDER BY startTime, id",
+        )?;
+        rows.into_iter()
+            .map(|mut r| {
+                Ok(TackerOpOcc {
+                    id: col(&mut r, "id")?,
+                    state: col(&mut r, "state")?,
+                    state_entered_time: time(col(&mut r, "entered")?),
+                    start_time: time(col(&mut r, "started")?),
+                    vnf_instance_id: col(&mut r, "vnfInstanceId")?,
+                    grant_id: col(&mut r, "grantId")?,
+                    operation: col(&mut r, "operation")?,
+                    automatic: col::<Option<i64>>(&mut r, "isAutomaticInvocation")?
+                        .is_some_and(|a| a != 0),
+                    json: [
+                        col(&mut r, "params")?,
+                        col(&mut r, "error")?,
+                        col(&mut r, "changes")?,
+                        col(&mut r, "changed_info")?,
+                        col(&mut r, "changed_ext")?,
+                    ],
+                })
+            })
+            .collect()
+    }
+
     /// The LCM subscriptions of both APIs (v1's that are not deleted).
     pub fn subscriptions(&mut self) -> Result<Vec<TackerSubscription>> {
         let c = &mut self.conn;

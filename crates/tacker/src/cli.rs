@@ -59,8 +59,9 @@ pub enum Command {
 pub enum ImportCommand {
     /// From OpenStack Tacker 16: its registered VIMs (credentials decrypted with its
     /// keys, sealed with ours), VNF packages (CSARs read again by our reader), VNF
-    /// instances not instantiated and LCM subscriptions. Tacker's database is only read.
-    /// Re-running imports what is new and leaves the rest.
+    /// instances not instantiated with their ended operations, and LCM subscriptions.
+    /// Tacker's database is only read. Re-running imports what is new and leaves the
+    /// rest.
     Tacker {
         /// Tacker's database: `[database] connection` of tacker.conf
         /// (mysql+pymysql://user:password@host:port/tacker) or mysql://...

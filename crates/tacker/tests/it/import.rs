@@ -1,8 +1,10 @@
 //! `tacker import tacker` against a real upstream Tacker 16.0.0 (`tests/infra/
 //! tacker-upstream.sh`: PyPI tacker on its own MariaDB, Keystone auth on the tests'
-//! Keystone): a VIM registered and packages created and onboarded through Tacker's own
-//! API come over, are served by ours to the same project only, and a second import
-//! changes nothing.
+//! Keystone), driven by the real `openstack` client: a VIM, packages, instances of both
+//! APIs, an operation's history and an NFVO's subscription made through Tacker's own
+//! API come over by the operator guide's walkthrough, are served by ours to the same
+//! project only (the NFVO hears of an operation here), and a second import changes
+//! nothing.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -215,6 +217,46 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     ]);
     let v1 = instance(&["vnflcm", "create", "--name", "from-tacker-v1", &vnfd_id]);
 
+    // A modification of the v2 instance in Tacker: its occurrence is history to keep.
+    let r = http
+        .patch(format!("{}/vnflcm/v2/vnf_instances/{v2}", up.api))
+        .header("X-Auth-Token", &token)
+        .header("Version", "2.0.0")
+        .header("Content-Type", "application/merge-patch+json")
+        .body(r#"{"vnfInstanceDescription": "set in Tacker"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let occ = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let o: Value = http
+            .get(format!("{}/vnflcm/v2/vnf_lcm_op_occs/{occ}", up.api))
+            .header("X-Auth-Token", &token)
+            .header("Version", "2.0.0")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if o["operationState"] == "COMPLETED" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Tacker's MODIFY_INFO: {o}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+
     // An NFVO's subscription to the v2 instance, with BASIC credentials.
     let nfvo = Subscriber::start(Expect::Basic("bmZ2bzpzM2NyZXQ="));
     let r = http
@@ -334,6 +376,16 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         assert_eq!(i["vnfdId"], vnfd_id);
         assert_eq!(i["instantiationState"], "NOT_INSTANTIATED");
     }
+    // The history: Tacker's occurrence, and what it changed.
+    let (s, b) = get(format!("/vnflcm/v2/vnf_lcm_op_occs/{occ}"), token.clone()).await;
+    let o = json_of(&b);
+    assert_eq!(s, 200, "{o}");
+    assert_eq!(
+        (&o["operation"], &o["operationState"], &o["vnfInstanceId"]),
+        (&json!("MODIFY_INFO"), &json!("COMPLETED"), &json!(v2))
+    );
+    let (_, b) = get(format!("/vnflcm/v2/vnf_instances/{v2}"), token.clone()).await;
+    assert_eq!(json_of(&b)["vnfInstanceDescription"], "set in Tacker");
     // The subscription: its credentials sealed here, and the NFVO hears of an operation
     // on the imported instance.
     let stored = crate::support::psql(
@@ -368,13 +420,14 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         format!("/v1.0/vims/{vim_id}"),
         format!("/vnfpkgm/v1/vnf_packages/{onboarded}"),
         format!("/vnflcm/v2/vnf_instances/{v2}"),
+        format!("/vnflcm/v2/vnf_lcm_op_occs/{occ}"),
     ] {
         assert_eq!(get(path.clone(), stranger.clone()).await.0, 404, "{path}");
     }
 
     // Again: everything is there already.
     let again = walkthrough(&c, &up, "tacker-import");
-    for kind in ["vim", "package", "instance", "subscription"] {
+    for kind in ["vim", "package", "instance", "operation", "subscription"] {
         let [imported, updated, _, _] = counts(&again, kind);
         assert_eq!((imported, updated), (0, 0), "{kind}: {again}");
     }
