@@ -83,14 +83,17 @@ pub async fn import_tacker(
         ..Summary::default()
     };
     let mut done = 0;
+    let mut record = |kind: &'static str, id: &str, outcome: Outcome| {
+        summary.record(kind, id, outcome);
+        done += 1;
+        progress(done, total);
+    };
     for t in &tacker_vims {
         let outcome = match vims::ours(t, &keys) {
             Ok(v) => vims::import(into.db, into.keyring, v, dry_run).await?,
             Err(why) => Outcome::Skipped(why),
         };
-        summary.record("vim", &t.id, outcome);
-        done += 1;
-        progress(done, total);
+        record("vim", &t.id, outcome);
     }
     let packages = packages::Packages {
         db: into.db,
@@ -101,17 +104,15 @@ pub async fn import_tacker(
         dry_run,
     };
     for t in &tacker_packages {
-        let outcome = packages.import(t).await?;
-        summary.record("package", &t.id, outcome);
-        done += 1;
-        progress(done, total);
+        record("package", &t.id, packages.import(t).await?);
     }
     // After the packages: an instance's package must be here first.
     for t in &tacker_instances {
-        let outcome = instances::import(into.db, t, dry_run).await?;
-        summary.record("instance", &t.id, outcome);
-        done += 1;
-        progress(done, total);
+        record(
+            "instance",
+            &t.id,
+            instances::import(into.db, t, dry_run).await?,
+        );
     }
     // After the instances: an occurrence's instance must be here first.
     for t in &tacker_occs {
@@ -119,18 +120,14 @@ pub async fn import_tacker(
             Ok(op) => op_occs::import(into.db, into.keyring, op, dry_run).await?,
             Err(why) => Outcome::Skipped(why),
         };
-        summary.record("operation", &t.id, outcome);
-        done += 1;
-        progress(done, total);
+        record("operation", &t.id, outcome);
     }
     for t in &tacker_subscriptions {
         let outcome = match subscriptions::ours(t) {
             Ok(s) => subscriptions::import(into.db, into.keyring, s, dry_run).await?,
             Err(why) => Outcome::Skipped(why),
         };
-        summary.record("subscription", &t.id, outcome);
-        done += 1;
-        progress(done, total);
+        record("subscription", &t.id, outcome);
     }
     Ok(summary)
 }

@@ -132,6 +132,15 @@ pub struct TackerOpOcc {
     pub json: [Option<String>; 5],
 }
 
+/// A subscription row: id, callback and three JSON or text columns.
+type SubscriptionRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 /// The URL the mysql client takes for `url`: Tacker's own `[database] connection`
 /// (`mysql+pymysql://...?charset=utf8`) is accepted as it is written there.
 fn client_url(url: &str) -> Result<String> {
@@ -307,17 +316,11 @@ impl Source {
     /// The LCM subscriptions of both APIs (v1's that are not deleted).
     pub fn subscriptions(&mut self) -> Result<Vec<TackerSubscription>> {
         let c = &mut self.conn;
-        let v2: Vec<(
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-        )> = c.query(
+        let v2: Vec<SubscriptionRow> = c.query(
             "SELECT id, callbackUri, CAST(filter AS CHAR), CAST(authentication AS CHAR), \
              CAST(verbosity AS CHAR) FROM LccnSubscriptionV2 ORDER BY id",
         )?;
-        let v1: Vec<(String, String, Option<String>, String, Option<String>)> = c.query(
+        let v1: Vec<SubscriptionRow> = c.query(
             "SELECT s.id, s.callback_uri, CAST(s.authentication AS CHAR), s.tenant_id, \
              (SELECT CAST(f.filter AS CHAR) FROM vnf_lcm_filters f \
               WHERE f.subscription_uuid = s.id LIMIT 1) \
@@ -326,14 +329,14 @@ impl Source {
         let mut out: Vec<TackerSubscription> = v1
             .into_iter()
             .map(
-                |(id, callback_uri, authentication, tenant, filter)| TackerSubscription {
+                |(id, callback_uri, authentication, tenant_id, filter)| TackerSubscription {
                     id,
                     api: "v1",
                     callback_uri,
                     filter,
                     authentication,
                     verbosity: None,
-                    tenant_id: Some(tenant),
+                    tenant_id,
                 },
             )
             .collect();

@@ -106,6 +106,30 @@ fn walkthrough(c: &Cluster, up: &Upstream, name: &str) -> String {
     run_script(&script, dir.path())
 }
 
+/// Polls Tacker's `url` (as `token`'s holder, v2 headers included) until its `field` is
+/// `want`, for up to `secs` seconds; says what it last saw when that never comes.
+async fn until(http: &reqwest::Client, url: &str, token: &str, field: &str, want: &str, secs: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let r = http
+            .get(url)
+            .header("X-Auth-Token", token)
+            .header("Version", "2.0.0")
+            .send()
+            .await
+            .unwrap();
+        let v: Value = r.json().await.unwrap();
+        if v[field] == want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{url}: {field} never became {want} within {secs} s: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
 /// The summary's counts of `kind`: imported, updated, unchanged, skipped.
 fn counts(summary: &str, kind: &str) -> [usize; 4] {
     let line = summary
@@ -183,26 +207,9 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         &onboarded,
     ]);
     assert!(ok, "{out}{err}");
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let p: Value = http
-            .get(format!("{}/vnfpkgm/v1/vnf_packages/{onboarded}", up.api))
-            .header("X-Auth-Token", &token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if p["onboardingState"] == "ONBOARDED" {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Tacker did not onboard the sample: {p}"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    // Tacker's conductor onboards it (its own pace on a loaded machine: two minutes).
+    let url = format!("{}/vnfpkgm/v1/vnf_packages/{onboarded}", up.api);
+    until(&http, &url, &token, "onboardingState", "ONBOARDED", 120).await;
 
     // Instances of both APIs on it, not instantiated.
     let instance = |args: &[&str]| {
@@ -238,27 +245,8 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         .next()
         .unwrap()
         .to_owned();
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let o: Value = http
-            .get(format!("{}/vnflcm/v2/vnf_lcm_op_occs/{occ}", up.api))
-            .header("X-Auth-Token", &token)
-            .header("Version", "2.0.0")
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if o["operationState"] == "COMPLETED" {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Tacker's MODIFY_INFO: {o}"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{occ}", up.api);
+    until(&http, &url, &token, "operationState", "COMPLETED", 60).await;
 
     // An NFVO's subscription to the v2 instance, with BASIC credentials.
     let nfvo = Subscriber::start(Expect::Basic("bmZ2bzpzM2NyZXQ="));
