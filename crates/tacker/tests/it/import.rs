@@ -20,6 +20,8 @@ use crate::readme::{run_script, walkthrough_in};
 /// What `tacker-upstream.sh up` printed.
 struct Upstream {
     api: String,
+    /// Tacker's database, `mysql://tacker:<password>@127.0.0.1:<port>/tacker`.
+    db: String,
     conf: String,
 }
 
@@ -45,6 +47,7 @@ impl Upstream {
         };
         Self {
             api: field("tacker"),
+            db: field("db"),
             conf: field("conf"),
         }
     }
@@ -427,4 +430,141 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     os.remove_region(&region).await;
     os.remove_project(&p).await;
     os.remove_project(&other).await;
+}
+
+/// How many of `kind` our database holds.
+fn count(c: &Cluster, table: &str) -> usize {
+    let db_url = c
+        .env
+        .vars
+        .iter()
+        .find_map(|(k, v)| (k == "TACKER__DATABASE__URL").then_some(v.clone()))
+        .unwrap();
+    crate::support::psql(&db_url, &format!("SELECT count(*) FROM {table}"))
+        .parse()
+        .unwrap()
+}
+
+/// The packages' CSARs in `dir` (our local storage).
+fn stored_csars(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("vnf_packages"))
+        .map(|d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.path().join("package.zip").is_file())
+            })
+            .count()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_killed_halfway_is_finished_by_running_it_again() {
+    use std::io::Read;
+    let up = Upstream::up();
+    let (packages, instances) = (200, 200);
+    let src = format!(
+        "tacker_t_{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    );
+    let work = tempfile::tempdir().unwrap();
+    let (csars, keys) = (work.path().join("csars"), work.path().join("keys"));
+    std::fs::create_dir_all(&keys).unwrap();
+    let fill = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/tacker-fill.sh");
+    let out = std::process::Command::new(fill)
+        .args([&src, csars.to_str().unwrap()])
+        .args([packages.to_string(), instances.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let src_url = format!("{}/{src}", up.db.rsplit_once('/').unwrap().0);
+    let c = Cluster::start_with(1, &[], &[]).await;
+    let store = c
+        .env
+        .vars
+        .iter()
+        .find_map(|(k, v)| (k == "TACKER__STORAGE__URL").then_some(v.clone()))
+        .unwrap();
+    let store = PathBuf::from(store.trim_start_matches("file://"));
+    let import = || {
+        let mut cmd = c.env.command(&[]);
+        cmd.args(["import", "tacker", "--db", &src_url])
+            .args(["--vim-keys", keys.to_str().unwrap()])
+            .args(["--csar-dir", csars.to_str().unwrap()]);
+        cmd
+    };
+
+    // Killed (SIGKILL) once it has done 40 of its 400 objects.
+    let mut child = import()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (seen, progress) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let mut buf = [0u8; 256];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+            let done = text
+                .rsplit("importing: ")
+                .next()
+                .and_then(|l| l.split('/').next())
+                .and_then(|n| n.parse::<usize>().ok());
+            if done.is_some_and(|d| d >= 40) {
+                let _ = seen.send(());
+                break;
+            }
+        }
+    });
+    progress
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the import never got to 40 objects");
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the import ended before it was killed");
+    // The kill landed on work in flight: some of it is here, not all.
+    let (p, i) = (count(&c, "vnf_packages"), count(&c, "vnf_instances"));
+    assert!(
+        p >= 40 && p + i < packages + instances,
+        "{p} packages, {i} instances"
+    );
+    // What is here is whole: every package row has its CSAR stored.
+    assert!(
+        stored_csars(&store) >= p,
+        "{p} rows, {} CSARs",
+        stored_csars(&store)
+    );
+
+    // Run again: the rest comes over, nothing twice.
+    let out = import().output().unwrap();
+    let summary = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{summary}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let [pi, pu, pn, ps] = counts(&summary, "package");
+    let [ii, iu, i_n, is] = counts(&summary, "instance");
+    assert_eq!((pi + pn, pu, ps), (packages, 0, 0), "{summary}");
+    assert_eq!((ii + i_n, iu, is), (instances, 0, 0), "{summary}");
+    assert!(pi > 0 && pn >= p, "{summary}");
+    assert_eq!(
+        (count(&c, "vnf_packages"), count(&c, "vnf_instances")),
+        (packages, instances)
+    );
+    assert_eq!(stored_csars(&store), packages);
+    let _ = std::process::Command::new("mariadb")
+        .args(["--no-defaults", "-uroot", "-S"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tacker-upstream/mysqld.sock"))
+        .args(["-e", &format!("DROP DATABASE IF EXISTS {src}")])
+        .output();
 }
