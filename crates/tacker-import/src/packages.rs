@@ -187,19 +187,23 @@ impl Packages<'_> {
             .db
             .run(move |c| packages::insert_imported(c, &p, Some((&model, &digest))))
             .await;
-        let outcome = match done {
-            Ok(Imported::Inserted) => return Ok(Outcome::Imported),
-            Ok(Imported::Exists(s)) => exists(s),
-            Ok(Imported::DuplicateVnfdId(o)) => Outcome::Skipped(format!(
-                "package {o} of the same project has its vnfdId here"
-            )),
+        match done {
+            Ok(Imported::Inserted) => Ok(Outcome::Imported),
+            // Stored meanwhile (another import run): the content at this key is that
+            // package's now, the same bytes; it stays.
+            Ok(Imported::Exists(s)) => Ok(exists(s)),
+            // No row of this id: what was stored is nobody's.
+            Ok(Imported::DuplicateVnfdId(o)) => {
+                self.store.delete(&key).await?;
+                Ok(Outcome::Skipped(format!(
+                    "package {o} of the same project has its vnfdId here"
+                )))
+            }
             Err(e) => {
                 let _ = self.store.delete(&key).await;
-                return Err(e.into());
+                Err(e.into())
             }
-        };
-        self.store.delete(&key).await?;
-        Ok(outcome)
+        }
     }
 }
 
