@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod conf;
 mod error;
 mod fernet;
 pub mod instances;

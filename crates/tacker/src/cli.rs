@@ -77,6 +77,12 @@ pub enum ImportCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Print the settings of ours (TOML) that a Tacker 16 `tacker.conf` amounts to;
+    /// secrets are not copied, comments say where they are.
+    TackerConf {
+        /// Tacker's configuration file.
+        file: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

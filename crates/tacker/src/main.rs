@@ -42,6 +42,18 @@ fn main() -> anyhow::Result<()> {
         cli::Command::Auth {
             command: cli::AuthCommand::GenerateKey { out },
         } => return auth::generate_key(out.as_deref()),
+        cli::Command::Import {
+            command: cli::ImportCommand::TackerConf { file },
+        } => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let ini = tacker_import::conf::parse(&text);
+            print!(
+                "{}",
+                tacker_import::conf::to_toml(&ini, &file.display().to_string())
+            );
+            return Ok(());
+        }
         cli::Command::Config {
             command: cli::ConfigCommand::Reference,
         } => {

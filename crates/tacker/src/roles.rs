@@ -37,6 +37,9 @@ pub async fn run(command: Command, cfg: Config) -> anyhow::Result<()> {
                 },
         } => crate::import::tacker(&cfg, &db, &vim_keys, &csar_dir, dry_run).await,
         Command::Config { .. }
+        | Command::Import {
+            command: ImportCommand::TackerConf { .. },
+        }
         | Command::Csar { .. }
         | Command::Secrets { .. }
         | Command::Auth { .. } => Ok(()),

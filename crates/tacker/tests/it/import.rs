@@ -302,6 +302,15 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     // A dry run says what it would do and writes nothing.
     let plan = walkthrough(&c, &up, "tacker-import-plan");
     assert!(plan.contains("dry run: nothing was written"), "{plan}");
+    // Tacker's settings as ours: its Keystone, port and broker, no secret of it.
+    for want in [
+        format!("keystone_url = \"{}\"", os.keystone),
+        format!("bind = \"{}\"", up.api.trim_start_matches("http://")),
+        "url = \"amqp://guest:***@".to_owned(),
+    ] {
+        assert!(plan.contains(&want), "{want} not in {plan}");
+    }
+    assert!(!plan.contains(&os.tacker_password()), "{plan}");
     assert!(
         counts(&plan, "vim")[0] >= 1 && counts(&plan, "package")[0] >= 2,
         "{plan}"
