@@ -58,14 +58,18 @@ fn bus_urls(transport: &str) -> Option<String> {
     Some(urls.join(","))
 }
 
-/// `url` with its password left out.
+/// `url` with its password left out: whatever lies between `user:` and the last `@`
+/// (SQLAlchemy takes passwords with `/`, `#` or `?` unencoded, which no URL parser reads).
 fn without_password(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((cred, host)) => {
+            let user = cred.split(':').next().unwrap_or(cred);
+            format!("{scheme}://{user}:***@{host}")
         }
-        _ => url.to_owned(),
+        None => url.to_owned(),
     }
 }
 
@@ -198,6 +202,14 @@ mod tests {
         ] {
             assert!(toml.contains(want), "{want} not in:\n{toml}");
         }
+        let odd = to_toml(
+            &parse("[database]\nconnection = mysql://u:pa/ss#?w@db/t\n"),
+            "t.conf",
+        );
+        assert!(
+            odd.contains("mysql://u:***@db/t") && !odd.contains("pa/ss"),
+            "{odd}"
+        );
         for secret in ["rpw", "dbpw", "kspw"] {
             assert!(!toml.contains(secret), "{secret} in:\n{toml}");
         }

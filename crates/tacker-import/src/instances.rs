@@ -19,7 +19,7 @@ use crate::source::TackerInstance;
 use crate::summary::Outcome;
 
 /// What of `t` needs no package to be known: `Err` says why it cannot come over.
-fn check(t: &TackerInstance) -> std::result::Result<(Uuid, Uuid, String), String> {
+fn check(t: &TackerInstance, busy: bool) -> std::result::Result<(Uuid, Uuid, String), String> {
     if t.instantiation_state != InstantiationState::NotInstantiated.as_str() {
         return Err(format!(
             "it is {} in Tacker ({} API): instantiated instances are not imported yet \
@@ -27,22 +27,48 @@ fn check(t: &TackerInstance) -> std::result::Result<(Uuid, Uuid, String), String
             t.instantiation_state, t.api
         ));
     }
+    if busy {
+        return Err(
+            "an operation on it has not ended in Tacker (in progress or FAILED_TEMP): \
+                    let Tacker finish it first"
+                .into(),
+        );
+    }
     let id =
         t.id.parse::<Uuid>()
             .map_err(|e| format!("id is not a UUID: {e}"))?;
-    let (package, tenant) = t
+    let (package, _) = t
         .package
         .clone()
         .ok_or_else(|| format!("no live package of Tacker holds its VNFD {}", t.vnfd_id))?;
     let package = package
         .parse::<Uuid>()
         .map_err(|e| format!("its package's id is not a UUID: {e}"))?;
+    let tenant = owner(t).unwrap_or_default();
     Ok((id, package, tenant))
 }
 
-/// Imports `t` (or, with `dry_run`, says what importing it would do).
-pub async fn import(db: &Db, t: &TackerInstance, dry_run: bool) -> Result<Outcome> {
-    let (id, package_id, tenant) = match check(t) {
+/// The project `t` belongs to here: v1 records it; a v2 instance belongs to its
+/// package's project.
+pub fn owner(t: &TackerInstance) -> Option<String> {
+    t.tenant_id
+        .clone()
+        .or_else(|| t.package.as_ref().map(|(_, tenant)| tenant.clone()))
+}
+
+/// What the import knows of the rest of its run.
+pub struct Context<'a> {
+    /// The packages here, or imported (in a dry run: to be) by this run.
+    pub packages: &'a std::collections::HashSet<Uuid>,
+    /// The instances with an operation Tacker has not ended.
+    pub busy: &'a std::collections::HashSet<String>,
+    /// Write nothing.
+    pub dry_run: bool,
+}
+
+/// Imports `t` (or, in a dry run, says what importing it would do).
+pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Outcome> {
+    let (id, package_id, tenant) = match check(t, cx.busy.contains(&t.id)) {
         Ok(x) => x,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
@@ -60,10 +86,25 @@ pub async fn import(db: &Db, t: &TackerInstance, dry_run: bool) -> Result<Outcom
         Ok(m) => m,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
+    if !cx.packages.contains(&package_id) {
+        return Ok(Outcome::Skipped(format!(
+            "its package {package_id} is not imported"
+        )));
+    }
+    if cx.dry_run {
+        let exists = db
+            .run(move |c| instances::get(c, id).map(|i| i.is_some()))
+            .await?;
+        return Ok(if exists {
+            Outcome::Unchanged
+        } else {
+            Outcome::Imported
+        });
+    }
     let package = db.run(move |c| packages::get(c, package_id)).await?;
     let Some(facts) = package.and_then(|p| p.package.descriptor) else {
         return Ok(Outcome::Skipped(format!(
-            "its package {package_id} is not here ONBOARDED (not imported?)"
+            "its package {package_id} is not here ONBOARDED"
         )));
     };
     let instance = VnfInstance {
@@ -86,16 +127,6 @@ pub async fn import(db: &Db, t: &TackerInstance, dry_run: bool) -> Result<Outcom
         created_at: t.created_at.unwrap_or_else(Utc::now),
         tenant: Some(tenant),
     };
-    if dry_run {
-        let exists = db
-            .run(move |c| instances::get(c, id).map(|i| i.is_some()))
-            .await?;
-        return Ok(if exists {
-            Outcome::Unchanged
-        } else {
-            Outcome::Imported
-        });
-    }
     Ok(
         match db
             .run(move |c| instances::insert_imported(c, &instance))
@@ -126,19 +157,25 @@ mod tests {
             configurable_properties: None,
             extensions: None,
             package: Some((Uuid::new_v4().to_string(), "p1".into())),
+            tenant_id: None,
             created_at: None,
         }
     }
 
     #[test]
     fn only_instances_not_instantiated_with_a_package_come_over() {
-        let (_, _, tenant) = check(&tacker("NOT_INSTANTIATED")).unwrap();
+        let (_, _, tenant) = check(&tacker("NOT_INSTANTIATED"), false).unwrap();
         assert_eq!(tenant, "p1");
-        let why = check(&tacker("INSTANTIATED")).unwrap_err();
+        let mut v1 = tacker("NOT_INSTANTIATED");
+        v1.tenant_id = Some("p2".into());
+        assert_eq!(check(&v1, false).unwrap().2, "p2");
+        let why = check(&tacker("INSTANTIATED"), false).unwrap_err();
         assert!(why.contains("not imported yet"), "{why}");
+        let why = check(&tacker("NOT_INSTANTIATED"), true).unwrap_err();
+        assert!(why.contains("not ended"), "{why}");
         let mut orphan = tacker("NOT_INSTANTIATED");
         orphan.package = None;
-        assert!(check(&orphan).unwrap_err().contains("vnfd-1"));
+        assert!(check(&orphan, false).unwrap_err().contains("vnfd-1"));
         // Tacker encodes some columns twice.
         let m = object(tacker("x").metadata.as_deref(), "metadata").unwrap();
         assert_eq!(m["k"], "v");

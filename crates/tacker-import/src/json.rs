@@ -33,3 +33,33 @@ pub(crate) fn value(text: Option<&str>, what: &str) -> std::result::Result<Optio
         Err(e) => Err(format!("{what} is not JSON: {e}")),
     }
 }
+
+/// `message` with what it quotes left out: serde's errors quote the value they met, which
+/// may be a credential.
+pub(crate) fn unquoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut inside = false;
+    for ch in message.chars() {
+        match (ch, inside) {
+            ('"', false) => {
+                inside = true;
+                out.push_str("\"…\"");
+            }
+            ('"', true) => inside = false,
+            (_, false) => out.push(ch),
+            (_, true) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quoted_values_are_left_out() {
+        assert_eq!(
+            super::unquoted(r#"invalid type: string "s3cret", expected a map"#),
+            r#"invalid type: string "…", expected a map"#
+        );
+    }
+}

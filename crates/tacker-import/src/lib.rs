@@ -13,6 +13,7 @@ mod summary;
 pub mod vim_keys;
 pub mod vims;
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -104,27 +105,48 @@ pub async fn import_tacker(
         max_size: into.max_package_size,
         dry_run,
     };
+    // What is (or, in a dry run, would be) here after this run: the instances need
+    // their package, the occurrences their instance.
+    let arrived = |o: &Outcome| matches!(o, Outcome::Imported | Outcome::Unchanged);
+    let mut here_packages = HashSet::new();
     for t in &tacker_packages {
-        record("package", &t.id, packages.import(t).await?);
+        let outcome = packages.import(t).await?;
+        if arrived(&outcome) {
+            here_packages.extend(t.id.parse::<uuid::Uuid>().ok());
+        }
+        record("package", &t.id, outcome);
     }
-    // After the packages: an instance's package must be here first.
+    let busy: HashSet<String> = tacker_occs
+        .iter()
+        .filter(|o| !matches!(o.state.as_str(), "COMPLETED" | "FAILED" | "ROLLED_BACK"))
+        .map(|o| o.vnf_instance_id.clone())
+        .collect();
+    let cx = instances::Context {
+        packages: &here_packages,
+        busy: &busy,
+        dry_run,
+    };
+    let mut here_instances = HashSet::new();
     for t in &tacker_instances {
-        record(
-            "instance",
-            &t.id,
-            instances::import(into.db, t, dry_run).await?,
-        );
+        let outcome = instances::import(into.db, t, &cx).await?;
+        if arrived(&outcome) {
+            here_instances.extend(t.id.parse::<uuid::Uuid>().ok());
+        }
+        record("instance", &t.id, outcome);
     }
-    // After the instances: an occurrence's instance must be here first.
     for t in &tacker_occs {
         let outcome = match op_occs::ours(t) {
-            Ok(op) => op_occs::import(into.db, into.keyring, op, dry_run).await?,
+            Ok(op) => op_occs::import(into.db, into.keyring, op, &here_instances, dry_run).await?,
             Err(why) => Outcome::Skipped(why),
         };
         record("operation", &t.id, outcome);
     }
+    let owners: std::collections::HashMap<String, String> = tacker_instances
+        .iter()
+        .filter_map(|t| Some((t.id.clone(), instances::owner(t)?)))
+        .collect();
     for t in &tacker_subscriptions {
-        let outcome = match subscriptions::ours(t) {
+        let outcome = match subscriptions::ours(t, &owners) {
             Ok(s) => subscriptions::import(into.db, into.keyring, s, dry_run).await?,
             Err(why) => Outcome::Skipped(why),
         };

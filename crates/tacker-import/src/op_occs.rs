@@ -11,6 +11,7 @@ use tacker_db::Db;
 use tacker_db::op_occs;
 use tacker_db::secrets::Keyring;
 use tacker_domain::ProblemDetails;
+use tacker_domain::lcm::secrets::shown_params;
 use tacker_domain::lcm::{LcmOperation, OpOcc, OperationParams, OperationState};
 use uuid::Uuid;
 
@@ -44,8 +45,12 @@ pub fn ours(t: &TackerOpOcc) -> std::result::Result<OpOcc, String> {
     };
     let [params, error, changes, changed_info, changed_ext] = &t.json;
     let params = value(params.as_deref(), "operationParams")?.unwrap_or_default();
-    let request = OperationParams::parse(operation, &params)
-        .map_err(|f| format!("its request is not one ours reads: {}", f.detail))?;
+    let request = OperationParams::parse(operation, &params).map_err(|f| {
+        format!(
+            "its request is not one ours reads: {}",
+            crate::json::unquoted(&f.detail)
+        )
+    })?;
     let mut op = OpOcc::new(
         uuid(&t.id, "id")?,
         uuid(&t.vnf_instance_id, "vnfInstanceId")?,
@@ -63,13 +68,23 @@ pub fn ours(t: &TackerOpOcc) -> std::result::Result<OpOcc, String> {
         .transpose()
         .map_err(|e| format!("its error is not ProblemDetails: {e}"))?;
     op.resource_changes = value(changes.as_deref(), "resourceChanges")?;
-    op.changed_info = value(changed_info.as_deref(), "changedInfo")?;
-    op.changed_ext_connectivity = value(changed_ext.as_deref(), "changedExtConnectivity")?;
+    // Tacker keeps a MODIFY_INFO's new VIM connections with their credentials in the
+    // clear: shown masked, as our own occurrences keep them.
+    op.changed_info = value(changed_info.as_deref(), "changedInfo")?.map(|v| shown_params(&v));
+    op.changed_ext_connectivity =
+        value(changed_ext.as_deref(), "changedExtConnectivity")?.map(|v| shown_params(&v));
     Ok(op)
 }
 
-/// Imports `op` (or, with `dry_run`, says what importing it would do).
-pub async fn import(db: &Db, keyring: &Arc<Keyring>, op: OpOcc, dry_run: bool) -> Result<Outcome> {
+/// Imports `op` (or, with `dry_run`, says what importing it would do); `instances`: the
+/// instances imported (in a dry run: to be) by this run.
+pub async fn import(
+    db: &Db,
+    keyring: &Arc<Keyring>,
+    op: OpOcc,
+    instances: &std::collections::HashSet<Uuid>,
+    dry_run: bool,
+) -> Result<Outcome> {
     let (id, instance) = (op.id, op.vnf_instance_id);
     let (exists, has_instance) = db
         .run(move |c| {
@@ -82,9 +97,10 @@ pub async fn import(db: &Db, keyring: &Arc<Keyring>, op: OpOcc, dry_run: bool) -
     if exists {
         return Ok(Outcome::Unchanged);
     }
-    if !has_instance && !dry_run {
+    let coming = dry_run && instances.contains(&instance);
+    if !(has_instance || coming) {
         return Ok(Outcome::Skipped(format!(
-            "its instance {instance} is not here (not imported)"
+            "its instance {instance} is not imported"
         )));
     }
     if dry_run {
@@ -136,6 +152,14 @@ mod tests {
         assert_eq!(op.operation, LcmOperation::Instantiate);
         let why = ours(&tacker("FAILED_TEMP")).unwrap_err();
         assert!(why.contains("Tacker's to finish"), "{why}");
+        let mut modified = tacker("COMPLETED");
+        modified.json[3] = Some(
+            r#""{\"vimConnectionInfo\": {\"v\": {\"accessInfo\": {\"password\": \"pw-in-clear\"}}}}""#
+                .into(),
+        );
+        let op = ours(&modified).unwrap();
+        let shown = op.changed_info.unwrap().to_string();
+        assert!(!shown.contains("pw-in-clear"), "{shown}");
         let mut odd = tacker("COMPLETED");
         odd.json[0] = Some(r#"{"flavourId": 7}"#.into());
         assert!(ours(&odd).unwrap_err().contains("request"));

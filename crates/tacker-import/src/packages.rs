@@ -143,10 +143,19 @@ impl Packages<'_> {
             return Ok(exists(state));
         }
         let file = csar_file(self.csar_dir, t);
-        if !file.is_file() {
+        let size = match std::fs::metadata(&file) {
+            Ok(m) if m.is_file() => m.len(),
+            _ => {
+                return Ok(Outcome::Skipped(format!(
+                    "its CSAR is not in --csar-dir (looked for {})",
+                    file.display()
+                )));
+            }
+        };
+        if size > self.max_size {
             return Ok(Outcome::Skipped(format!(
-                "its CSAR is not in --csar-dir (looked for {})",
-                file.display()
+                "its CSAR has {size} bytes, more than onboarding.max_package_size ({})",
+                self.max_size
             )));
         }
         let limits = self.limits.clone();
@@ -176,6 +185,7 @@ impl Packages<'_> {
             .map_err(|e| Error::Directory(format!("{}: {e}", file.display())))?;
         let body = tokio_util::io::ReaderStream::with_capacity(f, 256 * 1024);
         let stored = self.store.put_stream(&key, body, self.max_size).await?;
+        let p_id = p.id;
         let mut p = onboarded(p, &model);
         p.checksum = Some(tacker_domain::package::Checksum {
             algorithm: "SHA-512".into(),
@@ -199,8 +209,16 @@ impl Packages<'_> {
                     "package {o} of the same project has its vnfdId here"
                 )))
             }
+            // Not stored, unless another run stored it meanwhile (its content then).
             Err(e) => {
-                let _ = self.store.delete(&key).await;
+                let id = p_id;
+                let stored = self
+                    .db
+                    .run(move |c| packages::state_including_deleted(c, id))
+                    .await;
+                if matches!(stored, Ok(None)) {
+                    let _ = self.store.delete(&key).await;
+                }
                 Err(e.into())
             }
         }

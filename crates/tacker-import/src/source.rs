@@ -83,6 +83,8 @@ pub struct TackerInstance {
     pub extensions: Option<String>,
     /// The live package that holds its VNFD, and that package's project.
     pub package: Option<(String, String)>,
+    /// Its project (v1 records it; v2 does not).
+    pub tenant_id: Option<String>,
     /// When it was created (v1 records it; v2 does not).
     pub created_at: Option<DateTime<Utc>>,
 }
@@ -163,8 +165,16 @@ fn client_url(url: &str) -> Result<String> {
             )));
         }
     }
-    // pymysql's options (charset=...) mean nothing to this client.
-    let rest = rest.split('?').next().unwrap_or(rest);
+    // pymysql's options (charset=...) mean nothing to this client; TLS ones would be
+    // dropped, and the connection made in the clear: refused instead.
+    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+    if query.split('&').any(|kv| kv.starts_with("ssl")) {
+        return Err(Error::Url(
+            "TLS options (ssl*): the import reads Tacker's database without TLS; run it where \
+             the database is reachable so (e.g. on its host, or through a tunnel)"
+                .into(),
+        ));
+    }
     Ok(format!("mysql://{rest}"))
 }
 
@@ -377,7 +387,7 @@ impl Source {
              CAST(extensions AS CHAR) AS extensions FROM VnfInstanceV2 ORDER BY id",
         )?;
         let v1: Vec<Row> = c.query(
-            "SELECT id, vnf_instance_name, vnf_instance_description, vnfd_id, \
+            "SELECT id, vnf_instance_name, vnf_instance_description, vnfd_id, tenant_id, \
              instantiation_state, CAST(vnf_metadata AS CHAR) AS vnf_metadata, \
              CAST(created_at AS CHAR) AS created_at \
              FROM vnf_instances WHERE deleted = 0 ORDER BY created_at, id",
@@ -391,6 +401,7 @@ impl Source {
                 name: col(&mut r, "vnf_instance_name")?,
                 description: col(&mut r, "vnf_instance_description")?,
                 package: by_vnfd.get(&vnfd_id).cloned(),
+                tenant_id: col(&mut r, "tenant_id")?,
                 vnfd_id,
                 instantiation_state: col(&mut r, "instantiation_state")?,
                 metadata: col(&mut r, "vnf_metadata")?,
@@ -407,6 +418,7 @@ impl Source {
                 name: col(&mut r, "vnfInstanceName")?,
                 description: col(&mut r, "vnfInstanceDescription")?,
                 package: by_vnfd.get(&vnfd_id).cloned(),
+                tenant_id: None,
                 vnfd_id,
                 instantiation_state: col(&mut r, "instantiationState")?,
                 metadata: col(&mut r, "metadata")?,
@@ -430,6 +442,7 @@ mod tests {
             "mysql://tacker:pw@127.0.0.1:3306/tacker"
         );
         assert_eq!(client_url("mariadb://u@h/t").unwrap(), "mysql://u@h/t");
+        assert!(client_url("mysql://u@h/t?ssl_ca=/ca.pem").is_err());
         for bad in ["postgresql://u@h/t", "sqlite:///x", "127.0.0.1:3306"] {
             assert!(client_url(bad).is_err(), "{bad}");
         }

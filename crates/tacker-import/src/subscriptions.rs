@@ -6,6 +6,7 @@
 //! callback is not tested again (Tacker tested it when the subscription was made; the
 //! NFVO may be between homes during the cut-over).
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -16,27 +17,62 @@ use tacker_domain::lcm::{ApiVersion, Authentication, Subscription, SubscriptionF
 use uuid::Uuid;
 
 use crate::Result;
-use crate::json::object;
+use crate::json::{object, unquoted};
 use crate::source::TackerSubscription;
 use crate::summary::Outcome;
 
+/// Whether a password of `auth` is a Fernet token (`gAAAAA…`): Tacker encrypted it.
+fn encrypted(auth: &serde_json::Map<String, Value>) -> bool {
+    [
+        ("paramsBasic", "password"),
+        ("paramsOauth2ClientCredentials", "clientPassword"),
+    ]
+    .iter()
+    .any(|(params, key)| {
+        auth.get(*params)
+            .and_then(|p| p.get(*key))
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.starts_with("gAAAAA"))
+    })
+}
+
 /// Tacker's subscription `t` as ours (credentials not sealed yet): `Err` says why it
-/// cannot come over.
-pub fn ours(t: &TackerSubscription) -> std::result::Result<Subscription, String> {
+/// cannot come over. `owners`: the project of each of Tacker's instances here; a v2
+/// subscription (no project in Tacker) whose filter names instances of one project
+/// belongs to that project, any other hears of every instance (an administrator's).
+pub fn ours(
+    t: &TackerSubscription,
+    owners: &HashMap<String, String>,
+) -> std::result::Result<Subscription, String> {
     let id =
         t.id.parse::<Uuid>()
             .map_err(|e| format!("id is not a UUID: {e}"))?;
     let filter = object(t.filter.as_deref(), "filter")?;
-    let filter: SubscriptionFilter = serde_json::from_value(Value::Object(filter))
-        .map_err(|e| format!("its filter is not one ours takes: {e}"))?;
+    let filter: SubscriptionFilter =
+        serde_json::from_value(Value::Object(filter)).map_err(|e| {
+            format!(
+                "its filter is not one ours takes: {}",
+                unquoted(&e.to_string())
+            )
+        })?;
     let authentication = match object(t.authentication.as_deref(), "authentication")? {
         m if m.is_empty() => None,
-        m => Some(
-            serde_json::from_value::<Authentication>(Value::Object(m))
-                .map_err(|e| format!("its authentication: {e}"))?
-                .checked()
-                .map_err(|f| format!("its authentication: {}", f.detail))?,
-        ),
+        m => {
+            if encrypted(&m) {
+                return Err(
+                    "its credentials are encrypted by Tacker's credential encryption \
+                            (use_credential_encryption), which this import does not open: \
+                            subscribe again here"
+                        .into(),
+                );
+            }
+            Some(
+                serde_json::from_value::<Authentication>(Value::Object(m))
+                    .map_err(|e| format!("its authentication: {}", unquoted(&e.to_string())))?
+                    .checked()
+                    .map_err(|f| format!("its authentication: {}", f.detail))?,
+            )
+        }
     };
     let url =
         url::Url::parse(&t.callback_uri).map_err(|e| format!("callbackUri is not a URL: {e}"))?;
@@ -47,6 +83,20 @@ pub fn ours(t: &TackerSubscription) -> std::result::Result<Subscription, String>
     if !matches!(verbosity.as_str(), "FULL" | "SHORT") {
         return Err(format!("verbosity {verbosity:?} is not FULL or SHORT"));
     }
+    let named: Option<HashSet<&String>> = filter
+        .vnf_instance_subscription_filter
+        .as_ref()
+        .filter(|f| !f.vnf_instance_ids.is_empty())
+        .map(|f| {
+            f.vnf_instance_ids
+                .iter()
+                .filter_map(|i| owners.get(i))
+                .collect()
+        });
+    let tenant = t.tenant_id.clone().or_else(|| match named {
+        Some(projects) if projects.len() == 1 => projects.into_iter().next().cloned(),
+        _ => None,
+    });
     Ok(Subscription {
         id,
         callback_uri: t.callback_uri.clone(),
@@ -58,7 +108,7 @@ pub fn ours(t: &TackerSubscription) -> std::result::Result<Subscription, String>
         } else {
             ApiVersion::V2
         },
-        tenant: t.tenant_id.clone(),
+        tenant,
         confinement: Default::default(),
     })
 }
@@ -112,7 +162,8 @@ mod tests {
     fn filters_and_credentials_come_over_by_our_rules() {
         let basic =
             r#"{"authType": ["BASIC"], "paramsBasic": {"userName": "u", "password": "pw"}}"#;
-        let s = ours(&tacker("v1", Some(basic))).unwrap();
+        let none = HashMap::new();
+        let s = ours(&tacker("v1", Some(basic)), &none).unwrap();
         assert_eq!(
             (s.api_version, s.tenant.as_deref()),
             (ApiVersion::V1, Some("p1"))
@@ -122,12 +173,21 @@ mod tests {
             s.authentication,
             Some(tacker_domain::lcm::SubscriptionAuth::Basic { .. })
         ));
-        let s = ours(&tacker("v2", None)).unwrap();
+        let s = ours(&tacker("v2", None), &none).unwrap();
         assert_eq!((s.api_version, s.tenant), (ApiVersion::V2, None));
-        let why = ours(&tacker("v2", Some(r#"{"authType": ["TLS_CERT"]}"#))).unwrap_err();
+        let mut named = tacker("v2", None);
+        named.filter =
+            Some(r#"{"vnfInstanceSubscriptionFilter": {"vnfInstanceIds": ["i1"]}}"#.into());
+        let owners = HashMap::from([("i1".to_owned(), "p9".to_owned())]);
+        assert_eq!(ours(&named, &owners).unwrap().tenant.as_deref(), Some("p9"));
+        let why = ours(&tacker("v2", Some(r#"{"authType": ["TLS_CERT"]}"#)), &none).unwrap_err();
         assert!(why.contains("TLS_CERT"), "{why}");
+        let sealed =
+            r#"{"authType": ["BASIC"], "paramsBasic": {"userName": "u", "password": "gAAAAABx"}}"#;
+        let why = ours(&tacker("v2", Some(sealed)), &none).unwrap_err();
+        assert!(why.contains("use_credential_encryption"), "{why}");
         let mut odd = tacker("v2", None);
         odd.filter = Some(r#"{"somethingElse": 1}"#.into());
-        assert!(ours(&odd).unwrap_err().contains("filter"));
+        assert!(ours(&odd, &none).unwrap_err().contains("filter"));
     }
 }

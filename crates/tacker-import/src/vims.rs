@@ -102,43 +102,32 @@ fn conflict(c: Conflict) -> Outcome {
     })
 }
 
-/// Imports `vim` (or, with `dry_run`, says what importing it would do).
+/// Imports `vim` (or, with `dry_run`, says what importing it would do). A VIM of this id
+/// here that differs is left as it is (changed here since, or in Tacker: it is said).
 pub async fn import(db: &Db, keyring: &Arc<Keyring>, vim: Vim, dry_run: bool) -> Result<Outcome> {
     let keys = keyring.clone();
     let id = vim.id;
-    let existing = db.run(move |c| vims::get(c, id, &keys)).await?;
-    let updating = match existing {
+    match db.run(move |c| vims::get(c, id, &keys)).await? {
         Some(e) if same(&e, &vim) => return Ok(Outcome::Unchanged),
-        Some(e) if e.tenant_id != vim.tenant_id => {
-            return Ok(Outcome::Skipped(format!(
-                "a VIM of this id belongs to another project here ({})",
-                e.tenant_id
-            )));
+        Some(_) => {
+            return Ok(Outcome::Skipped(
+                "a VIM of this id here differs from Tacker's (changed here or in Tacker \
+                 since the last import): kept as it is here"
+                    .into(),
+            ));
         }
-        Some(_) => true,
-        None => false,
-    };
-    let done = if updating {
-        Outcome::Updated
-    } else {
-        Outcome::Imported
-    };
+        None => {}
+    }
     if dry_run {
-        return Ok(done);
+        return Ok(Outcome::Imported);
     }
     let keys = keyring.clone();
     let result = db
-        .run(move |c| {
-            if updating {
-                vims::update(c, &vim, &keys)
-            } else {
-                vims::create(c, &vim, &keys)
-            }
-        })
+        .run(move |c| vims::create(c, &vim, &keys))
         .await
         .map_err(Error::Db)?;
     Ok(match result {
-        None => done,
+        None => Outcome::Imported,
         Some(c) => conflict(c),
     })
 }

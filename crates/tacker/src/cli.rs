@@ -64,8 +64,9 @@ pub enum ImportCommand {
     /// rest.
     Tacker {
         /// Tacker's database: `[database] connection` of tacker.conf
-        /// (mysql+pymysql://user:password@host:port/tacker) or mysql://...
-        #[arg(long)]
+        /// (mysql+pymysql://user:password@host:port/tacker) or mysql://...; from
+        /// TACKER_IMPORT_DB, its password stays out of the process list.
+        #[arg(long, env = "TACKER_IMPORT_DB", hide_env_values = true)]
         db: String,
         /// Tacker's VIM key directory (`[vim_keys] openstack`).
         #[arg(long)]
