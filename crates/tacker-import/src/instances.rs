@@ -6,15 +6,16 @@
 //! not heal, scale or terminate must not look imported.
 
 use chrono::Utc;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tacker_db::Db;
 use tacker_db::instances::{self, ImportOutcome};
 use tacker_db::packages;
 use tacker_domain::lcm::{InstantiationState, VnfInstance};
+use tacker_domain::vim::{VimConnections, VimType};
 use uuid::Uuid;
 
 use crate::Result;
-use crate::json::object;
+use crate::json::{object, value};
 use crate::source::TackerInstance;
 use crate::summary::Outcome;
 
@@ -56,12 +57,68 @@ pub fn owner(t: &TackerInstance) -> Option<String> {
         .or_else(|| t.package.as_ref().map(|(_, tenant)| tenant.clone()))
 }
 
+/// `vimConnectionInfo` of `t` as ours: v2's is SOL003's already; v1's is a list of
+/// Tacker's versioned objects (`vim_id`, `vim_type` openstack/kubernetes, ...), the id of
+/// each its key. An entry naming a registered VIM (`vimId`, no `accessInfo`) refers to the
+/// VIM imported with that id.
+fn connections(t: &TackerInstance) -> std::result::Result<VimConnections, String> {
+    let Some(v) = value(t.vim_connection_info.as_deref(), "vimConnectionInfo")? else {
+        return Ok(VimConnections::new());
+    };
+    let sol = match v {
+        Value::Array(list) => {
+            let mut m = Map::new();
+            for (n, item) in list.iter().enumerate() {
+                let d = item.get("tacker_object.data").unwrap_or(item);
+                let id = d
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("vim{n}"), str::to_owned);
+                let vim_type = match d.get("vim_type").and_then(Value::as_str) {
+                    Some("openstack") => VimType::OpenStack.sol_type(),
+                    Some("kubernetes") => VimType::Kubernetes.sol_type(),
+                    Some(other) => other,
+                    None => "",
+                };
+                let mut e = Map::new();
+                if let Some(vim_id) = d.get("vim_id").filter(|v| !v.is_null()) {
+                    e.insert("vimId".into(), vim_id.clone());
+                }
+                e.insert("vimType".into(), json!(vim_type));
+                for (from, to) in [
+                    ("interface_info", "interfaceInfo"),
+                    ("access_info", "accessInfo"),
+                    ("extra", "extra"),
+                ] {
+                    if let Some(x) = d
+                        .get(from)
+                        .filter(|x| x.as_object().is_some_and(|o| !o.is_empty()))
+                    {
+                        e.insert(to.into(), x.clone());
+                    }
+                }
+                m.insert(id, Value::Object(e));
+            }
+            Value::Object(m)
+        }
+        other => other,
+    };
+    serde_json::from_value(sol).map_err(|e| {
+        format!(
+            "its vimConnectionInfo is not one ours takes: {}",
+            crate::json::unquoted(&e.to_string())
+        )
+    })
+}
+
 /// What the import knows of the rest of its run.
 pub struct Context<'a> {
     /// The packages here, or imported (in a dry run: to be) by this run.
     pub packages: &'a std::collections::HashSet<Uuid>,
     /// The instances with an operation Tacker has not ended.
     pub busy: &'a std::collections::HashSet<String>,
+    /// The keyring sealing the instances' VIM credentials.
+    pub keyring: &'a std::sync::Arc<tacker_db::secrets::Keyring>,
     /// Write nothing.
     pub dry_run: bool,
 }
@@ -84,6 +141,10 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
     })();
     let [metadata, extensions, configurable] = match maps {
         Ok(m) => m,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let mut vims = match connections(t) {
+        Ok(v) => v,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
     if !cx.packages.contains(&package_id) {
@@ -119,7 +180,12 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
         vnfd_version: facts.vnfd_version,
         instantiation_state: InstantiationState::NotInstantiated,
         instantiated_vnf_info: None,
-        vim_connection_info: Default::default(),
+        vim_connection_info: {
+            for c in vims.values_mut() {
+                c.seal(&mut |plain| cx.keyring.seal(plain))?;
+            }
+            vims
+        },
         metadata,
         extensions,
         vnf_configurable_properties: configurable,
@@ -158,6 +224,7 @@ mod tests {
             extensions: None,
             package: Some((Uuid::new_v4().to_string(), "p1".into())),
             tenant_id: None,
+            vim_connection_info: Some("[]".into()),
             created_at: None,
         }
     }
@@ -173,6 +240,22 @@ mod tests {
         assert!(why.contains("not imported yet"), "{why}");
         let why = check(&tacker("NOT_INSTANTIATED"), true).unwrap_err();
         assert!(why.contains("not ended"), "{why}");
+        // v1's list of Tacker's objects: a reference to a registered VIM, by its id.
+        let mut v1 = tacker("NOT_INSTANTIATED");
+        v1.vim_connection_info = Some(
+            r#"[{"tacker_object.name": "VimConnectionInfo", "tacker_object.data":
+                {"id": "c1", "vim_id": "v-1", "vim_type": "openstack", "interface_info": {},
+                 "access_info": {}, "extra": {}}}]"#
+                .into(),
+        );
+        let c = connections(&v1).unwrap();
+        assert_eq!(c["c1"].reference(), Some("v-1"), "{:?}", c["c1"]);
+        let mut v2 = tacker("NOT_INSTANTIATED");
+        v2.vim_connection_info = Some(
+            r#""{\"vim1\": {\"vimId\": \"v-2\", \"vimType\": \"ETSINFV.OPENSTACK_KEYSTONE.V_3\"}}""#
+                .into(),
+        );
+        assert_eq!(connections(&v2).unwrap()["vim1"].reference(), Some("v-2"));
         let mut orphan = tacker("NOT_INSTANTIATED");
         orphan.package = None;
         assert!(check(&orphan, false).unwrap_err().contains("vnfd-1"));

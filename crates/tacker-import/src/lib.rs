@@ -124,6 +124,7 @@ pub async fn import_tacker(
     let cx = instances::Context {
         packages: &here_packages,
         busy: &busy,
+        keyring: into.keyring,
         dry_run,
     };
     let mut here_instances = HashSet::new();

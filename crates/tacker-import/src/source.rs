@@ -85,6 +85,8 @@ pub struct TackerInstance {
     pub package: Option<(String, String)>,
     /// Its project (v1 records it; v2 does not).
     pub tenant_id: Option<String>,
+    /// `vimConnectionInfo` (JSON text: v2's object, v1's list; possibly encoded twice).
+    pub vim_connection_info: Option<String>,
     /// When it was created (v1 records it; v2 does not).
     pub created_at: Option<DateTime<Utc>>,
 }
@@ -384,11 +386,13 @@ impl Source {
             "SELECT id, vnfInstanceName, vnfInstanceDescription, vnfdId, instantiationState, \
              CAST(metadata AS CHAR) AS metadata, \
              CAST(vnfConfigurableProperties AS CHAR) AS vnfConfigurableProperties, \
-             CAST(extensions AS CHAR) AS extensions FROM VnfInstanceV2 ORDER BY id",
+             CAST(extensions AS CHAR) AS extensions, \
+             CAST(vimConnectionInfo AS CHAR) AS vimConnectionInfo FROM VnfInstanceV2 ORDER BY id",
         )?;
         let v1: Vec<Row> = c.query(
             "SELECT id, vnf_instance_name, vnf_instance_description, vnfd_id, tenant_id, \
              instantiation_state, CAST(vnf_metadata AS CHAR) AS vnf_metadata, \
+             CAST(vim_connection_info AS CHAR) AS vim_connection_info, \
              CAST(created_at AS CHAR) AS created_at \
              FROM vnf_instances WHERE deleted = 0 ORDER BY created_at, id",
         )?;
@@ -402,6 +406,7 @@ impl Source {
                 description: col(&mut r, "vnf_instance_description")?,
                 package: by_vnfd.get(&vnfd_id).cloned(),
                 tenant_id: col(&mut r, "tenant_id")?,
+                vim_connection_info: col(&mut r, "vim_connection_info")?,
                 vnfd_id,
                 instantiation_state: col(&mut r, "instantiation_state")?,
                 metadata: col(&mut r, "vnf_metadata")?,
@@ -419,6 +424,7 @@ impl Source {
                 description: col(&mut r, "vnfInstanceDescription")?,
                 package: by_vnfd.get(&vnfd_id).cloned(),
                 tenant_id: None,
+                vim_connection_info: col(&mut r, "vimConnectionInfo")?,
                 vnfd_id,
                 instantiation_state: col(&mut r, "instantiationState")?,
                 metadata: col(&mut r, "metadata")?,

@@ -385,6 +385,14 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         assert_eq!(i["vnfdId"], vnfd_id);
         assert_eq!(i["instantiationState"], "NOT_INSTANTIATED");
     }
+    // Tacker's v1 gave its instance the project's default VIM: the imported one here.
+    let (_, b) = get(format!("/vnflcm/v2/vnf_instances/{v1}"), token.clone()).await;
+    let vims = json_of(&b)["vimConnectionInfo"].clone();
+    assert!(
+        vims.as_object()
+            .is_some_and(|m| m.values().any(|c| c["vimId"] == json!(vim_id))),
+        "{vims}"
+    );
     // The history: Tacker's occurrence, and what it changed.
     let (s, b) = get(format!("/vnflcm/v2/vnf_lcm_op_occs/{occ}"), token.clone()).await;
     let o = json_of(&b);
