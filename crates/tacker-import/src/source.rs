@@ -289,6 +289,14 @@ impl Source {
 }
 
 impl Source {
+    /// The v1 operation occurrences that are not deleted: (id, instance, state).
+    pub fn op_occs_v1(&mut self) -> Result<Vec<(String, String, String)>> {
+        Ok(self.conn.query(
+            "SELECT id, vnf_instance_id, COALESCE(operation_state, '') FROM vnf_lcm_op_occs \
+             WHERE deleted = 0 ORDER BY start_time, id",
+        )?)
+    }
+
     /// The v2 operation occurrences, oldest first.
     pub fn op_occs(&mut self) -> Result<Vec<TackerOpOcc>> {
         let rows: Vec<Row> = self.conn.query(
