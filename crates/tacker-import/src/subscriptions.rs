@@ -13,7 +13,9 @@ use serde_json::Value;
 use tacker_db::Db;
 use tacker_db::secrets::Keyring;
 use tacker_db::subscriptions;
-use tacker_domain::lcm::{ApiVersion, Authentication, Subscription, SubscriptionFilter};
+use tacker_domain::lcm::{
+    ApiVersion, Authentication, Subscription, SubscriptionFilter, check_callback_uri,
+};
 use uuid::Uuid;
 
 use crate::Result;
@@ -74,11 +76,7 @@ pub fn ours(
             )
         }
     };
-    let url =
-        url::Url::parse(&t.callback_uri).map_err(|e| format!("callbackUri is not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err("callbackUri is not http(s)".into());
-    }
+    check_callback_uri(&t.callback_uri).map_err(|f| f.detail)?;
     let verbosity = t.verbosity.clone().unwrap_or_else(|| "FULL".into());
     if !matches!(verbosity.as_str(), "FULL" | "SHORT") {
         return Err(format!("verbosity {verbosity:?} is not FULL or SHORT"));

@@ -33,6 +33,7 @@ pub use request::OperationParams;
 pub use secrets::redact_vim_connection_info;
 pub use subscription::{
     Authentication, InstanceFilter, Subscription, SubscriptionAuth, SubscriptionFilter,
+    check_callback_uri,
 };
 
 crate::text_enum! {

@@ -116,6 +116,23 @@ pub enum SubscriptionAuth {
     },
 }
 
+/// A subscription's `callbackUri` checked: an http(s) URL that carries no credentials
+/// (they go in `authentication`).
+pub fn check_callback_uri(callback_uri: &str) -> Result<(), crate::Failure> {
+    let bad = |m: String| crate::Failure::bad_request(m);
+    let uri =
+        url::Url::parse(callback_uri).map_err(|e| bad(format!("callbackUri is not a URL: {e}")))?;
+    if !matches!(uri.scheme(), "http" | "https") {
+        return Err(bad("callbackUri must be http:// or https://".into()));
+    }
+    if !uri.username().is_empty() || uri.password().is_some() {
+        return Err(bad(
+            "callbackUri must not carry credentials; use authentication".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `SubscriptionAuthentication` as a subscription request (LCM, packages, FM, PM) writes
 /// it, before its rules are checked.
 #[derive(Debug, Deserialize)]

@@ -270,19 +270,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     let subscription = subscription["id"].as_str().unwrap().to_owned();
 
     // Ours, with Keystone auth on the same Keystone: the project's token works on both.
-    let password = os.tacker_password();
-    let c = Cluster::start_with(
-        1,
-        &["c1"],
-        &[
-            ("TACKER__AUTH__MODE", "keystone"),
-            ("TACKER__AUTH__KEYSTONE_URL", os.keystone.as_str()),
-            ("TACKER__AUTH__KEYSTONE_USERNAME", "tacker"),
-            ("TACKER__AUTH__KEYSTONE_PASSWORD", password.as_str()),
-            ("TACKER__AUTH__KEYSTONE_PROJECT", "service"),
-        ],
-    )
-    .await;
+    let c = Cluster::with_keystone(&os, &["c1"], &[]).await;
     let get = |path: String, token: String| {
         let (http, api) = (http.clone(), c.api.clone());
         async move {

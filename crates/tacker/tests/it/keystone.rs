@@ -32,19 +32,7 @@ async fn the_openstack_client_logs_in_to_keystone_and_finds_tacker_in_its_catalo
     let other = os.project(&[("member", &["member"])]).await;
     let region = os.region().await;
     let password = os.tacker_password();
-    let c = Cluster::start_with(
-        1,
-        &["c1"],
-        &[
-            ("TACKER__AUTH__MODE", "keystone"),
-            ("TACKER__AUTH__KEYSTONE_URL", os.keystone.as_str()),
-            ("TACKER__AUTH__KEYSTONE_USERNAME", "tacker"),
-            ("TACKER__AUTH__KEYSTONE_PASSWORD", password.as_str()),
-            ("TACKER__AUTH__KEYSTONE_PROJECT", "service"),
-            ("TACKER__LCM__SIMULATED_VIM", "true"),
-        ],
-    )
-    .await;
+    let c = Cluster::with_keystone(&os, &["c1"], &[("TACKER__LCM__SIMULATED_VIM", "true")]).await;
     let work = tempfile::tempdir().unwrap();
 
     // The operator guide's registration, as Keystone's administrator.

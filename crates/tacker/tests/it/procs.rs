@@ -53,6 +53,25 @@ impl Cluster {
 
     /// `servers` API servers and `conductors`, with extra environment for all of them
     /// (later entries win).
+    /// One server with `auth.mode = "keystone"` on the tests' Keystone `os` (its service
+    /// user `tacker`), the given conductors, and `extra` settings.
+    pub async fn with_keystone(
+        os: &tacker_testkit::keystone::OpenStack,
+        conductors: &[&str],
+        extra: &[(&str, &str)],
+    ) -> Self {
+        let password = os.tacker_password();
+        let mut env = vec![
+            ("TACKER__AUTH__MODE", "keystone"),
+            ("TACKER__AUTH__KEYSTONE_URL", os.keystone.as_str()),
+            ("TACKER__AUTH__KEYSTONE_USERNAME", "tacker"),
+            ("TACKER__AUTH__KEYSTONE_PASSWORD", password.as_str()),
+            ("TACKER__AUTH__KEYSTONE_PROJECT", "service"),
+        ];
+        env.extend_from_slice(extra);
+        Self::start_with(1, conductors, &env).await
+    }
+
     pub async fn start_with(servers: usize, conductors: &[&str], extra: &[(&str, &str)]) -> Self {
         let tdb = TestDb::postgres();
         let url = tdb.url.clone();

@@ -217,16 +217,7 @@ impl Tenants {
             .await;
         let tb = os.project(&[("b", &["member"])]).await;
         let admin = os.project(&[("admin", &["admin"])]).await;
-        let password = os.tacker_password();
-        let mut env = vec![
-            ("TACKER__AUTH__MODE", "keystone"),
-            ("TACKER__AUTH__KEYSTONE_URL", os.keystone.as_str()),
-            ("TACKER__AUTH__KEYSTONE_USERNAME", "tacker"),
-            ("TACKER__AUTH__KEYSTONE_PASSWORD", password.as_str()),
-            ("TACKER__AUTH__KEYSTONE_PROJECT", "service"),
-        ];
-        env.extend_from_slice(extra);
-        let c = Cluster::start_with(1, &["c1", "c2"], &env).await;
+        let c = Cluster::with_keystone(&os, &["c1", "c2"], extra).await;
         Self {
             c,
             keystone: Some(KeystoneTenants { os, ta, tb, admin }),

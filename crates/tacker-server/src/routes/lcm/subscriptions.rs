@@ -40,18 +40,7 @@ pub async fn check_callback(
     callback_uri: &str,
     authentication: Option<&SubscriptionAuth>,
 ) -> Result<(), ApiError> {
-    let uri = url::Url::parse(callback_uri)
-        .map_err(|e| ApiError::BadRequest(format!("callbackUri is not a URL: {e}")))?;
-    if !matches!(uri.scheme(), "http" | "https") {
-        return Err(ApiError::BadRequest(
-            "callbackUri must be http:// or https://".into(),
-        ));
-    }
-    if !uri.username().is_empty() || uri.password().is_some() {
-        return Err(ApiError::BadRequest(
-            "callbackUri must not carry credentials; use authentication".into(),
-        ));
-    }
+    tacker_domain::lcm::check_callback_uri(callback_uri)?;
     st.notify
         .test_callback(callback_uri, authentication)
         .await
