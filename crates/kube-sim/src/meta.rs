@@ -155,20 +155,19 @@ pub fn suffix() -> String {
         .collect()
 }
 
-/// A stable short hash of a value (`pod-template-hash`), in the same alphabet.
+/// A stable short hash of a value (`pod-template-hash`) as Kubernetes writes it: a 32-bit
+/// FNV-1a hash in decimal, each digit mapped into the alphabet above (so only `bcdf` and
+/// `4`-`9` occur, which tools such as Tacker's Pod naming rule rely on).
 pub fn hash(v: &Value) -> String {
-    // FNV-1a over the canonical JSON text.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h: u32 = 0x811c_9dc5;
     for b in v.to_string().bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
     }
-    let mut out = String::new();
-    for _ in 0..10 {
-        out.push(SAFE[(h % SAFE.len() as u64) as usize] as char);
-        h /= SAFE.len() as u64;
-    }
-    out
+    h.to_string()
+        .bytes()
+        .map(|d| SAFE[usize::from(d) % SAFE.len()] as char)
+        .collect()
 }
 
 /// Whether `name` is a valid DNS subdomain (object names).
@@ -204,6 +203,9 @@ mod tests {
         assert!(s.bytes().all(|b| SAFE.contains(&b)));
         assert_eq!(hash(&json!({"a": 1})), hash(&json!({"a": 1})));
         assert_ne!(hash(&json!({"a": 1})), hash(&json!({"a": 2})));
+        let h = hash(&json!({"spec": {"containers": []}}));
+        assert!((1..=10).contains(&h.len()), "{h}");
+        assert!(h.bytes().all(|b| b.is_ascii_hexdigit()), "{h}");
     }
 
     #[test]

@@ -1,9 +1,9 @@
-//! VNF instances of both of Tacker's APIs, into our one store. An instance that is not
-//! instantiated comes over with its names, metadata and extensions, owned by its
-//! package's project, and its package (imported before it) becomes IN_USE. An
-//! instantiated one is skipped with the reason: its resources in the VIM are recorded in
-//! Tacker's driver's terms, which our drivers do not read yet, and an instance we could
-//! not heal, scale or terminate must not look imported.
+//! VNF instances of both of Tacker's APIs, into our one store, with their names, metadata
+//! and extensions, owned by their package's project; their package (imported before
+//! them) becomes IN_USE. A CNF Tacker's v2 API instantiated from manifests comes over
+//! instantiated, its record made our driver's (`cnf.rs`); any other instantiated one is
+//! skipped with the reason: an instance we could not heal, scale or terminate must not
+//! look imported.
 
 use chrono::Utc;
 use serde_json::{Map, Value, json};
@@ -21,12 +21,19 @@ use crate::summary::Outcome;
 
 /// What of `t` needs no package to be known: `Err` says why it cannot come over.
 fn check(t: &TackerInstance, busy: bool) -> std::result::Result<(Uuid, Uuid, String), String> {
-    if t.instantiation_state != InstantiationState::NotInstantiated.as_str() {
+    let instantiated = t.instantiation_state == InstantiationState::Instantiated.as_str();
+    if !instantiated && t.instantiation_state != InstantiationState::NotInstantiated.as_str() {
         return Err(format!(
-            "it is {} in Tacker ({} API): instantiated instances are not imported yet \
-             (terminate it in Tacker first, or keep Tacker for it)",
-            t.instantiation_state, t.api
+            "its instantiationState {:?} is not SOL003's",
+            t.instantiation_state
         ));
+    }
+    if instantiated && t.api == "v1" {
+        return Err(
+            "it was instantiated through Tacker's v1 API, whose record of its resources \
+             ours does not read: terminate it in Tacker first, or keep Tacker for it"
+                .into(),
+        );
     }
     if busy {
         return Err(
@@ -147,6 +154,17 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
         Ok(v) => v,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
+    let instantiated = match value(t.instantiated_vnf_info.as_deref(), "instantiatedVnfInfo") {
+        Err(why) => return Ok(Outcome::Skipped(why)),
+        Ok(info) if t.instantiation_state == InstantiationState::Instantiated.as_str() => {
+            let info = info.unwrap_or(Value::Null);
+            match crate::cnf::instantiated(info, &vims) {
+                Ok(i) => Some(i),
+                Err(why) => return Ok(Outcome::Skipped(why)),
+            }
+        }
+        Ok(_) => None,
+    };
     if !cx.packages.contains(&package_id) {
         return Ok(Outcome::Skipped(format!(
             "its package {package_id} is not imported"
@@ -178,8 +196,12 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
         vnf_product_name: facts.product_name,
         vnf_software_version: facts.software_version,
         vnfd_version: facts.vnfd_version,
-        instantiation_state: InstantiationState::NotInstantiated,
-        instantiated_vnf_info: None,
+        instantiation_state: if instantiated.is_some() {
+            InstantiationState::Instantiated
+        } else {
+            InstantiationState::NotInstantiated
+        },
+        instantiated_vnf_info: instantiated,
         vim_connection_info: {
             for c in vims.values_mut() {
                 c.seal(&mut |plain| cx.keyring.seal(plain))?;
@@ -225,6 +247,7 @@ mod tests {
             package: Some((Uuid::new_v4().to_string(), "p1".into())),
             tenant_id: None,
             vim_connection_info: Some("[]".into()),
+            instantiated_vnf_info: None,
             created_at: None,
         }
     }
@@ -236,8 +259,12 @@ mod tests {
         let mut v1 = tacker("NOT_INSTANTIATED");
         v1.tenant_id = Some("p2".into());
         assert_eq!(check(&v1, false).unwrap().2, "p2");
-        let why = check(&tacker("INSTANTIATED"), false).unwrap_err();
-        assert!(why.contains("not imported yet"), "{why}");
+        assert!(check(&tacker("INSTANTIATED"), false).is_ok());
+        let mut v1 = tacker("INSTANTIATED");
+        v1.api = "v1";
+        let why = check(&v1, false).unwrap_err();
+        assert!(why.contains("v1 API"), "{why}");
+        assert!(check(&tacker("STARTED"), false).is_err());
         let why = check(&tacker("NOT_INSTANTIATED"), true).unwrap_err();
         assert!(why.contains("not ended"), "{why}");
         // v1's list of Tacker's objects: a reference to a registered VIM, by its id.

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod cnf;
 pub mod conf;
 mod error;
 mod fernet;

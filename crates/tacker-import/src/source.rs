@@ -87,6 +87,8 @@ pub struct TackerInstance {
     pub tenant_id: Option<String>,
     /// `vimConnectionInfo` (JSON text: v2's object, v1's list; possibly encoded twice).
     pub vim_connection_info: Option<String>,
+    /// `instantiatedVnfInfo` (JSON text; v2: v1 keeps its resources elsewhere).
+    pub instantiated_vnf_info: Option<String>,
     /// When it was created (v1 records it; v2 does not).
     pub created_at: Option<DateTime<Utc>>,
 }
@@ -395,7 +397,9 @@ impl Source {
              CAST(metadata AS CHAR) AS metadata, \
              CAST(vnfConfigurableProperties AS CHAR) AS vnfConfigurableProperties, \
              CAST(extensions AS CHAR) AS extensions, \
-             CAST(vimConnectionInfo AS CHAR) AS vimConnectionInfo FROM VnfInstanceV2 ORDER BY id",
+             CAST(vimConnectionInfo AS CHAR) AS vimConnectionInfo, \
+             CAST(instantiatedVnfInfo AS CHAR) AS instantiatedVnfInfo \
+             FROM VnfInstanceV2 ORDER BY id",
         )?;
         let v1: Vec<Row> = c.query(
             "SELECT id, vnf_instance_name, vnf_instance_description, vnfd_id, tenant_id, \
@@ -420,6 +424,7 @@ impl Source {
                 metadata: col(&mut r, "vnf_metadata")?,
                 configurable_properties: None,
                 extensions: None,
+                instantiated_vnf_info: None,
                 created_at: time(col(&mut r, "created_at")?),
             });
         }
@@ -438,6 +443,7 @@ impl Source {
                 metadata: col(&mut r, "metadata")?,
                 configurable_properties: col(&mut r, "vnfConfigurableProperties")?,
                 extensions: col(&mut r, "extensions")?,
+                instantiated_vnf_info: col(&mut r, "instantiatedVnfInfo")?,
                 created_at: None,
             });
         }

@@ -15,6 +15,10 @@ use crate::error::{Error, Result};
 /// The label every resource of a VNF instance carries (value: the instance id).
 pub const INSTANCE_LABEL: &str = "tacker.io/vnf-instance-id";
 
+/// The label OpenStack Tacker (16) puts on the objects of a CNF it instantiated (value:
+/// the instance id); a CNF imported from Tacker keeps it.
+pub const TACKER_LABEL: &str = "tacker_vnf_instance_id";
+
 /// A resource type as the cluster serves it.
 #[derive(Debug, Clone)]
 pub struct Type {

@@ -7,9 +7,10 @@ use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::{DriverError, InfraDriver, OpContext, Outcome};
 
 use crate::client;
-use crate::cluster::{Cluster, INSTANCE_LABEL};
+use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::ops::{self, Work};
+use crate::record::Maker;
 use crate::settings::K8sSettings;
 
 /// Clients kept per VIM connection (endpoint, CA and credentials).
@@ -25,6 +26,7 @@ impl Connections {
         settings: &K8sSettings,
         octx: &'a OpContext,
         selector: String,
+        made_by: Maker,
     ) -> Result<Work<'a>> {
         let vim = octx
             .vim
@@ -49,6 +51,7 @@ impl Connections {
             octx,
             instance: octx.instance.id.to_string(),
             selector,
+            made_by,
         })
     }
 }
@@ -77,8 +80,10 @@ impl KubernetesDriver {
     }
 
     fn work<'a>(&self, octx: &'a OpContext) -> Result<Work<'a>> {
-        let selector = format!("{INSTANCE_LABEL}={}", octx.instance.id);
-        self.connections.work(&self.settings, octx, selector)
+        let made_by = Maker::of(octx.instance.instantiated_vnf_info.as_ref());
+        let selector = made_by.selector(&octx.instance.id.to_string());
+        self.connections
+            .work(&self.settings, octx, selector, made_by)
     }
 }
 

@@ -15,8 +15,10 @@ mod vnfc;
 mod wait;
 
 pub use client::connect;
-pub use cluster::INSTANCE_LABEL;
+pub use cluster::{INSTANCE_LABEL, TACKER_LABEL};
 pub use driver::KubernetesDriver;
 pub use error::{Error, Result};
 pub use helm::HelmDriver;
+pub use manifest::VduResource;
+pub use record::{Maker, ManifestRecord};
 pub use settings::K8sSettings;

@@ -8,9 +8,9 @@ use std::path::{Component, Path};
 use serde_json::{Map, Value, json};
 use tacker_domain::vnfd::Flavour;
 
-use crate::cluster::{Cluster, INSTANCE_LABEL, Type};
+use crate::cluster::{Cluster, Type};
 use crate::error::{Error, Result};
-use crate::record::ManifestRecord;
+use crate::record::{Maker, ManifestRecord};
 
 /// Largest manifest file read.
 const MAX_FILE: u64 = 16 * 1024 * 1024;
@@ -72,12 +72,13 @@ impl Plan {
     }
 
     /// What the instance records to find its resources again.
-    pub fn record(&self, files: Vec<String>) -> ManifestRecord {
+    pub fn record(&self, files: Vec<String>, made_by: Maker) -> ManifestRecord {
         ManifestRecord {
             namespace: self.namespace.clone(),
             files,
             vdus: self.vdus.clone(),
             stopped_replicas: Default::default(),
+            made_by,
         }
     }
 }
@@ -171,7 +172,7 @@ fn set_namespace(body: &mut Value, ns: &str) {
     }
 }
 
-fn add_label(v: &mut Value, pointer: &str, instance: &str) {
+fn add_label(v: &mut Value, pointer: &str, label: &str, instance: &str) {
     let Some(Value::Object(m)) = v.pointer_mut(pointer) else {
         return;
     };
@@ -182,7 +183,7 @@ fn add_label(v: &mut Value, pointer: &str, instance: &str) {
         *labels = Value::Object(Map::new());
     }
     if let Value::Object(l) = labels {
-        l.insert(INSTANCE_LABEL.into(), Value::String(instance.to_owned()));
+        l.insert(label.into(), Value::String(instance.to_owned()));
     }
 }
 
@@ -201,6 +202,8 @@ pub struct Request<'a> {
     pub counts: &'a HashMap<String, u32>,
     /// The VNF instance id.
     pub instance: &'a str,
+    /// Who makes its objects (the label they get).
+    pub made_by: Maker,
     /// What may be touched (`kubernetes.cluster_scoped`, `denied_namespaces`).
     pub policy: &'a crate::settings::K8sSettings,
 }
@@ -256,20 +259,30 @@ fn check_policy(
     Ok(())
 }
 
-/// Each VDU of `flavour` bound to the workload of its `properties.name` in `docs`.
-fn bind_vdus(docs: &[Doc], flavour: &Flavour, source: &str) -> Result<Vec<VduResource>> {
+/// Each VDU of `flavour` bound to the workload of its `properties.name` in `docs`. A VDU
+/// with none is an error, except in a CNF Tacker made (`every: false`): Tacker deploys
+/// the VDUs its manifests hold and leaves the others out, so those were never there.
+fn bind_vdus(
+    docs: &[Doc],
+    flavour: &Flavour,
+    source: &str,
+    every: bool,
+) -> Result<Vec<VduResource>> {
     let mut vdus = Vec::new();
     for v in &flavour.vdus {
         let name = if v.name.is_empty() { &v.id } else { &v.name };
-        let found = docs
+        let Some(found) = docs
             .iter()
             .find(|d| VDU_KINDS.contains(&d.kind.as_str()) && d.name == *name)
-            .ok_or_else(|| {
-                Error::Manifest(format!(
-                    "VDU {} ({name}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in {source}",
-                    v.id
-                ))
-            })?;
+        else {
+            if !every {
+                continue;
+            }
+            return Err(Error::Manifest(format!(
+                "VDU {} ({name}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in {source}",
+                v.id
+            )));
+        };
         vdus.push(VduResource {
             vdu_id: v.id.clone(),
             kind: found.kind.clone(),
@@ -310,7 +323,7 @@ pub async fn rendered(
         }
     }
     check_policy(&docs, namespace, policy)?;
-    let vdus = bind_vdus(&docs, flavour, source)?;
+    let vdus = bind_vdus(&docs, flavour, source, true)?;
     docs.sort_by_key(|d| tier(&d.kind));
     Ok(Plan {
         namespace: namespace.to_owned(),
@@ -357,7 +370,12 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
         }
     };
     check_policy(&docs, &namespace, r.policy)?;
-    let vdus = bind_vdus(&docs, r.flavour, "lcm-kubernetes-def-files")?;
+    let vdus = bind_vdus(
+        &docs,
+        r.flavour,
+        "lcm-kubernetes-def-files",
+        r.made_by == Maker::Ours,
+    )?;
     let replicas: BTreeMap<(String, String), u32> = vdus
         .iter()
         .filter(|v| matches!(v.kind.as_str(), "Deployment" | "ReplicaSet" | "StatefulSet"))
@@ -374,7 +392,7 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
             m.remove("namespace");
         }
         if d.ty.persisted {
-            add_label(&mut d.body, "/metadata", r.instance);
+            add_label(&mut d.body, "/metadata", r.made_by.label(), r.instance);
             if d.body.pointer("/spec/template/metadata").is_some()
                 || d.body.pointer("/spec/template/spec").is_some()
             {
@@ -383,7 +401,12 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
                 {
                     t.insert("metadata".into(), json!({}));
                 }
-                add_label(&mut d.body, "/spec/template/metadata", r.instance);
+                add_label(
+                    &mut d.body,
+                    "/spec/template/metadata",
+                    r.made_by.label(),
+                    r.instance,
+                );
             }
         }
         if let Some(n) = replicas.get(&(d.kind.clone(), d.name.clone()))

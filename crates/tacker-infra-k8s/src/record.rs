@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::cnf::ValueNamesByVdu;
 
+use crate::cluster::{INSTANCE_LABEL, TACKER_LABEL};
 use crate::error::{Error, Result};
 use crate::manifest::VduResource;
 
@@ -26,6 +27,54 @@ pub struct ManifestRecord {
     /// While it is stopped (operate): each workload VDU's replica count before.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stopped_replicas: BTreeMap<String, i64>,
+    /// Who made its objects (absent: we did).
+    #[serde(default, skip_serializing_if = "Maker::is_ours")]
+    pub made_by: Maker,
+}
+
+/// Who made a CNF's objects, which says how they are marked as the instance's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Maker {
+    /// This VNFM: the objects and their Pod templates carry [`INSTANCE_LABEL`].
+    #[default]
+    Ours,
+    /// OpenStack Tacker (a CNF imported from it): the objects carry [`TACKER_LABEL`], their
+    /// Pods nothing, so Pods are tied to the instance through their owners alone.
+    Tacker,
+}
+
+impl Maker {
+    fn is_ours(&self) -> bool {
+        *self == Self::Ours
+    }
+
+    /// The label that marks the instance's objects (and what this driver puts on the
+    /// objects it creates for the instance).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ours => INSTANCE_LABEL,
+            Self::Tacker => TACKER_LABEL,
+        }
+    }
+
+    /// The label selector of the instance's Pods and ReplicaSets (empty: every one in the
+    /// namespace, then tied to a VDU through its owners).
+    pub fn selector(self, instance: &str) -> String {
+        match self {
+            Self::Ours => format!("{INSTANCE_LABEL}={instance}"),
+            Self::Tacker => String::new(),
+        }
+    }
+
+    /// Who made the objects of the CNF `info` records (we did, unless its record says
+    /// otherwise; a CNF not instantiated yet is ours to make).
+    pub fn of(info: Option<&InstantiatedVnfInfo>) -> Self {
+        info.and_then(InstantiatedVnfInfo::driver_metadata)
+            .and_then(|m| m.get("made_by"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
 }
 
 /// What a CNF deployed as a Helm release records.

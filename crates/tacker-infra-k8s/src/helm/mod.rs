@@ -66,7 +66,12 @@ impl HelmDriver {
 
     fn work<'a>(&self, octx: &'a OpContext) -> Result<crate::ops::Work<'a>> {
         // Helm's objects carry no label of ours: Pods are tied to VDUs through owners.
-        self.connections.work(&self.settings, octx, String::new())
+        self.connections.work(
+            &self.settings,
+            octx,
+            String::new(),
+            crate::record::Maker::Ours,
+        )
     }
 
     async fn op<'w, 'a>(&self, w: &'w crate::ops::Work<'a>) -> Result<ops::Op<'w, 'a>> {

@@ -97,7 +97,7 @@ pub(super) async fn move_to(w: &Work<'_>, from: &Plan, to: &Plan) -> Result<()> 
             created.push(d);
             continue;
         };
-        if !owned_by(&existing, &w.instance) {
+        if !owned_by(&existing, w) {
             return Err(not_ours(d));
         }
         match d.kind.as_str() {
@@ -194,7 +194,7 @@ pub(super) async fn outcome(
     let mut info = s.info.clone();
     info.vnfc_resource_info = r.resources;
     info.vnfc_info = r.infos;
-    to.record(files.to_vec()).write_to(&mut info);
+    to.record(files.to_vec(), w.made_by).write_to(&mut info);
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(r.affected))]),

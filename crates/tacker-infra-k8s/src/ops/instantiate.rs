@@ -62,7 +62,7 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         vnfc_info: r.infos,
         other: Map::new(),
     };
-    plan.record(files).write_to(&mut info);
+    plan.record(files, w.made_by).write_to(&mut info);
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes: Map::from_iter([("affectedVnfcs".to_owned(), Value::Array(r.affected))]),

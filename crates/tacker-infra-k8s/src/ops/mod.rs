@@ -19,11 +19,11 @@ use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::driver::OpContext;
 use tacker_domain::vnfd::Flavour;
 
-use crate::cluster::{Cluster, Deletion, INSTANCE_LABEL};
+use crate::cluster::{Cluster, Deletion};
 use crate::error::{Error, Result};
 use crate::manifest::{self, Plan, Request, VduResource};
 use crate::observe;
-use crate::record::ManifestRecord;
+use crate::record::{Maker, ManifestRecord};
 use crate::settings::K8sSettings;
 use crate::wait;
 
@@ -40,6 +40,8 @@ pub struct Work<'a> {
     /// The label selector of the instance's Pods and ReplicaSets (empty: every one in
     /// the namespace, each then tied to a VDU through its owners).
     pub selector: String,
+    /// Who made the instance's objects (their label).
+    pub made_by: Maker,
 }
 
 impl Work<'_> {
@@ -151,6 +153,7 @@ pub async fn plan_of(
             flavour,
             counts,
             instance: &w.instance,
+            made_by: w.made_by,
             policy: &w.settings,
         },
     )
@@ -178,7 +181,7 @@ pub async fn create_all(w: &Work<'_>, plan: &Plan) -> Result<()> {
         };
         if created.is_none() && d.ty.persisted {
             let existing = w.cluster.get(&d.ty, ns, &d.name).await?;
-            if !existing.is_some_and(|v| owned_by(&v, &w.instance)) {
+            if !existing.is_some_and(|v| owned_by(&v, w)) {
                 return Err(not_ours(d));
             }
         }
@@ -281,14 +284,14 @@ pub fn not_ours(d: &manifest::Doc) -> Error {
     }
 }
 
-/// Whether `obj` carries the label of VNF instance `instance`.
-pub fn owned_by(obj: &Value, instance: &str) -> bool {
+/// Whether `obj` carries the label of `w`'s VNF instance.
+pub fn owned_by(obj: &Value, w: &Work<'_>) -> bool {
     obj.pointer(&format!(
         "/metadata/labels/{}",
-        INSTANCE_LABEL.replace('/', "~1")
+        w.made_by.label().replace('/', "~1")
     ))
     .and_then(Value::as_str)
-        == Some(instance)
+        == Some(w.instance.as_str())
 }
 
 /// Deletes every object of this instance in reverse order and waits until all (and the
@@ -309,7 +312,7 @@ pub async fn delete_all(w: &Work<'_>, plan: &Plan, how: Deletion, claims: Claims
         }
         // Only this instance's objects: a name another VNF holds is not ours to delete.
         match w.cluster.get(&d.ty, ns, &d.name).await? {
-            Some(existing) if owned_by(&existing, &w.instance) => {}
+            Some(existing) if owned_by(&existing, w) => {}
             _ => continue,
         }
         w.cluster.delete(&d.ty, ns, &d.name, how).await?;
@@ -348,6 +351,11 @@ pub async fn delete_all(w: &Work<'_>, plan: &Plan, how: Deletion, claims: Claims
                         return Ok(Err(format!("PersistentVolumeClaim {name} still exists")));
                     }
                 }
+            }
+            // Pods that carry no label of the instance (Tacker's) went with their
+            // owners: the foreground deletion waited above holds each owner until then.
+            if w.selector.is_empty() {
+                return Ok(Ok(()));
             }
             let pods = match w.cluster.pods(ns, &w.selector).await {
                 Ok(p) => p,

@@ -1,0 +1,175 @@
+//! What Tacker's v2 API recorded of an instance it instantiated, made ours. A CNF it
+//! deployed from manifests comes over: Tacker's record (`instantiatedVnfInfo.metadata`:
+//! `namespace`, `lcm-kubernetes-def-files`, and `vdu_reses`, each VDU's manifest) becomes
+//! our Kubernetes driver's, which then finds the CNF's objects by Tacker's label and its
+//! Pods through their owners, so heal, scale and terminate here act on what Tacker made.
+//! A Helm release or a VM VNF Tacker made is refused with the reason: our drivers do not
+//! read Tacker's record of those yet, and an instance we could not heal, scale or
+//! terminate must not look imported.
+
+use serde_json::{Map, Value};
+use tacker_domain::lcm::InstantiatedVnfInfo;
+use tacker_domain::lcm::vim_type;
+use tacker_domain::vim::VimConnections;
+use tacker_infra_k8s::{Maker, ManifestRecord, VduResource};
+
+use crate::json::unquoted;
+
+/// Tacker's `instantiatedVnfInfo` of an instance whose VIM connections are `vims`, as
+/// ours; `Err` says why it cannot come over.
+pub fn instantiated(info: Value, vims: &VimConnections) -> Result<InstantiatedVnfInfo, String> {
+    let mut info: InstantiatedVnfInfo = serde_json::from_value(info).map_err(|e| {
+        format!(
+            "its instantiatedVnfInfo is not one ours takes: {}",
+            unquoted(&e.to_string())
+        )
+    })?;
+    let (key, vim) = match vims.iter().collect::<Vec<_>>().as_slice() {
+        [one] => *one,
+        [] => return Err("it is instantiated but names no VIM connection".into()),
+        _ => {
+            return Err(format!(
+                "it is instantiated with {} VIM connections; one is imported",
+                vims.len()
+            ));
+        }
+    };
+    let kind = vim_type::canonical(vim.vim_type.as_deref().unwrap_or_default());
+    let meta = info.driver_metadata().cloned().unwrap_or_default();
+    if kind == vim_type::HELM || meta.contains_key("release_name") {
+        return Err(not_yet("a Helm release Tacker installed"));
+    }
+    if kind != vim_type::KUBERNETES {
+        return Err(not_yet(
+            "a VM VNF Tacker created (its Heat stack is recorded in Tacker's terms)",
+        ));
+    }
+    let record = record(&meta)?;
+    for r in &mut info.vnfc_resource_info {
+        r.compute_resource
+            .vim_connection_id
+            .get_or_insert_with(|| key.clone());
+        r.metadata
+            .entry("namespace")
+            .or_insert_with(|| Value::String(record.namespace.clone()));
+    }
+    record.write_to(&mut info);
+    Ok(info)
+}
+
+fn not_yet(what: &str) -> String {
+    format!(
+        "{what} is not imported yet: terminate it in Tacker first, or keep Tacker for it \
+         (CNFs deployed from manifests are imported)"
+    )
+}
+
+/// Our Kubernetes driver's record of the CNF Tacker recorded in `meta`.
+fn record(meta: &Map<String, Value>) -> Result<ManifestRecord, String> {
+    let namespace = meta
+        .get("namespace")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or("Tacker recorded no namespace of the CNF")?;
+    let files: Vec<String> = meta
+        .get("lcm-kubernetes-def-files")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .filter(|f: &Vec<String>| !f.is_empty())
+        .ok_or("Tacker recorded no lcm-kubernetes-def-files of the CNF")?;
+    let reses = meta
+        .get("vdu_reses")
+        .and_then(Value::as_object)
+        .ok_or("Tacker recorded no vdu_reses of the CNF")?;
+    let mut vdus = Vec::new();
+    for (vdu, body) in reses {
+        let text = |p: &str| body.pointer(p).and_then(Value::as_str).map(str::to_owned);
+        let (Some(kind), Some(name)) = (text("/kind"), text("/metadata/name")) else {
+            return Err(format!(
+                "Tacker's manifest of VDU {vdu} has no kind or name"
+            ));
+        };
+        vdus.push(VduResource {
+            vdu_id: vdu.clone(),
+            kind,
+            name,
+        });
+    }
+    Ok(ManifestRecord {
+        namespace: namespace.to_owned(),
+        files,
+        vdus,
+        stopped_replicas: Default::default(),
+        made_by: Maker::Tacker,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vims(vim_type: &str) -> VimConnections {
+        serde_json::from_value(json!({"vim1": {"vimId": "v-1", "vimType": vim_type}})).unwrap()
+    }
+
+    fn tackers(meta: Value) -> Value {
+        json!({"flavourId": "simple", "vnfState": "STARTED",
+            "scaleStatus": [{"aspectId": "vdu2_aspect", "scaleLevel": 0}],
+            "vnfcResourceInfo": [{"id": "vdu2-5d8b6f7c9-abcde", "vduId": "VDU2",
+                "computeResource": {"resourceId": "vdu2-5d8b6f7c9-abcde",
+                    "vimLevelResourceType": "Deployment"}, "metadata": {}}],
+            "metadata": meta})
+    }
+
+    #[test]
+    fn a_cnf_from_manifests_is_recorded_as_ours_made_by_tacker() {
+        let meta = json!({"namespace": "default", "tenant": "default",
+            "lcm-kubernetes-def-files": ["Files/kubernetes/deployment.yaml"],
+            "vdu_reses": {"VDU2": {"kind": "Deployment", "metadata": {"name": "vdu2"},
+                "spec": {"replicas": 1}}}});
+        let info = instantiated(tackers(meta), &vims("ETSINFV.KUBERNETES.V_1")).unwrap();
+        let rec = ManifestRecord::of(&info).unwrap();
+        assert_eq!(rec.made_by, Maker::Tacker);
+        assert_eq!(rec.namespace, "default");
+        assert_eq!(rec.files, ["Files/kubernetes/deployment.yaml"]);
+        assert_eq!(
+            (
+                rec.vdus[0].vdu_id.as_str(),
+                rec.vdus[0].kind.as_str(),
+                rec.vdus[0].name.as_str()
+            ),
+            ("VDU2", "Deployment", "vdu2")
+        );
+        assert_eq!(Maker::of(Some(&info)), Maker::Tacker);
+        let r = &info.vnfc_resource_info[0];
+        assert_eq!(
+            r.compute_resource.vim_connection_id.as_deref(),
+            Some("vim1")
+        );
+        assert_eq!(r.metadata["namespace"], "default");
+        assert_eq!(info.scale_status[0].aspect_id, "vdu2_aspect");
+        // Tacker's manifests do not stay in the record.
+        assert!(!info.driver_metadata().unwrap().contains_key("vdu_reses"));
+    }
+
+    #[test]
+    fn what_our_drivers_cannot_act_on_is_refused_with_the_reason() {
+        let helm = json!({"namespace": "default", "release_name": "r"});
+        let why = instantiated(tackers(helm), &vims("ETSINFV.HELM.V_3")).unwrap_err();
+        assert!(why.contains("Helm release"), "{why}");
+        let vm = json!({"stack_id": "s-1"});
+        let why = instantiated(tackers(vm), &vims("ETSINFV.OPENSTACK_KEYSTONE.V_3")).unwrap_err();
+        assert!(why.contains("VM VNF"), "{why}");
+        let partial = json!({"namespace": "default", "vdu_reses": {}});
+        let why = instantiated(tackers(partial), &vims("kubernetes")).unwrap_err();
+        assert!(why.contains("lcm-kubernetes-def-files"), "{why}");
+        let why = instantiated(tackers(json!({})), &VimConnections::new()).unwrap_err();
+        assert!(why.contains("no VIM connection"), "{why}");
+    }
+}
