@@ -1,9 +1,9 @@
 //! VNF instances of both of Tacker's APIs, into our one store, with their names, metadata
 //! and extensions, owned by their package's project; their package (imported before
-//! them) becomes IN_USE. A CNF Tacker's v2 API instantiated from manifests comes over
-//! instantiated, its record made our driver's (`cnf.rs`); any other instantiated one is
-//! skipped with the reason: an instance we could not heal, scale or terminate must not
-//! look imported.
+//! them) becomes IN_USE. One Tacker's v2 API instantiated (a CNF from manifests, a VM VNF
+//! on Heat) comes over instantiated, its record made our driver's (`instantiated.rs`);
+//! any other instantiated one is skipped with the reason: an instance we could not heal,
+//! scale or terminate must not look imported.
 
 use chrono::Utc;
 use serde_json::{Map, Value, json};
@@ -158,7 +158,7 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
         Err(why) => return Ok(Outcome::Skipped(why)),
         Ok(info) if t.instantiation_state == InstantiationState::Instantiated.as_str() => {
             let info = info.unwrap_or(Value::Null);
-            match crate::cnf::instantiated(info, &vims) {
+            match crate::instantiated::instantiated(info, &vims, &t.id) {
                 Ok(i) => Some(i),
                 Err(why) => return Ok(Outcome::Skipped(why)),
             }

@@ -1,10 +1,10 @@
 #![doc = include_str!("../README.md")]
 
-mod cnf;
 pub mod conf;
 mod error;
 mod fernet;
 pub mod instances;
+mod instantiated;
 mod json;
 pub mod op_occs;
 pub mod packages;

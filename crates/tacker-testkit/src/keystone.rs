@@ -285,6 +285,20 @@ impl OpenStack {
         }
     }
 
+    /// Confines the catalog `t`'s tokens carry to `t`'s own endpoints (Keystone's project
+    /// endpoint filter), for clients that pick an endpoint by service type alone (Tacker's
+    /// Heat client names no region): other tests' regions stay out of its sight.
+    pub async fn confine_catalog(&self, t: &Tenant) {
+        let a = self.admin().await;
+        for e in &t.endpoints {
+            a.put(&format!(
+                "OS-EP-FILTER/projects/{}/endpoints/{e}",
+                t.project_id
+            ))
+            .await;
+        }
+    }
+
     /// Removes what [`OpenStack::tenant`] made.
     pub async fn remove(&self, t: &Tenant) {
         let a = self.admin().await;

@@ -250,6 +250,22 @@ pub async fn template(req: HttpRequest, sim: web::Data<Sim>, path: StackPath) ->
     let s = exact(&st, &name, &id)?;
     let t = match &s.raw_template {
         Value::String(text) => hot::parse_text(text)?,
+        // An autoscaling group's stack, which Heat writes itself: one resource per
+        // member with the properties it was made with (what clients read a member's
+        // flavor and image from).
+        Value::Null => {
+            let resources: serde_json::Map<String, Value> = s
+                .resources
+                .iter()
+                .map(|r| {
+                    (
+                        r.name.clone(),
+                        serde_json::json!({"type": r.kind, "properties": r.properties}),
+                    )
+                })
+                .collect();
+            serde_json::json!({"heat_template_version": "2015-04-30", "resources": resources})
+        }
         other => other.clone(),
     };
     Ok(HttpResponse::Ok().json(t))

@@ -1,11 +1,16 @@
-//! What Tacker's v2 API recorded of an instance it instantiated, made ours. A CNF it
-//! deployed from manifests comes over: Tacker's record (`instantiatedVnfInfo.metadata`:
-//! `namespace`, `lcm-kubernetes-def-files`, and `vdu_reses`, each VDU's manifest) becomes
-//! our Kubernetes driver's, which then finds the CNF's objects by Tacker's label and its
-//! Pods through their owners, so heal, scale and terminate here act on what Tacker made.
-//! A Helm release or a VM VNF Tacker made is refused with the reason: our drivers do not
-//! read Tacker's record of those yet, and an instance we could not heal, scale or
-//! terminate must not look imported.
+//! What Tacker's v2 API recorded of an instance it instantiated, made ours, so that our
+//! drivers act on the resources Tacker made:
+//! - a CNF deployed from manifests: Tacker's record (`instantiatedVnfInfo.metadata`:
+//!   `namespace`, `lcm-kubernetes-def-files`, and `vdu_reses`, each VDU's manifest)
+//!   becomes our Kubernetes driver's, which then finds the CNF's objects by Tacker's label
+//!   and its Pods through their owners;
+//! - a VM VNF on Heat: Tacker's stack (`stack_id`, in stack `vnf-<instance id>`) and the
+//!   `nfv` parameter it ran with become our OpenStack driver's record, each VNFC's stack
+//!   and autoscaling group member in our keys.
+//!
+//! A Helm release, or a VM VNF laid out per VNFC (StandardUserData), is refused with the
+//! reason: our drivers do not read Tacker's record of those yet, and an instance we could
+//! not heal, scale or terminate must not look imported.
 
 use serde_json::{Map, Value};
 use tacker_domain::lcm::InstantiatedVnfInfo;
@@ -15,9 +20,13 @@ use tacker_infra_k8s::{Maker, ManifestRecord, VduResource};
 
 use crate::json::unquoted;
 
-/// Tacker's `instantiatedVnfInfo` of an instance whose VIM connections are `vims`, as
+/// Tacker's `instantiatedVnfInfo` of instance `id`, whose VIM connections are `vims`, as
 /// ours; `Err` says why it cannot come over.
-pub fn instantiated(info: Value, vims: &VimConnections) -> Result<InstantiatedVnfInfo, String> {
+pub fn instantiated(
+    info: Value,
+    vims: &VimConnections,
+    id: &str,
+) -> Result<InstantiatedVnfInfo, String> {
     let mut info: InstantiatedVnfInfo = serde_json::from_value(info).map_err(|e| {
         format!(
             "its instantiatedVnfInfo is not one ours takes: {}",
@@ -39,28 +48,74 @@ pub fn instantiated(info: Value, vims: &VimConnections) -> Result<InstantiatedVn
     if kind == vim_type::HELM || meta.contains_key("release_name") {
         return Err(not_yet("a Helm release Tacker installed"));
     }
-    if kind != vim_type::KUBERNETES {
-        return Err(not_yet(
-            "a VM VNF Tacker created (its Heat stack is recorded in Tacker's terms)",
-        ));
-    }
-    let record = record(&meta)?;
     for r in &mut info.vnfc_resource_info {
         r.compute_resource
             .vim_connection_id
             .get_or_insert_with(|| key.clone());
-        r.metadata
-            .entry("namespace")
-            .or_insert_with(|| Value::String(record.namespace.clone()));
     }
-    record.write_to(&mut info);
+    match kind.as_str() {
+        vim_type::KUBERNETES => {
+            let record = record(&meta)?;
+            for r in &mut info.vnfc_resource_info {
+                r.metadata
+                    .entry("namespace")
+                    .or_insert_with(|| Value::String(record.namespace.clone()));
+            }
+            record.write_to(&mut info);
+        }
+        vim_type::OPENSTACK => vm(&mut info, meta, id)?,
+        other => return Err(format!("its VIM type {other:?} is not one ours drives")),
+    }
     Ok(info)
+}
+
+/// Tacker's record of a VM VNF as our OpenStack driver's.
+fn vm(
+    info: &mut InstantiatedVnfInfo,
+    mut meta: Map<String, Value>,
+    id: &str,
+) -> Result<(), String> {
+    if info
+        .vnfc_resource_info
+        .iter()
+        .any(|r| r.metadata.contains_key("vdu_idx"))
+    {
+        return Err(not_yet(
+            "a VM VNF laid out per VNFC (StandardUserData, vdu_idx)",
+        ));
+    }
+    let stack = meta
+        .get("stack_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or("Tacker recorded no stack_id of the VM VNF")?;
+    // Tacker keeps the id alone; the stack is `vnf-<instance id>`.
+    let stack = if stack.contains('/') {
+        stack.to_owned()
+    } else {
+        format!("vnf-{id}/{stack}")
+    };
+    if !meta.get("nfv").is_some_and(Value::is_object) {
+        return Err("Tacker recorded no nfv parameter of the VM VNF".into());
+    }
+    meta.insert("stack_id".into(), Value::String(stack));
+    // The project Tacker's enhanced policy read; ours owns the instance by its tenant.
+    meta.remove("tenant");
+    for r in &mut info.vnfc_resource_info {
+        for (theirs, ours) in [("stack_id", "stack"), ("parent_stack_id", "parent_stack")] {
+            if let Some(v) = r.metadata.remove(theirs) {
+                r.metadata.insert(ours.into(), v);
+            }
+        }
+    }
+    info.other.insert("metadata".into(), Value::Object(meta));
+    Ok(())
 }
 
 fn not_yet(what: &str) -> String {
     format!(
         "{what} is not imported yet: terminate it in Tacker first, or keep Tacker for it \
-         (CNFs deployed from manifests are imported)"
+         (CNFs deployed from manifests and VM VNFs on Heat are imported)"
     )
 }
 
@@ -133,7 +188,7 @@ mod tests {
             "lcm-kubernetes-def-files": ["Files/kubernetes/deployment.yaml"],
             "vdu_reses": {"VDU2": {"kind": "Deployment", "metadata": {"name": "vdu2"},
                 "spec": {"replicas": 1}}}});
-        let info = instantiated(tackers(meta), &vims("ETSINFV.KUBERNETES.V_1")).unwrap();
+        let info = instantiated(tackers(meta), &vims("ETSINFV.KUBERNETES.V_1"), "i-1").unwrap();
         let rec = ManifestRecord::of(&info).unwrap();
         assert_eq!(rec.made_by, Maker::Tacker);
         assert_eq!(rec.namespace, "default");
@@ -161,15 +216,43 @@ mod tests {
     #[test]
     fn what_our_drivers_cannot_act_on_is_refused_with_the_reason() {
         let helm = json!({"namespace": "default", "release_name": "r"});
-        let why = instantiated(tackers(helm), &vims("ETSINFV.HELM.V_3")).unwrap_err();
+        let why = instantiated(tackers(helm), &vims("ETSINFV.HELM.V_3"), "i").unwrap_err();
         assert!(why.contains("Helm release"), "{why}");
-        let vm = json!({"stack_id": "s-1"});
-        let why = instantiated(tackers(vm), &vims("ETSINFV.OPENSTACK_KEYSTONE.V_3")).unwrap_err();
-        assert!(why.contains("VM VNF"), "{why}");
+        let os = vims("ETSINFV.OPENSTACK_KEYSTONE.V_3");
+        let why = instantiated(tackers(json!({"nfv": {}})), &os, "i").unwrap_err();
+        assert!(why.contains("stack_id"), "{why}");
+        let mut per_vnfc = tackers(json!({"stack_id": "s-1", "nfv": {}}));
+        per_vnfc["vnfcResourceInfo"][0]["metadata"]["vdu_idx"] = json!(0);
+        let why = instantiated(per_vnfc, &os, "i").unwrap_err();
+        assert!(why.contains("StandardUserData"), "{why}");
         let partial = json!({"namespace": "default", "vdu_reses": {}});
-        let why = instantiated(tackers(partial), &vims("kubernetes")).unwrap_err();
+        let why = instantiated(tackers(partial), &vims("kubernetes"), "i").unwrap_err();
         assert!(why.contains("lcm-kubernetes-def-files"), "{why}");
-        let why = instantiated(tackers(json!({})), &VimConnections::new()).unwrap_err();
+        let why = instantiated(tackers(json!({})), &VimConnections::new(), "i").unwrap_err();
         assert!(why.contains("no VIM connection"), "{why}");
+    }
+
+    #[test]
+    fn a_vm_vnf_keeps_its_stack_and_nfv_in_our_keys() {
+        let meta = json!({"stack_id": "5a1e", "tenant": "p",
+            "nfv": {"VDU": {"VDU1": {"computeFlavourId": "m1.tiny", "desired_capacity": 1}}}});
+        let mut t = tackers(meta);
+        t["vnfcResourceInfo"][0]["metadata"] = json!({"stack_id": "vnf-i-VDU1-x/1",
+            "parent_stack_id": "vnf-i-VDU1_scale_group-y/2", "parent_resource_name": "m1",
+            "flavor": "m1.tiny"});
+        let info = instantiated(t, &vims("ETSINFV.OPENSTACK_KEYSTONE.V_3"), "i").unwrap();
+        let m = info.driver_metadata().unwrap();
+        assert_eq!(m["stack_id"], "vnf-i/5a1e");
+        assert_eq!(m["nfv"]["VDU"]["VDU1"]["desired_capacity"], 1);
+        assert!(!m.contains_key("tenant"));
+        let r = &info.vnfc_resource_info[0].metadata;
+        assert_eq!(
+            (&r["stack"], &r["parent_stack"], &r["parent_resource_name"]),
+            (
+                &json!("vnf-i-VDU1-x/1"),
+                &json!("vnf-i-VDU1_scale_group-y/2"),
+                &json!("m1")
+            )
+        );
     }
 }
