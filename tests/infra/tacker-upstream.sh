@@ -16,6 +16,11 @@
 #       `tacker <url>`, `db <mysql url>`, `vim-keys <dir>`, `csar-dir <dir>` and `conf
 #       <tacker.conf>`. Like services.sh it never stops them (pids in the directory).
 #       Safe to run concurrently (a lock).
+#   tacker-upstream.sh pg-copy NAME
+#       Tacker's database as it is now, copied into a new database NAME on the tests'
+#       PostgreSQL (127.0.0.1:5432) with Tacker's schema made there by Tacker's own
+#       migrations (`tacker-db-manage upgrade head` through psycopg2): the deployment of an
+#       operator who runs Tacker on PostgreSQL. Prints `db <postgresql url>`.
 #   tacker-upstream.sh stop
 #       Stops what `up` started (by the pids it recorded).
 #
@@ -57,12 +62,13 @@ install() {
       $sudo rm -f /usr/sbin/policy-rc.d; exit 1; }
     $sudo rm -f /usr/sbin/policy-rc.d
   }
-  [ -f "$venv/.tacker-upstream-v1" ] && return 0
+  [ -f "$venv/.tacker-upstream-v2" ] && return 0
   command -v curl >/dev/null || { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq curl >&2; }
   echo "tacker-upstream.sh: installing tacker 16.0.0 into $venv" >&2
   python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'tacker==16.0.0' 'PyMySQL' >&2
-  touch "$venv/.tacker-upstream-v1"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check 'tacker==16.0.0' 'PyMySQL' \
+    'psycopg2-binary' >&2
+  touch "$venv/.tacker-upstream-v2"
 }
 
 configure() {
@@ -176,6 +182,45 @@ stop() {
   stop_group mysqld
 }
 
+# Tacker's MariaDB database copied, table by table in the order its foreign keys need,
+# into PostgreSQL database $1 migrated by Tacker itself.
+pg_copy() {
+  local name=$1 pg_url="postgresql+psycopg2://postgres@127.0.0.1:5432/$1"
+  case "$name" in *[!a-z0-9_]*|"") echo "pg-copy: a database name of [a-z0-9_]" >&2; exit 2 ;; esac
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $name" \
+    -c "CREATE DATABASE $name" >/dev/null
+  sed "s|^connection = .*|connection = $pg_url|" "$dir/tacker.conf" > "$dir/tacker-$name.conf"
+  "$venv/bin/tacker-db-manage" --config-file "$dir/tacker-$name.conf" upgrade head \
+    > "$dir/log/pg-copy-$name.log" 2>&1 || { tail -20 "$dir/log/pg-copy-$name.log" >&2; exit 1; }
+  rm -f "$dir/tacker-$name.conf"
+  "$venv/bin/python" - "$db_url" "$pg_url" <<'PY'
+import json, sys
+import sqlalchemy as sa
+src, dst = sa.create_engine(sys.argv[1]), sa.create_engine(sys.argv[2])
+smeta, dmeta = sa.MetaData(), sa.MetaData()
+smeta.reflect(src)
+dmeta.reflect(dst)
+with src.connect() as s, dst.begin() as d:
+    for t in dmeta.sorted_tables:
+        if t.name == "alembic_version" or t.name not in smeta.tables:
+            continue
+        rows = [dict(r._mapping) for r in s.execute(smeta.tables[t.name].select())]
+        for r in rows:
+            for c in t.columns:
+                v = r.get(c.name)
+                if v is None:
+                    continue
+                if isinstance(c.type, sa.Boolean):
+                    r[c.name] = bool(v)
+                elif isinstance(c.type, sa.JSON) and isinstance(v, (str, bytes)):
+                    # MariaDB's JSON is text: the value, not its text, goes in.
+                    r[c.name] = json.loads(v)
+        if rows:
+            d.execute(t.insert(), rows)
+PY
+  echo "db postgresql://postgres@127.0.0.1:5432/$name"
+}
+
 case "${1:-up}" in
   up)
     mkdir -p "$dir"
@@ -193,6 +238,16 @@ case "${1:-up}" in
     echo "csar-dir $dir/csar_files"
     echo "conf $dir/tacker.conf"
     ;;
+  pg-copy)
+    [ $# -eq 2 ] || { echo "usage: tacker-upstream.sh pg-copy NAME" >&2; exit 2; }
+    mkdir -p "$dir"
+    exec 9> "$dir/.lock"
+    flock 9
+    install
+    configure
+    start_mariadb
+    pg_copy "$2"
+    ;;
   stop) stop ;;
-  *) echo "usage: tacker-upstream.sh up | stop" >&2; exit 2 ;;
+  *) echo "usage: tacker-upstream.sh up | pg-copy NAME | stop" >&2; exit 2 ;;
 esac

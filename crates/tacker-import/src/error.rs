@@ -10,6 +10,9 @@ pub enum Error {
     /// Tacker's database could not be read.
     #[error("reading Tacker's database: {0}")]
     Source(#[from] mysql::Error),
+    /// Tacker's database on PostgreSQL could not be read.
+    #[error("reading Tacker's database: {0}")]
+    SourcePg(String),
     /// Tacker's database holds something this import does not understand.
     #[error("Tacker's database: {0}")]
     Corrupt(String),

@@ -59,13 +59,15 @@ pub enum Command {
 pub enum ImportCommand {
     /// From OpenStack Tacker 16: its registered VIMs (credentials decrypted with its
     /// keys, sealed with ours), VNF packages (CSARs read again by our reader), VNF
-    /// instances not instantiated with their ended operations, and LCM subscriptions.
+    /// instances (instantiated v2 CNFs and VM VNFs too) with their ended operations, and
+    /// LCM subscriptions.
     /// Tacker's database is only read. Re-running imports what is new and leaves the
     /// rest.
     Tacker {
         /// Tacker's database: `[database] connection` of tacker.conf
-        /// (mysql+pymysql://user:password@host:port/tacker) or mysql://...; from
-        /// TACKER_IMPORT_DB, its password stays out of the process list.
+        /// (mysql+pymysql://user:password@host:port/tacker, postgresql+psycopg2://...) or
+        /// mysql://..., postgresql://...; from TACKER_IMPORT_DB, its password stays out of
+        /// the process list.
         #[arg(long, env = "TACKER_IMPORT_DB", hide_env_values = true)]
         db: String,
         /// Tacker's VIM key directory (`[vim_keys] openstack`).

@@ -18,6 +18,7 @@ use crate::procs::Cluster;
 use crate::readme::{run_script, walkthrough_in};
 
 mod cnf;
+mod pg;
 mod vm;
 
 /// What `tacker-upstream.sh up` printed.
@@ -26,6 +27,10 @@ struct Upstream {
     /// Tacker's database, `mysql://tacker:<password>@127.0.0.1:<port>/tacker`.
     db: String,
     conf: String,
+    /// `[vim_keys] openstack`.
+    vim_keys: String,
+    /// glance_store's file directory.
+    csar_dir: String,
 }
 
 impl Upstream {
@@ -52,6 +57,8 @@ impl Upstream {
             api: field("tacker"),
             db: field("db"),
             conf: field("conf"),
+            vim_keys: field("vim-keys"),
+            csar_dir: field("csar-dir"),
         }
     }
 }
