@@ -8,6 +8,7 @@ mod instantiated;
 mod json;
 pub mod op_occs;
 pub mod packages;
+mod pyrepr;
 pub mod source;
 pub mod subscriptions;
 mod summary;
@@ -63,31 +64,23 @@ pub async fn import_tacker(
     std::fs::read_dir(from.csar_dir)
         .map_err(|e| Error::Directory(format!("--csar-dir {}: {e}", from.csar_dir.display())))?;
     let url = from.db_url.to_owned();
-    let (
-        tacker_vims,
-        tacker_packages,
-        tacker_instances,
-        tacker_occs,
-        v1_occs,
-        tacker_subscriptions,
-    ) = tokio::task::spawn_blocking(move || {
-        let mut src = source::Source::connect(&url)?;
-        Ok::<_, Error>((
-            src.vims()?,
-            src.packages()?,
-            src.instances()?,
-            src.op_occs()?,
-            src.op_occs_v1()?,
-            src.subscriptions()?,
-        ))
-    })
-    .await
-    .map_err(|e| Error::Task(e.to_string()))??;
+    let (tacker_vims, tacker_packages, tacker_instances, tacker_occs, tacker_subscriptions) =
+        tokio::task::spawn_blocking(move || {
+            let mut src = source::Source::connect(&url)?;
+            Ok::<_, Error>((
+                src.vims()?,
+                src.packages()?,
+                src.instances()?,
+                src.op_occs()?,
+                src.subscriptions()?,
+            ))
+        })
+        .await
+        .map_err(|e| Error::Task(e.to_string()))??;
     let total = tacker_vims.len()
         + tacker_packages.len()
         + tacker_instances.len()
         + tacker_occs.len()
-        + v1_occs.len()
         + tacker_subscriptions.len();
     let mut summary = Summary {
         dry_run,
@@ -130,12 +123,6 @@ pub async fn import_tacker(
         .iter()
         .filter(|o| !ended(&o.state))
         .map(|o| o.vnf_instance_id.clone())
-        .chain(
-            v1_occs
-                .iter()
-                .filter(|(_, _, state)| !ended(state))
-                .map(|(_, instance, _)| instance.clone()),
-        )
         .collect();
     let cx = instances::Context {
         packages: &here_packages,
@@ -157,15 +144,6 @@ pub async fn import_tacker(
             Err(why) => Outcome::Skipped(why),
         };
         record("operation", &t.id, outcome);
-    }
-    // v1's occurrences keep v1's shapes (snake_case resource changes, v1 requests):
-    // not carried over yet, and said so.
-    for (id, _, _) in &v1_occs {
-        record(
-            "operation",
-            id,
-            Outcome::Skipped("a v1 occurrence: v1 history is not imported yet".into()),
-        );
     }
     let owners: std::collections::HashMap<String, String> = tacker_instances
         .iter()

@@ -874,7 +874,13 @@ impl OperationParams {
         Ok(r)
     }
 
-    fn parse_in(operation: LcmOperation, api: ApiVersion, body: &Value) -> Result<Self, Failure> {
+    /// Reads the body of an `operation` request as API version `api` sends it, without
+    /// what needs the instance as it is now (v1's VNFC ids): a request of the past.
+    pub fn parse_in(
+        operation: LcmOperation,
+        api: ApiVersion,
+        body: &Value,
+    ) -> Result<Self, Failure> {
         use super::scale_to_level::ScaleToLevelRequest;
         Ok(match operation {
             LcmOperation::Instantiate => Self::Instantiate(InstantiateRequest::parse(body, api)?),

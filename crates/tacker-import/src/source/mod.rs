@@ -116,11 +116,15 @@ pub struct TackerSubscription {
     pub tenant_id: Option<String>,
 }
 
-/// A v2 operation occurrence as Tacker stores it (`VnfLcmOpOccV2`).
+/// An operation occurrence as Tacker stores it (v2's `VnfLcmOpOccV2`, v1's
+/// `vnf_lcm_op_occs`).
 #[derive(Debug, Clone)]
 pub struct TackerOpOcc {
     /// Its id.
     pub id: String,
+    /// The API that made it: `v1` (its request a Python repr, its other columns JSON with
+    /// snake_case keys) or `v2`.
+    pub api: &'static str,
     /// `operationState`.
     pub state: String,
     /// `stateEnteredTime`.
@@ -220,27 +224,22 @@ impl Source {
         Ok(packages)
     }
 
-    /// The v1 operation occurrences that are not deleted: (id, instance, state).
-    pub fn op_occs_v1(&mut self) -> Result<Vec<(String, String, String)>> {
-        self.conn
-            .rows(
-                "SELECT id, vnf_instance_id, operation_state FROM vnf_lcm_op_occs \
-                 WHERE deleted = 0 ORDER BY start_time, id",
-            )?
-            .into_iter()
-            .map(|mut r| {
-                Ok((
-                    r.text("id")?,
-                    r.text("vnf_instance_id")?,
-                    r.opt("operation_state")?.unwrap_or_default(),
-                ))
-            })
-            .collect()
-    }
-
-    /// The v2 operation occurrences, oldest first.
+    /// The operation occurrences of both APIs (v1's that are not deleted), v1's first,
+    /// each API's oldest first.
     pub fn op_occs(&mut self) -> Result<Vec<TackerOpOcc>> {
-        let rows = self.conn.rows(
+        let v1 = self.conn.rows(
+            "SELECT id, CAST(operation_state AS {TEXT}) AS state, \
+             CAST(state_entered_time AS {TEXT}) AS entered, \
+             CAST(start_time AS {TEXT}) AS started, vnf_instance_id AS \"vnfInstanceId\", \
+             grant_id AS \"grantId\", CAST(operation AS {TEXT}) AS operation, \
+             is_automatic_invocation AS \"isAutomaticInvocation\", \
+             CAST(operation_params AS {TEXT}) AS params, CAST(error AS {TEXT}) AS error, \
+             CAST(resource_changes AS {TEXT}) AS changes, \
+             CAST(changed_info AS {TEXT}) AS changed_info, \
+             CAST(changed_ext_connectivity AS {TEXT}) AS changed_ext \
+             FROM vnf_lcm_op_occs WHERE deleted = 0 ORDER BY start_time, id",
+        )?;
+        let v2 = self.conn.rows(
             "SELECT id, CAST(\"operationState\" AS {TEXT}) AS state, \
              CAST(\"stateEnteredTime\" AS {TEXT}) AS entered, \
              CAST(\"startTime\" AS {TEXT}) AS started, \
@@ -251,10 +250,12 @@ impl Source {
              CAST(\"changedExtConnectivity\" AS {TEXT}) AS changed_ext \
              FROM \"VnfLcmOpOccV2\" ORDER BY \"startTime\", id",
         )?;
-        rows.into_iter()
-            .map(|mut r| {
+        let v1 = v1.into_iter().map(|r| (r, "v1"));
+        v1.chain(v2.into_iter().map(|r| (r, "v2")))
+            .map(|(mut r, api)| {
                 Ok(TackerOpOcc {
                     id: r.text("id")?,
+                    api,
                     state: r.text("state")?,
                     state_entered_time: r.time("entered")?,
                     start_time: r.time("started")?,

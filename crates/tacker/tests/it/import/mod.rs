@@ -267,6 +267,39 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         .to_owned();
     let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{occ}", up.api);
     until(&http, &url, &token, "operationState", "COMPLETED", 60).await;
+    // And of the v1 instance through v1 (Tacker keeps that request as a Python repr).
+    let r = http
+        .patch(format!("{}/vnflcm/v1/vnf_instances/{v1}", up.api))
+        .header("X-Auth-Token", &token)
+        .header("Content-Type", "application/merge-patch+json")
+        .body(r#"{"vnfInstanceDescription": "set in Tacker's v1"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let occ1 = r.headers()["location"]
+        .to_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    // Tacker's own v1 API answers 500 for this occurrence (it cannot read the Python repr
+    // it stored): its state is read from its database.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let state = tacker_sql(&format!(
+            "SELECT operation_state FROM vnf_lcm_op_occs WHERE id = '{occ1}'"
+        ));
+        if state == "COMPLETED" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "v1 occurrence {occ1}: {state}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
 
     // An NFVO's subscription to the v2 instance, with BASIC credentials.
     let nfvo = Subscriber::start(Expect::Basic("bmZ2bzpzM2NyZXQ="));
@@ -321,12 +354,21 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         ("vim", 1),
         ("package", 2),
         ("instance", 2),
-        ("operation", 1),
+        ("operation", 2),
         ("subscription", 1),
     ] {
         assert!(counts(&plan, kind)[0] >= at_least, "{kind}: {plan}");
     }
-    for id in [&vim_id, &onboarded, &created, &v1, &v2, &occ, &subscription] {
+    for id in [
+        &vim_id,
+        &onboarded,
+        &created,
+        &v1,
+        &v2,
+        &occ,
+        &occ1,
+        &subscription,
+    ] {
         assert!(
             !plan.contains(id.as_str()),
             "{id} skipped in the plan: {plan}"
@@ -336,7 +378,16 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     assert_eq!((s, json_of(&b)["vims"].clone()), (200, json!([])));
 
     let first = walkthrough(&c, &up, "tacker-import");
-    for id in [&vim_id, &onboarded, &created, &v1, &v2, &occ, &subscription] {
+    for id in [
+        &vim_id,
+        &onboarded,
+        &created,
+        &v1,
+        &v2,
+        &occ,
+        &occ1,
+        &subscription,
+    ] {
         assert!(!first.contains(id.as_str()), "{id} skipped: {first}");
     }
     // The VIM: its id, project and default flag, its password sealed and masked.
@@ -408,6 +459,20 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     );
     let (_, b) = get(format!("/vnflcm/v2/vnf_instances/{v2}"), token.clone()).await;
     assert_eq!(json_of(&b)["vnfInstanceDescription"], "set in Tacker");
+    // v1's history too, answered by v1 as Tacker's v1 answered it.
+    let (s, b) = get(format!("/vnflcm/v1/vnf_lcm_op_occs/{occ1}"), token.clone()).await;
+    let o = json_of(&b);
+    assert_eq!(s, 200, "{o}");
+    assert_eq!(
+        (&o["operation"], &o["operationState"], &o["vnfInstanceId"]),
+        (&json!("MODIFY_INFO"), &json!("COMPLETED"), &json!(v1))
+    );
+    assert_eq!(
+        o["changedInfo"]["vnfInstanceDescription"], "set in Tacker's v1",
+        "{o}"
+    );
+    let (_, b) = get(format!("/vnflcm/v1/vnf_instances/{v1}"), token.clone()).await;
+    assert_eq!(json_of(&b)["vnfInstanceDescription"], "set in Tacker's v1");
     // The subscription: its credentials sealed here, and the NFVO hears of an operation
     // on the imported instance.
     let stored = crate::support::psql(
@@ -443,6 +508,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         format!("/vnfpkgm/v1/vnf_packages/{onboarded}"),
         format!("/vnflcm/v2/vnf_instances/{v2}"),
         format!("/vnflcm/v2/vnf_lcm_op_occs/{occ}"),
+        format!("/vnflcm/v1/vnf_lcm_op_occs/{occ1}"),
         format!("/vnflcm/v2/subscriptions/{subscription}"),
     ] {
         // The project sees each, another does not.
@@ -461,6 +527,22 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     os.remove_region(&region).await;
     os.remove_project(&p).await;
     os.remove_project(&other).await;
+}
+
+/// What `sql` selects from Tacker's database (through its MariaDB's socket), trimmed.
+fn tacker_sql(sql: &str) -> String {
+    let out = std::process::Command::new("mariadb")
+        .args(["--no-defaults", "-N", "-uroot", "-S"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tacker-upstream/mysqld.sock"))
+        .args(["tacker", "-e", sql])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// Our database's URL in `c`.
