@@ -21,6 +21,8 @@
 #       PostgreSQL (127.0.0.1:5432) with Tacker's schema made there by Tacker's own
 #       migrations (`tacker-db-manage upgrade head` through psycopg2): the deployment of an
 #       operator who runs Tacker on PostgreSQL. Prints `db <postgresql url>`.
+#   tacker-upstream.sh stop-conductor
+#       Stops Tacker's conductor (the cut-over's first step; `up` starts it again).
 #   tacker-upstream.sh stop
 #       Stops what `up` started (by the pids it recorded).
 #
@@ -248,6 +250,7 @@ case "${1:-up}" in
     start_mariadb
     pg_copy "$2"
     ;;
+  stop-conductor) stop_group conductor ;;
   stop) stop ;;
-  *) echo "usage: tacker-upstream.sh up | pg-copy NAME | stop" >&2; exit 2 ;;
+  *) echo "usage: tacker-upstream.sh up | pg-copy NAME | stop-conductor | stop" >&2; exit 2 ;;
 esac

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
 
-use super::{Upstream, cnf_sample, until, walkthrough};
+use super::{Upstream, cnf_sample, stop_tackers_conductor, until, walkthrough};
 use crate::openstack_cli::Osc;
 use crate::procs::Cluster;
 
@@ -127,6 +127,8 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
     until(&http, &occ, &token, "operationState", "COMPLETED", 180).await;
     let made = pods(&sim, &kube, "vdu2-").await;
     assert_eq!(made.len(), 2, "{made:?}");
+    // The cut-over: Tacker's conductor stops; ours takes the VNF over.
+    stop_tackers_conductor();
 
     // Ours, after the import: the instance is instantiated, its VNFCs the Pods Tacker made.
     let c = Cluster::with_keystone(

@@ -63,6 +63,21 @@ impl Upstream {
     }
 }
 
+/// The cut-over's first step: Tacker's conductor stopped (the next `Upstream::up` starts
+/// it again).
+fn stop_tackers_conductor() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/tacker-upstream.sh");
+    let out = std::process::Command::new(script)
+        .arg("stop-conductor")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Upstream's CNF sample with a VNFD id of its own (Tacker refuses a vnfdId it holds
 /// already, and its database outlives test runs).
 fn cnf_sample(root: &Path, vnfd_id: &str, work: &Path) -> Vec<u8> {

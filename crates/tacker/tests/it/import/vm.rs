@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
 
-use super::{Upstream, sample, until, walkthrough};
+use super::{Upstream, sample, stop_tackers_conductor, until, walkthrough};
 use crate::openstack_cli::Osc;
 use crate::procs::Cluster;
 
@@ -131,6 +131,8 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     let mut names: Vec<&str> = made.iter().map(|(_, n)| n.as_str()).collect();
     names.sort_unstable();
     assert_eq!(names, ["VDU1", "VDU2"], "{made:?}");
+    // The cut-over: Tacker's conductor stops; ours takes the VNF over.
+    stop_tackers_conductor();
 
     // Ours, after the import: the instance is instantiated on Tacker's stack.
     let c = Cluster::with_keystone(&os, &["c1"], &[]).await;
