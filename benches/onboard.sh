@@ -29,7 +29,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 psql "$PG/postgres" -qc "CREATE DATABASE $db" >/dev/null
 port=$(free_port)
 export TACKER__SECRETS__KEYS="$("$BIN" secrets generate-key bench)" TACKER__DATABASE__URL=$PG/$db TACKER__BUS__URL=$AMQP TACKER__BUS__PREFIX=bench-onb-$$ \
-  TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=${BENCH_LOG:-warn} \
+  TACKER__STORAGE__URL=file://$work/store TACKER__LOG__FILTER=${BENCH_LOG:-warn} ${BENCH_SPANS:+TACKER__LOG__FORMAT=json TACKER__LOG__SPAN_TIMINGS=true} \
   TACKER__ONBOARDING__MAX_PACKAGE_SIZE=$((4 * 1024 * 1024 * 1024)) TACKER__SERVER__BIND=127.0.0.1:$port TACKER__OUTBOUND__ALLOWED_NETWORKS=127.0.0.1/32
 "$BIN" db migrate >/dev/null
 "$BIN" server >"$work/server.log" 2>&1 & server=$!; pids+=("$server")
