@@ -256,12 +256,13 @@ impl Source {
                 Ok(TackerOpOcc {
                     id: r.text("id")?,
                     api,
-                    state: r.text("state")?,
+                    // A v1 row may have none: skipped by the import with the reason.
+                    state: r.opt("state")?.unwrap_or_default(),
                     state_entered_time: r.time("entered")?,
                     start_time: r.time("started")?,
                     vnf_instance_id: r.text("vnfInstanceId")?,
                     grant_id: r.opt("grantId")?,
-                    operation: r.text("operation")?,
+                    operation: r.opt("operation")?.unwrap_or_default(),
                     automatic: r.flag("isAutomaticInvocation")?,
                     json: [
                         r.opt("params")?,
