@@ -93,36 +93,51 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
     let url = format!("{}/vnfpkgm/v1/vnf_packages/{pkg}", up.api);
     until(&http, &url, &token, "onboardingState", "ONBOARDED", 120).await;
 
-    // Tacker instantiates VDU2's Deployment (two Pods) on the cluster.
-    let i = osc.json(&[
-        "--os-tacker-api-version",
-        "2",
-        "vnflcm",
-        "create",
-        "--name",
-        "cnf-from-tacker",
-        &vnfd_id,
-    ]);
-    let i = i["ID"].as_str().unwrap_or_else(|| panic!("{i}")).to_owned();
-    let r = http
-        .post(format!(
-            "{}/vnflcm/v2/vnf_instances/{i}/instantiate",
-            up.api
-        ))
-        .header("X-Auth-Token", &token)
-        .header("Version", "2.0.0")
-        .json(&json!({"flavourId": "simple",
-            "vimConnectionInfo": {"vim1": {"vimId": uuid::Uuid::new_v4().to_string(),
-                "vimType": "kubernetes",
-                "interfaceInfo": {"endpoint": sim.url, "ssl_ca_cert": sim.ca_pem},
-                "accessInfo": {"bearer_token": "tacker-k8s-token"}}},
-            "additionalParams": {"namespace": "default",
-                "lcm-kubernetes-def-files": ["Files/kubernetes/deployment.yaml"]}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
-    let occ = r.headers()["location"].to_str().unwrap().to_owned();
+    // Tacker instantiates VDU2's Deployment (two Pods) on the cluster; a second instance's
+    // instantiation names a manifest the package lacks and stays FAILED_TEMP in Tacker.
+    let instantiate = |name: &'static str, file: &'static str| {
+        let (osc, http, token, vnfd_id) = (&osc, http.clone(), token.clone(), vnfd_id.clone());
+        let (api, url, ca) = (up.api.clone(), sim.url.clone(), sim.ca_pem.clone());
+        async move {
+            let i = osc.json(&[
+                "--os-tacker-api-version",
+                "2",
+                "vnflcm",
+                "create",
+                "--name",
+                name,
+                &vnfd_id,
+            ]);
+            let i = i["ID"].as_str().unwrap_or_else(|| panic!("{i}")).to_owned();
+            let r = http
+                .post(format!("{api}/vnflcm/v2/vnf_instances/{i}/instantiate"))
+                .header("X-Auth-Token", &token)
+                .header("Version", "2.0.0")
+                .json(&json!({"flavourId": "simple",
+                    "vimConnectionInfo": {"vim1": {"vimId": uuid::Uuid::new_v4().to_string(),
+                        "vimType": "kubernetes",
+                        "interfaceInfo": {"endpoint": url, "ssl_ca_cert": ca},
+                        "accessInfo": {"bearer_token": "tacker-k8s-token"}}},
+                    "additionalParams": {"namespace": "default",
+                        "lcm-kubernetes-def-files": [file]}}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
+            (i, r.headers()["location"].to_str().unwrap().to_owned())
+        }
+    };
+    let (stuck, stuck_occ) = instantiate("cnf-stuck", "Files/kubernetes/missing.yaml").await;
+    until(
+        &http,
+        &stuck_occ,
+        &token,
+        "operationState",
+        "FAILED_TEMP",
+        120,
+    )
+    .await;
+    let (i, occ) = instantiate("cnf-from-tacker", "Files/kubernetes/deployment.yaml").await;
     // Tacker polls the cluster every 10 s.
     until(&http, &occ, &token, "operationState", "COMPLETED", 180).await;
     let made = pods(&sim, &kube, "vdu2-").await;
@@ -139,6 +154,14 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
     .await;
     let summary = walkthrough(&c, &up, "tacker-import");
     assert!(!summary.contains(&i), "{i} skipped: {summary}");
+    // The instance with an operation Tacker has not ended stays Tacker's, said so.
+    let stuck_occ = stuck_occ.rsplit('/').next().unwrap();
+    for want in [
+        format!("skipped instance {stuck}: an operation on it has not ended in Tacker"),
+        format!("skipped operation {stuck_occ}: it is FAILED_TEMP in Tacker"),
+    ] {
+        assert!(summary.contains(&want), "{want} not in {summary}");
+    }
     let ours = |path: String| {
         let (http, api, token) = (http.clone(), c.api.clone(), token.clone());
         async move {
@@ -176,6 +199,14 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
             .find(|s| s["aspectId"] == "vdu2_aspect")
             .map(|s| s["scaleLevel"].as_u64().unwrap())
     };
+    let r = http
+        .get(format!("{}/vnflcm/v2/vnf_instances/{stuck}", c.api))
+        .header("X-Auth-Token", &token)
+        .header("Version", "2.0.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
     let v = ours(format!("/vnflcm/v2/vnf_instances/{i}")).await;
     assert_eq!(v["instantiationState"], "INSTANTIATED", "{v}");
     assert_eq!(vnfcs(&v), made);
