@@ -296,7 +296,7 @@ impl Tenants {
 }
 
 /// A cluster (kube-sim over TLS, a token) with the namespaces `namespaces`.
-async fn sim(namespaces: &[&str]) -> kube_sim::Handle {
+pub(crate) async fn sim(namespaces: &[&str]) -> kube_sim::Handle {
     let sim = kube_sim::spawn(kube_sim::Settings {
         token: Some("cluster-token".into()),
         basic: None,

@@ -13,12 +13,13 @@ use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
 use tacker_testkit::peers::{Expect, Subscriber};
 
-use crate::openstack_cli::Osc;
 use crate::procs::Cluster;
 use crate::readme::{run_script, walkthrough_in};
+use session::InTacker;
 
 mod cnf;
 mod pg;
+mod session;
 mod vm;
 
 /// What `tacker-upstream.sh up` printed.
@@ -196,11 +197,8 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     // In Tacker, with the openstack client finding it in a region's catalog: a VIM on
     // the tests' Keystone (Tacker checks the credentials and keeps the password under a
     // Fernet key of its own), an onboarded package and a created one.
-    let region = os.region().await;
-    os.endpoint(&region, "tacker", "nfv-orchestration", &up.api)
-        .await;
+    let t = InTacker::open(&os, &up, &p).await;
     let m = p.user("member");
-    let osc = Osc::keystone(&os.keystone, &m.login, &m.password, &p.name, &region);
     let cfg = work.path().join("vim.yaml");
     std::fs::write(
         &cfg,
@@ -211,7 +209,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         ),
     )
     .unwrap();
-    let vim = osc.json(&[
+    let vim = t.osc.json(&[
         "vim",
         "register",
         "--config-file",
@@ -223,82 +221,35 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         .as_str()
         .unwrap_or_else(|| panic!("{vim}"))
         .to_owned();
-    let create = |data: &str| {
-        let v = osc.json(&["vnf", "package", "create", "--user-data", data]);
-        v["ID"].as_str().unwrap_or_else(|| panic!("{v}")).to_owned()
-    };
+    let create = |data: &str| t.created(&["vnf", "package", "create", "--user-data", data]);
     let onboarded = create(&format!("owner={}", p.name));
     let created = create("stage=draft");
     let vnfd_id = uuid::Uuid::new_v4().to_string();
     let csar = cnf_sample(&samples, &vnfd_id, work.path());
-    let zip = work.path().join("pkg.zip");
-    std::fs::write(&zip, &csar).unwrap();
-    let (ok, out, err) = osc.run(&[
-        "vnf",
-        "package",
-        "upload",
-        "--path",
-        zip.to_str().unwrap(),
-        &onboarded,
-    ]);
-    assert!(ok, "{out}{err}");
-    // Tacker's conductor onboards it (its own pace on a loaded machine: two minutes).
-    let url = format!("{}/vnfpkgm/v1/vnf_packages/{onboarded}", up.api);
-    until(&http, &url, &token, "onboardingState", "ONBOARDED", 120).await;
+    t.onboard(&onboarded, &csar, work.path()).await;
 
     // Instances of both APIs on it, not instantiated.
-    let instance = |args: &[&str]| {
-        let v = osc.json(args);
-        v["ID"].as_str().unwrap_or_else(|| panic!("{v}")).to_owned()
-    };
-    let v2 = instance(&[
-        "--os-tacker-api-version",
-        "2",
-        "vnflcm",
-        "create",
-        "--name",
-        "from-tacker-v2",
-        &vnfd_id,
-    ]);
-    let v1 = instance(&["vnflcm", "create", "--name", "from-tacker-v1", &vnfd_id]);
+    let v2 = t.create_v2("from-tacker-v2", &vnfd_id);
+    let v1 = t.created(&["vnflcm", "create", "--name", "from-tacker-v1", &vnfd_id]);
 
     // A modification of the v2 instance in Tacker: its occurrence is history to keep.
-    let r = http
-        .patch(format!("{}/vnflcm/v2/vnf_instances/{v2}", up.api))
-        .header("X-Auth-Token", &token)
-        .header("Version", "2.0.0")
-        .header("Content-Type", "application/merge-patch+json")
-        .body(r#"{"vnfInstanceDescription": "set in Tacker"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let occ = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let id_of = |url: String| url.rsplit('/').next().unwrap().to_owned();
+    let modify = |path: String, description: &'static str| {
+        let t = &t;
+        async move {
+            let body = json!({ "vnfInstanceDescription": description });
+            id_of(t.operation(reqwest::Method::PATCH, &path, &body).await)
+        }
+    };
+    let occ = modify(format!("/vnflcm/v2/vnf_instances/{v2}"), "set in Tacker").await;
     let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{occ}", up.api);
-    until(&http, &url, &token, "operationState", "COMPLETED", 60).await;
+    until(&t.http, &url, &t.token, "operationState", "COMPLETED", 60).await;
     // And of the v1 instance through v1 (Tacker keeps that request as a Python repr).
-    let r = http
-        .patch(format!("{}/vnflcm/v1/vnf_instances/{v1}", up.api))
-        .header("X-Auth-Token", &token)
-        .header("Content-Type", "application/merge-patch+json")
-        .body(r#"{"vnfInstanceDescription": "set in Tacker's v1"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let occ1 = r.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let occ1 = modify(
+        format!("/vnflcm/v1/vnf_instances/{v1}"),
+        "set in Tacker's v1",
+    )
+    .await;
     // Tacker's own v1 API answers 500 for this occurrence (it cannot read the Python repr
     // it stored): its state is read from its database.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -539,7 +490,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     }
     let (_, b) = get("/v1.0/vims".into(), token.clone()).await;
     assert_eq!(json_of(&b)["vims"].as_array().unwrap().len(), 1);
-    os.remove_region(&region).await;
+    t.close(&os).await;
     os.remove_project(&p).await;
     os.remove_project(&other).await;
 }
