@@ -99,6 +99,8 @@ fn vm(
         return Err("Tacker recorded no nfv parameter of the VM VNF".into());
     }
     meta.insert("stack_id".into(), Value::String(stack));
+    // Tacker uploaded its images for it alone (tagged with its id): they go with it.
+    meta.insert("made_by".into(), Value::String("tacker".into()));
     // The project Tacker's enhanced policy read; ours owns the instance by its tenant.
     meta.remove("tenant");
     for r in &mut info.vnfc_resource_info {
@@ -245,6 +247,7 @@ mod tests {
         assert_eq!(m["stack_id"], "vnf-i/5a1e");
         assert_eq!(m["nfv"]["VDU"]["VDU1"]["desired_capacity"], 1);
         assert!(!m.contains_key("tenant"));
+        assert_eq!(m["made_by"], "tacker");
         let r = &info.vnfc_resource_info[0].metadata;
         assert_eq!(
             (&r["stack"], &r["parent_stack"], &r["parent_resource_name"]),

@@ -264,28 +264,56 @@ async fn package_file(octx: &OpContext, artifact: &str) -> Result<Option<PathBuf
     }
 }
 
-/// Drops this instance's tag from the images it used and deletes those Tacker uploaded
-/// that no instance uses any more. Nothing to do when the VIM has no Glance.
-pub async fn release(s: &Session, octx: &OpContext) -> Result<()> {
-    if !s.has_glance().await? {
-        return Ok(());
-    }
-    let tag = tag_of(octx);
+/// Whether OpenStack Tacker made the instance (imported from it: its record says
+/// `made_by: tacker`).
+fn made_by_tacker(octx: &OpContext) -> bool {
+    octx.instance
+        .instantiated_vnf_info
+        .as_ref()
+        .and_then(|i| i.driver_metadata())
+        .and_then(|m| m.get(crate::ops::MADE_BY))
+        .and_then(Value::as_str)
+        == Some("tacker")
+}
+
+/// The ids of the images Glance holds with `tag`.
+async fn tagged(s: &Session, tag: &str) -> Result<Vec<String>> {
     let a = s
         .glance(Method::GET, &format!("v2/images?tag={tag}"), Payload::Empty)
         .await?;
     if a.status != 200 {
         return Err(glance_error("listing images", &a));
     }
-    let ids: Vec<String> = a
-        .body
+    Ok(a.body
         .get("images")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|i| i.get("id").and_then(Value::as_str).map(str::to_owned))
-        .collect();
-    for id in ids {
+        .collect())
+}
+
+/// Drops this instance's tag from the images it used and deletes those we uploaded that
+/// no instance uses any more. A VM VNF Tacker made has its images uploaded by Tacker for
+/// it alone, tagged with the bare instance id: they go with it, as in Tacker. Nothing to
+/// do when the VIM has no Glance.
+pub async fn release(s: &Session, octx: &OpContext) -> Result<()> {
+    if !s.has_glance().await? {
+        return Ok(());
+    }
+    if made_by_tacker(octx) {
+        for id in tagged(s, &octx.instance.id.to_string()).await? {
+            let d = s
+                .glance(Method::DELETE, &format!("v2/images/{id}"), Payload::Empty)
+                .await?;
+            if d.status >= 300 && d.status != 404 {
+                return Err(glance_error(&format!("deleting image {id}"), &d));
+            }
+            tracing::info!(image = %id, "deleted the Glance image Tacker uploaded for the instance");
+        }
+    }
+    let tag = tag_of(octx);
+    for id in tagged(s, &tag).await? {
         let untag = s
             .glance(
                 Method::DELETE,

@@ -101,6 +101,10 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
         &nfv,
         st.layout,
     );
+    // Who made the VNF stays recorded (a VNF Tacker made keeps its images' release).
+    if let (Some(m), Some(Value::Object(meta))) = (&st.made_by, info.other.get_mut("metadata")) {
+        meta.insert(super::MADE_BY.into(), m.clone());
+    }
     // The internal virtual links stay on the networks instantiation gave them.
     if let Some(managed) = st.info.other.get(super::MANAGED) {
         info.other.insert(super::MANAGED.into(), managed.clone());

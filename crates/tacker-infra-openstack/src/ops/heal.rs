@@ -90,7 +90,8 @@ pub async fn run(w: &Work<'_>) -> Result<Outcome> {
     info.vnfc_info =
         super::operate::kept(&info.vnfc_info, ordered.iter().map(vnfc::info).collect());
     info.vnfc_resource_info = ordered;
-    info.other.extend(metadata(&s.stack, &s.nfv, s.layout));
+    info.other
+        .extend(metadata(&s.stack, &s.nfv, s.layout, s.made_by.as_ref()));
     Ok(Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes,

@@ -99,6 +99,8 @@ pub struct Stored {
     pub nfv: Value,
     /// How the stack holds the VNFCs.
     pub layout: Layout,
+    /// Who made the VNF when not we (`tacker`: imported from OpenStack Tacker).
+    pub made_by: Option<Value>,
 }
 
 impl Stored {
@@ -131,11 +133,13 @@ pub fn stored(octx: &OpContext) -> Result<Stored> {
         .ok_or_else(|| Error::Invalid("the instance has no Heat stack recorded".into()))?;
     let nfv = meta.get("nfv").cloned().unwrap_or_else(|| json!({}));
     let layout = Layout::recorded(&meta);
+    let made_by = meta.get(MADE_BY).cloned();
     Ok(Stored {
         info,
         stack,
         nfv,
         layout,
+        made_by,
     })
 }
 
@@ -160,7 +164,7 @@ pub fn started_info(
         max_scale_levels,
         vnfc_resource_info: read.resources,
         vnfc_info: read.infos,
-        other: metadata(stack, nfv, layout),
+        other: metadata(stack, nfv, layout, None),
     }
 }
 
@@ -172,19 +176,32 @@ pub fn outcome(s: Stored, read: Read, stack: &StackRef, nfv: &Value) -> Outcome 
     let mut info = s.info;
     info.vnfc_resource_info = read.resources;
     info.vnfc_info = operate::kept(&info.vnfc_info, read.infos);
-    info.other.extend(metadata(stack, nfv, s.layout));
+    info.other
+        .extend(metadata(stack, nfv, s.layout, s.made_by.as_ref()));
     Outcome {
         instantiated_vnf_info: Some(info),
         resource_changes,
     }
 }
 
-/// `instantiatedVnfInfo.metadata` recording the stack, its `nfv` and its layout.
-pub fn metadata(stack: &StackRef, nfv: &Value, layout: Layout) -> Map<String, Value> {
+/// The metadata key saying who made the VNF when not we (kept through every operation).
+pub const MADE_BY: &str = "made_by";
+
+/// `instantiatedVnfInfo.metadata` recording the stack, its `nfv`, its layout and who made
+/// it.
+pub fn metadata(
+    stack: &StackRef,
+    nfv: &Value,
+    layout: Layout,
+    made_by: Option<&Value>,
+) -> Map<String, Value> {
     let mut meta = Map::from_iter([
         ("stack_id".to_owned(), json!(stack.text())),
         ("nfv".to_owned(), nfv.clone()),
     ]);
+    if let Some(m) = made_by {
+        meta.insert(MADE_BY.into(), m.clone());
+    }
     layout.record(&mut meta);
     Map::from_iter([("metadata".to_owned(), Value::Object(meta))])
 }

@@ -93,6 +93,11 @@ fn cnf_sample(root: &Path, vnfd_id: &str, work: &Path) -> Vec<u8> {
 /// Upstream's sample `name` under `base` (its `common/Definitions` beside it), the VNFD
 /// id of the samples replaced by `vnfd_id`, its LCM script one that does nothing.
 fn sample(base: &Path, name: &str, vnfd_id: &str, work: &Path) -> Vec<u8> {
+    sample_csar(base, name, vnfd_id, work).zip()
+}
+
+/// [`sample`] before it is zipped.
+fn sample_csar(base: &Path, name: &str, vnfd_id: &str, work: &Path) -> tacker_testkit::csar::Csar {
     let contents = work.join(format!("{name}-contents"));
     copy_tree(&base.join(name).join("contents"), &contents);
     for e in std::fs::read_dir(contents.join("Definitions")).unwrap() {
@@ -109,7 +114,6 @@ fn sample(base: &Path, name: &str, vnfd_id: &str, work: &Path) -> Vec<u8> {
         Some(&base.join("common/Definitions")),
         &["Scripts/sample_script.py"],
     )
-    .zip()
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -9,7 +9,7 @@ use tacker_testkit::keystone::OpenStack;
 use reqwest::Method;
 
 use super::session::{InTacker, Ours};
-use super::{Upstream, sample, stop_tackers_conductor, until, walkthrough};
+use super::{Upstream, sample_csar, stop_tackers_conductor, until, walkthrough};
 use crate::procs::Cluster;
 
 /// The servers heat-sim runs: `(stack, name)`, sorted.
@@ -73,8 +73,26 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     let pkg = t.created(&["vnf", "package", "create"]);
     let vnfd_id = uuid::Uuid::new_v4().to_string();
     let base = samples.join("tests/functional/sol_v2_common");
-    let csar = sample(&base, "basic_lcms_min", &vnfd_id, work.path());
-    t.onboard(&pkg, &csar, work.path()).await;
+    // Its VDUs' image shipped in it (raw: Glance checks an upload against its format):
+    // Tacker uploads it to the VIM's Glance for the instance.
+    let image: Vec<u8> = (0..200_000u32).map(|n| (n % 241) as u8).collect();
+    let df = "Definitions/v2_sample2_df_simple.yaml";
+    let csar = sample_csar(&base, "basic_lcms_min", &vnfd_id, work.path())
+        .with("Files/images/cirros.img", &image)
+        .edit(df, |t| {
+            t.replace(
+                "932fcae93574e242dc3d772d5235061747dfe537668443a1f0567d893614b464",
+                &tacker_testkit::csar::sha256(&image),
+            )
+            .replace("disk_format: qcow2", "disk_format: raw")
+            .replace(
+                "          size: 12 GB\n      capabilities:",
+                "          size: 12 GB\n      artifacts:\n        sw_image:\n          \
+                 type: tosca.artifacts.nfv.SwImage\n          \
+                 file: ../Files/images/cirros.img\n      capabilities:",
+            )
+        });
+    t.onboard(&pkg, &csar.zip(), work.path()).await;
 
     // Tacker instantiates it: stack vnf-<id> with VDU1 and VDU2.
     let i = t.create_v2("vm-from-tacker", &vnfd_id);
@@ -89,6 +107,17 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     let occ = t.operation(Method::POST, &path, &body).await;
     until(&t.http, &occ, &t.token, "operationState", "COMPLETED", 180).await;
     let stack = format!("vnf-{i}");
+    let tagged = |images: Vec<Value>| {
+        images
+            .into_iter()
+            .filter(|g| g["tags"].as_array().is_some_and(|t| t.contains(&json!(i))))
+            .count()
+    };
+    assert_eq!(
+        tagged(os.images(&vim).await),
+        2,
+        "Tacker's images of VDU1 and VDU2"
+    );
     let made = servers(&sim).await;
     let mut names: Vec<&str> = made.iter().map(|(_, n)| n.as_str()).collect();
     names.sort_unstable();
@@ -160,6 +189,8 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
         ours.instance(&i).await["instantiationState"],
         "NOT_INSTANTIATED"
     );
+    // The images Tacker uploaded for it went with it, as in Tacker.
+    assert_eq!(tagged(os.images(&vim).await), 0);
     os.remove(&vim).await;
     t.close(&os).await;
     os.remove_project(&p).await;
