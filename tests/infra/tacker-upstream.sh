@@ -223,15 +223,21 @@ PY
   echo "db postgresql://postgres@127.0.0.1:5432/$name"
 }
 
+# Under the lock held until this script exits: Tacker installed and configured, its
+# MariaDB running with Tacker's schema.
+database_up() {
+  mkdir -p "$dir"
+  exec 9> "$dir/.lock"
+  flock 9
+  install
+  configure
+  start_mariadb
+  migrate
+}
+
 case "${1:-up}" in
   up)
-    mkdir -p "$dir"
-    exec 9> "$dir/.lock"
-    flock 9
-    install
-    configure
-    start_mariadb
-    migrate
+    database_up
     vhost
     start_tacker
     echo "tacker $url"
@@ -242,12 +248,7 @@ case "${1:-up}" in
     ;;
   pg-copy)
     [ $# -eq 2 ] || { echo "usage: tacker-upstream.sh pg-copy NAME" >&2; exit 2; }
-    mkdir -p "$dir"
-    exec 9> "$dir/.lock"
-    flock 9
-    install
-    configure
-    start_mariadb
+    database_up
     pg_copy "$2"
     ;;
   stop-conductor) stop_group conductor ;;

@@ -293,6 +293,17 @@ async fn tagged(s: &Session, tag: &str) -> Result<Vec<String>> {
         .collect())
 }
 
+/// Deletes image `id` (one gone already is fine).
+async fn delete(s: &Session, id: &str) -> Result<()> {
+    let d = s
+        .glance(Method::DELETE, &format!("v2/images/{id}"), Payload::Empty)
+        .await?;
+    if d.status >= 300 && d.status != 404 {
+        return Err(glance_error(&format!("deleting image {id}"), &d));
+    }
+    Ok(())
+}
+
 /// Drops this instance's tag from the images it used and deletes those we uploaded that
 /// no instance uses any more. A VM VNF Tacker made has its images uploaded by Tacker for
 /// it alone, tagged with the bare instance id: they go with it, as in Tacker. Nothing to
@@ -303,12 +314,7 @@ pub async fn release(s: &Session, octx: &OpContext) -> Result<()> {
     }
     if made_by_tacker(octx) {
         for id in tagged(s, &octx.instance.id.to_string()).await? {
-            let d = s
-                .glance(Method::DELETE, &format!("v2/images/{id}"), Payload::Empty)
-                .await?;
-            if d.status >= 300 && d.status != 404 {
-                return Err(glance_error(&format!("deleting image {id}"), &d));
-            }
+            delete(s, &id).await?;
             tracing::info!(image = %id, "deleted the Glance image Tacker uploaded for the instance");
         }
     }
@@ -340,12 +346,7 @@ pub async fn release(s: &Session, octx: &OpContext) -> Result<()> {
             .filter_map(Value::as_str)
             .any(|t| t.starts_with("tacker-vnf-"));
         if ours && !used {
-            let d = s
-                .glance(Method::DELETE, &format!("v2/images/{id}"), Payload::Empty)
-                .await?;
-            if d.status >= 300 && d.status != 404 {
-                return Err(glance_error(&format!("deleting image {id}"), &d));
-            }
+            delete(s, &id).await?;
             tracing::info!(image = %id, "deleted the package's Glance image: no instance uses it");
         }
     }

@@ -159,15 +159,7 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
         api: c.api.clone(),
         token: t.token.clone(),
     };
-    let r = ours
-        .http
-        .get(format!("{}/vnflcm/v2/vnf_instances/{stuck}", c.api))
-        .header("X-Auth-Token", &ours.token)
-        .header("Version", "2.0.0")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
+    assert_eq!(ours.get(&stuck).await.0, 404);
     let v = ours.instance(&i).await;
     assert_eq!(v["instantiationState"], "INSTANTIATED", "{v}");
     assert_eq!(vnfcs(&v), made);

@@ -34,26 +34,34 @@ struct Upstream {
     csar_dir: String,
 }
 
+/// `tests/infra/tacker-upstream.sh <args>`, which must succeed: its standard output.
+fn upstream_script(args: &[&str]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/tacker-upstream.sh");
+    let out = std::process::Command::new(script)
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "tacker-upstream.sh {args:?}: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The value of the line `<key> <value>` of what the script printed.
+fn printed(text: &str, key: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{key} ")))
+        .unwrap_or_else(|| panic!("tacker-upstream.sh printed no {key}: {text}"))
+        .to_owned()
+}
+
 impl Upstream {
     fn up() -> Self {
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/tacker-upstream.sh");
-        let out = std::process::Command::new(script)
-            .arg("up")
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "tacker-upstream.sh up: {text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let field = |k: &str| {
-            text.lines()
-                .find_map(|l| l.strip_prefix(&format!("{k} ")))
-                .unwrap_or_else(|| panic!("tacker-upstream.sh printed no {k}: {text}"))
-                .to_owned()
-        };
+        let text = upstream_script(&["up"]);
+        let field = |k: &str| printed(&text, k);
         Self {
             api: field("tacker"),
             db: field("db"),
@@ -67,16 +75,7 @@ impl Upstream {
 /// The cut-over's first step: Tacker's conductor stopped (the next `Upstream::up` starts
 /// it again).
 fn stop_tackers_conductor() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/tacker-upstream.sh");
-    let out = std::process::Command::new(script)
-        .arg("stop-conductor")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    upstream_script(&["stop-conductor"]);
 }
 
 /// Upstream's CNF sample with a VNFD id of its own (Tacker refuses a vnfdId it holds
@@ -494,18 +493,23 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
 
 /// What `sql` selects from Tacker's database (through its MariaDB's socket), trimmed.
 fn tacker_sql(sql: &str) -> String {
-    let out = std::process::Command::new("mariadb")
-        .args(["--no-defaults", "-N", "-uroot", "-S"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tacker-upstream/mysqld.sock"))
-        .args(["tacker", "-e", sql])
-        .output()
-        .unwrap();
+    let out = mariadb(sql);
     assert!(
         out.status.success(),
         "{sql}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// `sql` run as root on Tacker's MariaDB (through its socket), in database `tacker`.
+fn mariadb(sql: &str) -> std::process::Output {
+    std::process::Command::new("mariadb")
+        .args(["--no-defaults", "-N", "-uroot", "-S"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tacker-upstream/mysqld.sock"))
+        .args(["tacker", "-e", sql])
+        .output()
+        .unwrap()
 }
 
 /// Our database's URL in `c`.
@@ -641,9 +645,5 @@ async fn an_import_killed_halfway_is_finished_by_running_it_again() {
         (packages, instances)
     );
     assert_eq!(stored_csars(&store), packages);
-    let _ = std::process::Command::new("mariadb")
-        .args(["--no-defaults", "-uroot", "-S"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tacker-upstream/mysqld.sock"))
-        .args(["-e", &format!("DROP DATABASE IF EXISTS {src}")])
-        .output();
+    let _ = mariadb(&format!("DROP DATABASE IF EXISTS {src}"));
 }

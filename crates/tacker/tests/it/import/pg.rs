@@ -1,9 +1,7 @@
 //! A Tacker database on PostgreSQL: upstream Tacker's own, copied by
 //! `tacker-upstream.sh pg-copy` into a schema Tacker's migrations made there.
 
-use std::path::Path;
-
-use super::{Upstream, counts};
+use super::{Upstream, counts, printed, upstream_script};
 use crate::procs::Cluster;
 
 /// The lines of `text`, sorted (the two databases may order ties differently).
@@ -23,22 +21,7 @@ async fn a_tacker_database_on_postgresql_reads_as_on_mariadb() {
         "tacker_pg_{}",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
     );
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/infra/tacker-upstream.sh");
-    let out = std::process::Command::new(script)
-        .args(["pg-copy", &name])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "pg-copy: {text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let pg = text
-        .lines()
-        .find_map(|l| l.strip_prefix("db "))
-        .unwrap_or_else(|| panic!("pg-copy printed no db: {text}"))
-        .to_owned();
+    let pg = printed(&upstream_script(&["pg-copy", &name]), "db");
     let c = Cluster::start_with(1, &[], &[]).await;
     let import = |db: &str, dry: bool| {
         let mut cmd = c.env.command(&[]);

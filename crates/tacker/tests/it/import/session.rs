@@ -113,8 +113,8 @@ pub struct Ours {
 }
 
 impl Ours {
-    /// VNF instance `id` (v2).
-    pub async fn instance(&self, id: &str) -> Value {
+    /// The status of `GET` VNF instance `id` (v2), and the instance when it is there.
+    pub async fn get(&self, id: &str) -> (u16, Value) {
         let r = self
             .http
             .get(format!("{}/vnflcm/v2/vnf_instances/{id}", self.api))
@@ -123,8 +123,15 @@ impl Ours {
             .send()
             .await
             .unwrap();
-        assert_eq!(r.status(), 200, "instance {id}");
-        r.json().await.unwrap()
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// VNF instance `id` (v2).
+    pub async fn instance(&self, id: &str) -> Value {
+        let (status, v) = self.get(id).await;
+        assert_eq!(status, 200, "instance {id}: {v}");
+        v
     }
 
     /// Runs task `path` (`heal`, `scale`, ...) of instance `id` with `body` and waits

@@ -12,21 +12,29 @@ use super::session::{InTacker, Ours};
 use super::{Upstream, sample_csar, stop_tackers_conductor, until, walkthrough};
 use crate::procs::Cluster;
 
-/// The servers heat-sim runs: `(stack, name)`, sorted.
-async fn servers(sim: &heat_sim::Handle) -> Vec<(String, String)> {
+/// A server heat-sim runs.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Server {
+    stack: String,
+    name: String,
+    id: String,
+}
+
+/// The servers heat-sim runs, sorted by stack and name.
+async fn servers(sim: &heat_sim::Handle) -> Vec<Server> {
     let v: Vec<Value> = reqwest::get(format!("{}/sim/servers", sim.url))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    let mut out: Vec<(String, String)> = v
+    let text = |s: &Value, k: &str| s[k].as_str().unwrap_or_default().to_owned();
+    let mut out: Vec<Server> = v
         .iter()
-        .map(|s| {
-            (
-                s["stack"].as_str().unwrap_or_default().to_owned(),
-                s["name"].as_str().unwrap_or_default().to_owned(),
-            )
+        .map(|s| Server {
+            stack: text(s, "stack"),
+            name: text(s, "name"),
+            id: text(s, "id"),
         })
         .collect();
     out.sort();
@@ -35,15 +43,7 @@ async fn servers(sim: &heat_sim::Handle) -> Vec<(String, String)> {
 
 /// The ids of the servers heat-sim runs.
 async fn server_ids(sim: &heat_sim::Handle) -> Vec<String> {
-    let v: Vec<Value> = reqwest::get(format!("{}/sim/servers", sim.url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    v.iter()
-        .filter_map(|s| s["id"].as_str().map(str::to_owned))
-        .collect()
+    servers(sim).await.into_iter().map(|s| s.id).collect()
 }
 
 /// Upstream's basic VM sample, instantiated by Tacker on heat-sim (VDU1 in an autoscaling
@@ -119,7 +119,7 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
         "Tacker's images of VDU1 and VDU2"
     );
     let made = servers(&sim).await;
-    let mut names: Vec<&str> = made.iter().map(|(_, n)| n.as_str()).collect();
+    let mut names: Vec<&str> = made.iter().map(|s| s.name.as_str()).collect();
     names.sort_unstable();
     assert_eq!(names, ["VDU1", "VDU2"], "{made:?}");
     // The cut-over: Tacker's conductor stops; ours takes the VNF over.
@@ -150,10 +150,10 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     let out = json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"});
     ours.task(&i, "scale", out).await;
     let scaled = servers(&sim).await;
-    let vdu1_servers = scaled.iter().filter(|(_, n)| n == "VDU1").count();
+    let vdu1_servers = scaled.iter().filter(|s| s.name == "VDU1").count();
     assert_eq!(vdu1_servers, 2, "{scaled:?}");
     assert!(
-        scaled.iter().all(|(s, _)| s.starts_with(&stack)),
+        scaled.iter().all(|s| s.stack.starts_with(&stack)),
         "{scaled:?}"
     );
     assert_eq!(vdu1(&ours.instance(&i).await), 2);
