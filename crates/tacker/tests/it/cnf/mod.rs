@@ -151,15 +151,17 @@ fn is_generated(name: &str, prefix: &str, hashed: bool) -> bool {
         return false;
     };
     let parts: Vec<&str> = rest.split('-').collect();
-    let ok = |s: &str, n: usize| {
-        s.len() == n
+    let ok = |s: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&s.len())
             && s.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
     };
+    // A pod-template-hash is a 32-bit number's decimal digits, safe-encoded: 1 to 10
+    // characters; the random suffix is 5.
     if hashed {
-        parts.len() == 2 && ok(parts[0], 10) && ok(parts[1], 5)
+        parts.len() == 2 && ok(parts[0], 1..=10) && ok(parts[1], 5..=5)
     } else {
-        parts.len() == 1 && ok(parts[0], 5)
+        parts.len() == 1 && ok(parts[0], 5..=5)
     }
 }
 

@@ -11,13 +11,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
-use tacker_testkit::peers::{Expect, Subscriber};
 
 use crate::procs::Cluster;
 use crate::readme::{run_script, walkthrough_in};
+use made::Made;
 use session::InTacker;
 
 mod cnf;
+mod made;
 mod pg;
 mod session;
 mod vm;
@@ -197,96 +198,23 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     let http = reqwest::Client::new();
     let work = tempfile::tempdir().unwrap();
 
-    // In Tacker, with the openstack client finding it in a region's catalog: a VIM on
-    // the tests' Keystone (Tacker checks the credentials and keeps the password under a
-    // Fernet key of its own), an onboarded package and a created one.
+    // In Tacker, with the openstack client finding it in a region's catalog.
     let t = InTacker::open(&os, &up, &p).await;
     let m = p.user("member");
-    let cfg = work.path().join("vim.yaml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "auth_url: '{}'\nusername: '{}'\npassword: '{}'\nproject_name: '{}'\n\
-             project_domain_name: 'Default'\nuser_domain_name: 'Default'\ncert_verify: 'False'\n",
-            os.keystone, m.login, m.password, p.name
-        ),
-    )
-    .unwrap();
-    let vim = t.osc.json(&[
-        "vim",
-        "register",
-        "--config-file",
-        cfg.to_str().unwrap(),
-        "--is-default",
-        &format!("vim-{}", p.name),
-    ]);
-    let vim_id = vim["id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{vim}"))
-        .to_owned();
-    let create = |data: &str| t.created(&["vnf", "package", "create", "--user-data", data]);
-    let onboarded = create(&format!("owner={}", p.name));
-    let created = create("stage=draft");
-    let vnfd_id = uuid::Uuid::new_v4().to_string();
-    let csar = cnf_sample(&samples, &vnfd_id, work.path());
-    t.onboard(&onboarded, &csar, work.path()).await;
-
-    // Instances of both APIs on it, not instantiated.
-    let v2 = t.create_v2("from-tacker-v2", &vnfd_id);
-    let v1 = t.created(&["vnflcm", "create", "--name", "from-tacker-v1", &vnfd_id]);
-
-    // A modification of the v2 instance in Tacker: its occurrence is history to keep.
-    let id_of = |url: String| url.rsplit('/').next().unwrap().to_owned();
-    let modify = |path: String, description: &'static str| {
-        let t = &t;
-        async move {
-            let body = json!({ "vnfInstanceDescription": description });
-            id_of(t.operation(reqwest::Method::PATCH, &path, &body).await)
-        }
-    };
-    let occ = modify(format!("/vnflcm/v2/vnf_instances/{v2}"), "set in Tacker").await;
-    let url = format!("{}/vnflcm/v2/vnf_lcm_op_occs/{occ}", up.api);
-    until(&t.http, &url, &t.token, "operationState", "COMPLETED", 60).await;
-    // And of the v1 instance through v1 (Tacker keeps that request as a Python repr).
-    let occ1 = modify(
-        format!("/vnflcm/v1/vnf_instances/{v1}"),
-        "set in Tacker's v1",
-    )
-    .await;
-    // Tacker's own v1 API answers 500 for this occurrence (it cannot read the Python repr
-    // it stored): its state is read from its database.
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let state = tacker_sql(&format!(
-            "SELECT operation_state FROM vnf_lcm_op_occs WHERE id = '{occ1}'"
-        ));
-        if state == "COMPLETED" {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "v1 occurrence {occ1}: {state}"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-
-    // An NFVO's subscription to the v2 instance, with BASIC credentials.
-    let nfvo = Subscriber::start(Expect::Basic("bmZ2bzpzM2NyZXQ="));
-    let r = http
-        .post(format!("{}/vnflcm/v2/subscriptions", up.api))
-        .header("X-Auth-Token", &token)
-        .header("Version", "2.0.0")
-        .json(&json!({"callbackUri": nfvo.url,
-            "filter": {"vnfInstanceSubscriptionFilter": {"vnfInstanceIds": [v2]}},
-            "authentication": {"authType": ["BASIC"],
-                "paramsBasic": {"userName": "nfvo", "password": "s3cret"}}}))
-        .send()
-        .await
-        .unwrap();
-    let status = r.status();
-    let subscription: Value = r.json().await.unwrap();
-    assert_eq!(status, 201, "{subscription}");
-    let subscription = subscription["id"].as_str().unwrap().to_owned();
+    let made = Made::in_tacker(&os, &up, &p, &t, &samples, work.path()).await;
+    let Made {
+        vim_id,
+        onboarded,
+        created,
+        vnfd_id,
+        csar,
+        v2,
+        v1,
+        occ,
+        occ1,
+        subscription,
+        nfvo,
+    } = &made;
 
     // Ours, with Keystone auth on the same Keystone: the project's token works on both.
     let c = Cluster::with_keystone(&os, &["c1"], &[]).await;
@@ -329,28 +257,15 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         assert!(counts(&plan, kind)[0] >= at_least, "{kind}: {plan}");
     }
     // Everything this test made in Tacker, none of it to be skipped.
-    let made = [
-        &vim_id,
-        &onboarded,
-        &created,
-        &v1,
-        &v2,
-        &occ,
-        &occ1,
-        &subscription,
-    ];
-    for id in made {
-        assert!(
-            !plan.contains(id.as_str()),
-            "{id} skipped in the plan: {plan}"
-        );
+    for id in made.ids() {
+        assert!(!plan.contains(id), "{id} skipped in the plan: {plan}");
     }
     let (s, b) = get("/v1.0/vims".into(), token.clone()).await;
     assert_eq!((s, json_of(&b)["vims"].clone()), (200, json!([])));
 
     let first = walkthrough(&c, &up, "tacker-import");
-    for id in made {
-        assert!(!first.contains(id.as_str()), "{id} skipped: {first}");
+    for id in made.ids() {
+        assert!(!first.contains(id), "{id} skipped: {first}");
     }
     // The VIM: its id, project and default flag, its password sealed and masked.
     let (s, b) = get(format!("/v1.0/vims/{vim_id}"), token.clone()).await;
@@ -378,7 +293,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
     let pkg = json_of(&b);
     assert_eq!(s, 200, "{pkg}");
     assert_eq!(pkg["onboardingState"], "ONBOARDED");
-    assert_eq!(pkg["vnfdId"], vnfd_id);
+    assert_eq!(pkg["vnfdId"], *vnfd_id);
     assert_eq!(pkg["userDefinedData"]["owner"], p.name);
     let (s, content) = get(
         format!("/vnfpkgm/v1/vnf_packages/{onboarded}/package_content"),
@@ -400,7 +315,7 @@ async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_proj
         let i = json_of(&b);
         assert_eq!(s, 200, "{i}");
         assert_eq!(i["vnfInstanceName"], name);
-        assert_eq!(i["vnfdId"], vnfd_id);
+        assert_eq!(i["vnfdId"], *vnfd_id);
         assert_eq!(i["instantiationState"], "NOT_INSTANTIATED");
     }
     // Tacker's v1 gave its instance the project's default VIM: the imported one here.
