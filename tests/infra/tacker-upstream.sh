@@ -13,8 +13,9 @@
 #       whatever does not answer: MariaDB, `tacker-server` (Keystone auth on the tests'
 #       Keystone, tests/infra/openstack.sh, as user `tacker` of project `service`) on
 #       127.0.0.1:$TACKER_UPSTREAM_PORT (19890) and one `tacker-conductor`. Prints
-#       `tacker <url>`, `db <mysql url>`, `vim-keys <dir>`, `csar-dir <dir>` and `conf
-#       <tacker.conf>`. Like services.sh it never stops them (pids in the directory).
+#       `tacker <url>`, `db <mysql url>`, `vim-keys <dir>`, `csar-dir <dir>`, `conf
+#       <tacker.conf>` and `userdata-standard <file>` (Tacker's own StandardUserData
+#       script, which packages name as their `lcm-operation-user-data`). Like services.sh it never stops them (pids in the directory).
 #       Safe to run concurrently (a lock).
 #   tacker-upstream.sh pg-copy NAME
 #       Tacker's database as it is now, copied into a new database NAME on the tests'
@@ -245,6 +246,7 @@ case "${1:-up}" in
     echo "vim-keys $dir/vim_keys"
     echo "csar-dir $dir/csar_files"
     echo "conf $dir/tacker.conf"
+    echo "userdata-standard $(echo "$venv"/lib/python3*/site-packages/tacker/sol_refactored/infra_drivers/openstack/userdata_standard.py)"
     ;;
   pg-copy)
     [ $# -eq 2 ] || { echo "usage: tacker-upstream.sh pg-copy NAME" >&2; exit 2; }

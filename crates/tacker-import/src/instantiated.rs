@@ -6,11 +6,14 @@
 //!   and its Pods through their owners;
 //! - a VM VNF on Heat: Tacker's stack (`stack_id`, in stack `vnf-<instance id>`) and the
 //!   `nfv` parameter it ran with become our OpenStack driver's record, each VNFC's stack
-//!   and autoscaling group member in our keys.
+//!   and autoscaling group member in our keys. A VM VNF Tacker laid out per VNFC
+//!   (StandardUserData: each VNFC a copy `VDU1-<vdu_idx>` of the VDU's nested template in
+//!   the top stack) is recorded in that layout, each copy's place in the top stack named,
+//!   and `nfv` given the VDUs' own entries Tacker keeps only per copy, which copies added
+//!   here by a scale out start from.
 //!
-//! A Helm release, or a VM VNF laid out per VNFC (StandardUserData), is refused with the
-//! reason: our drivers do not read Tacker's record of those yet, and an instance we could
-//! not heal, scale or terminate must not look imported.
+//! A Helm release is refused with the reason: our drivers do not read Tacker's record of
+//! it yet, and an instance we could not heal, scale or terminate must not look imported.
 
 use serde_json::{Map, Value};
 use tacker_domain::lcm::InstantiatedVnfInfo;
@@ -75,15 +78,10 @@ fn vm(
     mut meta: Map<String, Value>,
     id: &str,
 ) -> Result<(), String> {
-    if info
+    let per_vnfc = info
         .vnfc_resource_info
         .iter()
-        .any(|r| r.metadata.contains_key("vdu_idx"))
-    {
-        return Err(not_yet(
-            "a VM VNF laid out per VNFC (StandardUserData, vdu_idx)",
-        ));
-    }
+        .any(|r| r.metadata.contains_key(INDEX));
     let stack = meta
         .get("stack_id")
         .and_then(Value::as_str)
@@ -95,10 +93,13 @@ fn vm(
     } else {
         format!("vnf-{id}/{stack}")
     };
-    if !meta.get("nfv").is_some_and(Value::is_object) {
+    let Some(Value::Object(nfv)) = meta.get_mut("nfv") else {
         return Err("Tacker recorded no nfv parameter of the VM VNF".into());
+    };
+    if per_vnfc {
+        with_base_entries(nfv);
+        meta.insert("userDataClass".into(), Value::String(STANDARD.into()));
     }
-    meta.insert("stack_id".into(), Value::String(stack));
     // Tacker uploaded its images for it alone (tagged with its id): they go with it.
     meta.insert("made_by".into(), Value::String("tacker".into()));
     // The project Tacker's enhanced policy read; ours owns the instance by its tenant.
@@ -109,9 +110,53 @@ fn vm(
                 r.metadata.insert(ours.into(), v);
             }
         }
+        // A copy's place: resource `<VDU>-<vdu_idx>` of the top stack.
+        if let Some(index) = r.metadata.get(INDEX).and_then(Value::as_u64) {
+            let copy = format!("{}-{index}", r.vdu_id);
+            r.metadata
+                .insert("parent_stack".into(), Value::String(stack.clone()));
+            r.metadata
+                .insert("parent_resource_name".into(), Value::String(copy));
+        } else if per_vnfc {
+            return Err(format!(
+                "VNFC {} of a VM VNF laid out per VNFC has no vdu_idx",
+                r.id
+            ));
+        }
     }
+    meta.insert("stack_id".into(), Value::String(stack));
     info.other.insert("metadata".into(), Value::Object(meta));
     Ok(())
+}
+
+/// Tacker's user-data class of the per-VNFC layout.
+const STANDARD: &str = "StandardUserData";
+/// A VNFC's index among its VDU's copies.
+const INDEX: &str = "vdu_idx";
+
+/// `nfv.VDU` and `nfv.CP` given an entry of each name Tacker keeps only per copy
+/// (`VDU1-0`, `VDU1_CP1-0`): the lowest copy's, which our driver starts new copies from.
+fn with_base_entries(nfv: &mut Map<String, Value>) {
+    for section in ["VDU", "CP"] {
+        let Some(Value::Object(entries)) = nfv.get_mut(section) else {
+            continue;
+        };
+        let mut lowest: std::collections::BTreeMap<String, (u64, Value)> = Default::default();
+        for (key, v) in entries.iter() {
+            let Some((name, index)) = key.rsplit_once('-') else {
+                continue;
+            };
+            let Ok(index) = index.parse::<u64>() else {
+                continue;
+            };
+            if lowest.get(name).is_none_or(|(i, _)| index < *i) {
+                lowest.insert(name.to_owned(), (index, v.clone()));
+            }
+        }
+        for (name, (_, v)) in lowest {
+            entries.entry(name).or_insert(v);
+        }
+    }
 }
 
 fn not_yet(what: &str) -> String {
@@ -223,10 +268,6 @@ mod tests {
         let os = vims("ETSINFV.OPENSTACK_KEYSTONE.V_3");
         let why = instantiated(tackers(json!({"nfv": {}})), &os, "i").unwrap_err();
         assert!(why.contains("stack_id"), "{why}");
-        let mut per_vnfc = tackers(json!({"stack_id": "s-1", "nfv": {}}));
-        per_vnfc["vnfcResourceInfo"][0]["metadata"]["vdu_idx"] = json!(0);
-        let why = instantiated(per_vnfc, &os, "i").unwrap_err();
-        assert!(why.contains("StandardUserData"), "{why}");
         let partial = json!({"namespace": "default", "vdu_reses": {}});
         let why = instantiated(tackers(partial), &vims("kubernetes"), "i").unwrap_err();
         assert!(why.contains("lcm-kubernetes-def-files"), "{why}");
@@ -257,5 +298,48 @@ mod tests {
                 &json!("m1")
             )
         );
+    }
+
+    #[test]
+    fn a_vm_vnf_laid_out_per_vnfc_keeps_its_copies_in_our_keys() {
+        let meta = json!({"stack_id": "5a1e", "nfv": {
+            "VDU": {"VDU1-0": {"computeFlavourId": "m1.tiny", "vcImageId": "img-1"},
+                    "VDU1-1": {"computeFlavourId": "m1.tiny", "vcImageId": "img-1"}},
+            "CP": {"VDU1_CP1-0": {"network": "net-1"}, "VDU1_CP1-1": {"network": "net-1"}}}});
+        let mut t = tackers(meta);
+        t["vnfcResourceInfo"][0]["vduId"] = json!("VDU1");
+        t["vnfcResourceInfo"][0]["metadata"] =
+            json!({"stack_id": "vnf-i-VDU1-1-x/3", "vdu_idx": 1, "flavor": "m1.tiny"});
+        let os = vims("ETSINFV.OPENSTACK_KEYSTONE.V_3");
+        let info = instantiated(t.clone(), &os, "i").unwrap();
+        let m = info.driver_metadata().unwrap();
+        assert_eq!(m["userDataClass"], "StandardUserData");
+        assert_eq!(m["nfv"]["VDU"]["VDU1"]["vcImageId"], "img-1");
+        assert_eq!(m["nfv"]["CP"]["VDU1_CP1"]["network"], "net-1");
+        let r = &info.vnfc_resource_info[0].metadata;
+        assert_eq!(
+            (
+                &r["stack"],
+                &r["parent_stack"],
+                &r["parent_resource_name"],
+                &r["vdu_idx"]
+            ),
+            (
+                &json!("vnf-i-VDU1-1-x/3"),
+                &json!("vnf-i/5a1e"),
+                &json!("VDU1-1"),
+                &json!(1)
+            )
+        );
+        // A VNFC of no copy among copies: refused, not guessed.
+        let mut mixed = t;
+        let other = json!({"id": "s-2", "vduId": "VDU2", "metadata": {"stack_id": "x/1"},
+            "computeResource": {"resourceId": "s-2"}});
+        mixed["vnfcResourceInfo"]
+            .as_array_mut()
+            .unwrap()
+            .push(other);
+        let why = instantiated(mixed, &os, "i").unwrap_err();
+        assert!(why.contains("no vdu_idx"), "{why}");
     }
 }

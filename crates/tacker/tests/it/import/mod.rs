@@ -33,6 +33,8 @@ struct Upstream {
     vim_keys: String,
     /// glance_store's file directory.
     csar_dir: String,
+    /// Tacker's own `userdata_standard.py`.
+    userdata_standard: String,
 }
 
 /// `tests/infra/tacker-upstream.sh <args>`, which must succeed: its standard output.
@@ -69,6 +71,7 @@ impl Upstream {
             conf: field("conf"),
             vim_keys: field("vim-keys"),
             csar_dir: field("csar-dir"),
+            userdata_standard: field("userdata-standard"),
         }
     }
 }

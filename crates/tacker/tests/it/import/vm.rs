@@ -1,10 +1,11 @@
-//! A VM VNF Tacker instantiated on Heat (heat-sim behind the real Keystone), imported
-//! and operated here.
+//! VM VNFs Tacker instantiated on Heat (heat-sim behind the real Keystone), imported
+//! and operated here: upstream's basic sample (an autoscaling group and a server) and the
+//! StandardUserData layout (a nested stack per VNFC).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tacker_testkit::keystone::OpenStack;
+use tacker_testkit::keystone::{OpenStack, Tenant};
 
 use reqwest::Method;
 
@@ -18,6 +19,7 @@ struct Server {
     stack: String,
     name: String,
     id: String,
+    image: String,
 }
 
 /// The servers heat-sim runs, sorted by stack and name.
@@ -35,6 +37,7 @@ async fn servers(sim: &heat_sim::Handle) -> Vec<Server> {
             stack: text(s, "stack"),
             name: text(s, "name"),
             id: text(s, "id"),
+            image: text(s, "image"),
         })
         .collect();
     out.sort();
@@ -44,6 +47,84 @@ async fn servers(sim: &heat_sim::Handle) -> Vec<Server> {
 /// The ids of the servers heat-sim runs.
 async fn server_ids(sim: &heat_sim::Handle) -> Vec<String> {
     servers(sim).await.into_iter().map(|s| s.id).collect()
+}
+
+/// heat-sim behind the real Keystone, and the VIM's project, whose catalog names only it
+/// (Tacker's Heat client picks Heat by service type alone).
+async fn heat_vim(os: &OpenStack) -> (heat_sim::Handle, Tenant) {
+    let sim = crate::vm::sim_with(heat_sim::Settings {
+        keystone_url: Some(os.keystone.clone()),
+        ..Default::default()
+    });
+    let vim = os.tenant(&sim.url).await;
+    os.confine_catalog(&vim).await;
+    (sim, vim)
+}
+
+/// An image shipped in a package (raw: Glance checks an upload against its format).
+fn image() -> Vec<u8> {
+    (0..200_000u32).map(|n| (n % 241) as u8).collect()
+}
+
+/// Tacker instantiates `i` with flavour `simple` on `vim` and `more` of the request; the
+/// occurrence COMPLETED.
+async fn tacker_instantiates(t: &InTacker, os: &OpenStack, vim: &Tenant, i: &str, more: Value) {
+    let mut body = json!({"flavourId": "simple",
+        "vimConnectionInfo": {"vim1": {"vimId": uuid::Uuid::new_v4().to_string(),
+            "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
+            "interfaceInfo": {"endpoint": os.keystone},
+            "accessInfo": {"username": vim.name, "password": vim.password,
+                "project": vim.name, "projectDomain": "Default",
+                "userDomain": "Default", "region": vim.name}}}});
+    if let (Some(b), Value::Object(more)) = (body.as_object_mut(), more) {
+        b.extend(more);
+    }
+    let path = format!("/vnflcm/v2/vnf_instances/{i}/instantiate");
+    let occ = t.operation(Method::POST, &path, &body).await;
+    until(&t.http, &occ, &t.token, "operationState", "COMPLETED", 180).await;
+}
+
+/// The images in `vim`'s Glance Tacker tagged with instance `i`'s id.
+async fn tagged(os: &OpenStack, vim: &Tenant, i: &str) -> usize {
+    os.images(vim)
+        .await
+        .into_iter()
+        .filter(|g| g["tags"].as_array().is_some_and(|t| t.contains(&json!(i))))
+        .count()
+}
+
+/// The cut-over: Tacker's conductor stops, the guide's walkthrough imports into ours (on
+/// the same Keystone), and instance `i` came over instantiated.
+async fn cut_over(os: &OpenStack, up: &Upstream, t: &InTacker, i: &str) -> (Cluster, Ours) {
+    stop_tackers_conductor();
+    let c = Cluster::with_keystone(os, &["c1"], &[]).await;
+    let summary = walkthrough(&c, up, "tacker-import");
+    assert!(!summary.contains(i), "{i} skipped: {summary}");
+    let ours = Ours {
+        http: t.http.clone(),
+        api: c.api.clone(),
+        token: t.token.clone(),
+    };
+    let v = ours.instance(i).await;
+    assert_eq!(v["instantiationState"], "INSTANTIATED", "{v}");
+    (c, ours)
+}
+
+/// Terminates `i` here: heat-sim runs nothing afterwards and the images Tacker uploaded
+/// for it went with it, as in Tacker.
+async fn terminate(ours: &Ours, sim: &heat_sim::Handle, os: &OpenStack, vim: &Tenant, i: &str) {
+    ours.task(i, "terminate", json!({"terminationType": "FORCEFUL"}))
+        .await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !servers(sim).await.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "servers left");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        ours.instance(i).await["instantiationState"],
+        "NOT_INSTANTIATED"
+    );
+    assert_eq!(tagged(os, vim, i).await, 0);
 }
 
 /// Upstream's basic VM sample, instantiated by Tacker on heat-sim (VDU1 in an autoscaling
@@ -60,22 +141,15 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     let up = Upstream::up();
     let p = os.project(&[("member", &["member"])]).await;
     let work = tempfile::tempdir().unwrap();
-    // The VIM: heat-sim behind the real Keystone, its project's catalog naming only it
-    // (Tacker's Heat client picks Heat by service type alone).
-    let sim = crate::vm::sim_with(heat_sim::Settings {
-        keystone_url: Some(os.keystone.clone()),
-        ..Default::default()
-    });
-    let vim = os.tenant(&sim.url).await;
-    os.confine_catalog(&vim).await;
+    let (sim, vim) = heat_vim(&os).await;
 
     let t = InTacker::open(&os, &up, &p).await;
     let pkg = t.created(&["vnf", "package", "create"]);
     let vnfd_id = uuid::Uuid::new_v4().to_string();
     let base = samples.join("tests/functional/sol_v2_common");
-    // Its VDUs' image shipped in it (raw: Glance checks an upload against its format):
-    // Tacker uploads it to the VIM's Glance for the instance.
-    let image: Vec<u8> = (0..200_000u32).map(|n| (n % 241) as u8).collect();
+    // Its VDUs' image shipped in it: Tacker uploads it to the VIM's Glance for the
+    // instance.
+    let image = image();
     let df = "Definitions/v2_sample2_df_simple.yaml";
     let csar = sample_csar(&base, "basic_lcms_min", &vnfd_id, work.path())
         .with("Files/images/cirros.img", &image)
@@ -96,25 +170,10 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
 
     // Tacker instantiates it: stack vnf-<id> with VDU1 and VDU2.
     let i = t.create_v2("vm-from-tacker", &vnfd_id);
-    let body = json!({"flavourId": "simple",
-        "vimConnectionInfo": {"vim1": {"vimId": uuid::Uuid::new_v4().to_string(),
-            "vimType": "ETSINFV.OPENSTACK_KEYSTONE.V_3",
-            "interfaceInfo": {"endpoint": os.keystone},
-            "accessInfo": {"username": vim.name, "password": vim.password,
-                "project": vim.name, "projectDomain": "Default",
-                "userDomain": "Default", "region": vim.name}}}});
-    let path = format!("/vnflcm/v2/vnf_instances/{i}/instantiate");
-    let occ = t.operation(Method::POST, &path, &body).await;
-    until(&t.http, &occ, &t.token, "operationState", "COMPLETED", 180).await;
+    tacker_instantiates(&t, &os, &vim, &i, json!({})).await;
     let stack = format!("vnf-{i}");
-    let tagged = |images: Vec<Value>| {
-        images
-            .into_iter()
-            .filter(|g| g["tags"].as_array().is_some_and(|t| t.contains(&json!(i))))
-            .count()
-    };
     assert_eq!(
-        tagged(os.images(&vim).await),
+        tagged(&os, &vim, &i).await,
         2,
         "Tacker's images of VDU1 and VDU2"
     );
@@ -123,19 +182,8 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     names.sort_unstable();
     assert_eq!(names, ["VDU1", "VDU2"], "{made:?}");
     // The cut-over: Tacker's conductor stops; ours takes the VNF over.
-    stop_tackers_conductor();
-
-    // Ours, after the import: the instance is instantiated on Tacker's stack.
-    let c = Cluster::with_keystone(&os, &["c1"], &[]).await;
-    let summary = walkthrough(&c, &up, "tacker-import");
-    assert!(!summary.contains(&i), "{i} skipped: {summary}");
-    let ours = Ours {
-        http: t.http.clone(),
-        api: c.api.clone(),
-        token: t.token.clone(),
-    };
+    let (_c, ours) = cut_over(&os, &up, &t, &i).await;
     let v = ours.instance(&i).await;
-    assert_eq!(v["instantiationState"], "INSTANTIATED", "{v}");
     let vdu1 = |v: &Value| {
         v["instantiatedVnfInfo"]["vnfcResourceInfo"]
             .as_array()
@@ -178,19 +226,203 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     assert_eq!(vdu1(&ours.instance(&i).await), 2);
 
     // Terminate: Tacker's stack is deleted, heat-sim runs nothing.
-    ours.task(&i, "terminate", json!({"terminationType": "FORCEFUL"}))
-        .await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while !servers(&sim).await.is_empty() {
-        assert!(std::time::Instant::now() < deadline, "servers left");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    assert_eq!(
-        ours.instance(&i).await["instantiationState"],
-        "NOT_INSTANTIATED"
+    terminate(&ours, &sim, &os, &vim, &i).await;
+    os.remove(&vim).await;
+    t.close(&os).await;
+    os.remove_project(&p).await;
+}
+
+/// The user guide's StandardUserData example (`docs/examples/vm-standard`) as Tacker
+/// takes it: what Tacker's TOSCA parser asks for besides (the ETSI types imported by each
+/// definition, upstream's samples' copies under `samples`; the VNF's properties on its
+/// template; the flavour's inputs; the image's checksum), its `lcm-operation-user-data` Tacker's own
+/// `userdata_standard.py`, its VNFD id `vnfd_id`, its VDUs' image `image` shipped in it.
+fn standard_package(
+    up: &Upstream,
+    samples: &std::path::Path,
+    vnfd_id: &str,
+    image: &[u8],
+) -> tacker_testkit::csar::Csar {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    let etsi = samples.join("tests/functional/sol_v2_common/common/Definitions");
+    let csar = tacker_testkit::samples::package(&dir.join("vm-standard"), Some(&etsi), &[]);
+    let csar = crate::vm::glance::carrying_image(csar, image);
+    let example_id = "c0ffee00-0000-4000-8000-0000000076d1";
+    let etsi_types = "imports:\n  - etsi_nfv_sol001_common_types.yaml\n  \
+                      - etsi_nfv_sol001_vnfd_types.yaml\n";
+    let csar = csar.edit("Definitions/vm_types.yaml", |t| {
+        t.replace(example_id, vnfd_id).replacen(
+            "node_types:",
+            &format!("{etsi_types}node_types:"),
+            1,
+        )
+    });
+    let csar = ["vm_top.vnfd.yaml", "vm_df_simple.yaml"]
+        .iter()
+        .fold(csar, |csar, f| {
+            csar.edit(&format!("Definitions/{f}"), |t| {
+                t.replacen("imports:\n", etsi_types, 1)
+            })
+        });
+    let selected = "flavour_id: { get_input: selected_flavour }";
+    let strings = [
+        "descriptor_id",
+        "descriptor_version",
+        "provider",
+        "product_name",
+        "software_version",
+        "flavour_id",
+        "flavour_description",
+    ];
+    let inputs: String = strings
+        .iter()
+        .map(|k| format!("    {k}:\n      type: string\n"))
+        .collect();
+    let checksum = format!(
+        "          checksum:\n            algorithm: sha-256\n            hash: '{}'\n",
+        tacker_testkit::csar::sha256(image)
     );
-    // The images Tacker uploaded for it went with it, as in Tacker.
-    assert_eq!(tagged(os.images(&vim).await), 0);
+    // Tacker reads the VNF's properties off the template, not the type's defaults.
+    let properties = format!(
+        "{selected}\n        flavour_description: ''\n        descriptor_id: {vnfd_id}\n        \
+         descriptor_version: '1.0'\n        provider: Example Provider\n        \
+         product_name: Example VM VNF\n        software_version: '1.0'\n        \
+         vnfm_info: [ Tacker ]"
+    );
+    csar.edit("Definitions/vm_top.vnfd.yaml", |t| {
+        t.replacen(selected, &properties, 1)
+    })
+    .edit("Definitions/vm_df_simple.yaml", |t| {
+        t.replacen(
+            "topology_template:\n",
+            &format!(
+                "topology_template:\n  inputs:\n{inputs}    vnfm_info:\n      type: list\n      \
+                 entry_schema:\n        type: string\n"
+            ),
+            1,
+        )
+        .replace(
+            "          version: '22.04'\n",
+            &format!("          version: '22.04'\n{checksum}"),
+        )
+    })
+    .with(
+        "UserData/userdata_standard.py",
+        std::fs::read(&up.userdata_standard).unwrap(),
+    )
+}
+
+/// `vduId-vdu_idx` of each VNFC ours records, sorted.
+fn copies(v: &Value) -> Vec<String> {
+    let mut out: Vec<String> = v["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{}-{}",
+                r["vduId"].as_str().unwrap(),
+                r["metadata"]["vdu_idx"]
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The server of copy `copy` (`VDU1-0`) of instance `v`.
+fn server_of(v: &Value, copy: &str) -> String {
+    v["instantiatedVnfInfo"]["vnfcResourceInfo"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            format!(
+                "{}-{}",
+                r["vduId"].as_str().unwrap(),
+                r["metadata"]["vdu_idx"]
+            ) == copy
+        })
+        .unwrap_or_else(|| panic!("no {copy}: {v}"))["computeResource"]["resourceId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A VM VNF Tacker laid out per VNFC (StandardUserData, instantiation level 2: VDU1-0,
+/// VDU1-1 and VDU2-0, a nested stack each) comes over in that layout: ours scales VDU1
+/// out by a copy VDU1-2 booting Tacker's image, heals VDU1-0 alone and terminates it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standard_user_data_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
+    let Some(samples) = tacker_testkit::samples::samples_dir() else {
+        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+        return;
+    };
+    let os = OpenStack::up();
+    let up = Upstream::up();
+    let p = os.project(&[("member", &["member"])]).await;
+    let work = tempfile::tempdir().unwrap();
+    let (sim, vim) = heat_vim(&os).await;
+    let t = InTacker::open(&os, &up, &p).await;
+    let pkg = t.created(&["vnf", "package", "create"]);
+    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let csar = standard_package(&up, &samples, &vnfd_id, &image());
+    t.onboard(&pkg, &csar.zip(), work.path()).await;
+
+    let i = t.create_v2("standard-from-tacker", &vnfd_id);
+    let link = tacker_testkit::vm::ext_virtual_link("net0", "sim-net", &["VDU1_CP1", "VDU2_CP1"]);
+    let more = json!({"instantiationLevelId": "instantiation_level_2",
+        "extVirtualLinks": [link],
+        "additionalParams": {"lcm-operation-user-data": "./UserData/userdata_standard.py",
+            "lcm-operation-user-data-class": "StandardUserData"}});
+    tacker_instantiates(&t, &os, &vim, &i, more).await;
+    // Tacker's layout: a nested stack per VNFC, booting the image Tacker uploaded.
+    let made = servers(&sim).await;
+    let mut names: Vec<&str> = made.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["VDU1", "VDU1", "VDU2"], "{made:?}");
+    let stacks: std::collections::BTreeSet<&str> = made.iter().map(|s| s.stack.as_str()).collect();
+    assert_eq!(stacks.len(), 3, "{made:?}");
+    let tackers_image = made[0].image.clone();
+    assert!(!tackers_image.is_empty(), "{made:?}");
+
+    let (_c, ours) = cut_over(&os, &up, &t, &i).await;
+    let v = ours.instance(&i).await;
+    assert_eq!(copies(&v), ["VDU1-0", "VDU1-1", "VDU2-0"], "{v}");
+
+    // Scale VDU1 out: copy VDU1-2, a nested stack of its own, on Tacker's image.
+    let out = json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"});
+    ours.task(&i, "scale", out).await;
+    let v = ours.instance(&i).await;
+    assert_eq!(copies(&v), ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"], "{v}");
+    let scaled = servers(&sim).await;
+    assert_eq!(scaled.len(), 4, "{scaled:?}");
+    let added = server_of(&v, "VDU1-2");
+    let new = scaled
+        .iter()
+        .find(|s| s.id == added)
+        .unwrap_or_else(|| panic!("{added} not run: {scaled:?}"));
+    assert_eq!(new.image, tackers_image, "{scaled:?}");
+    assert!(made.iter().all(|m| m.stack != new.stack), "{scaled:?}");
+
+    // Heal VDU1-0: its server replaced, the other copies' kept.
+    let healed = server_of(&v, "VDU1-0");
+    let kept: Vec<String> = ["VDU1-1", "VDU1-2", "VDU2-0"]
+        .iter()
+        .map(|c| server_of(&v, c))
+        .collect();
+    let vnfc = format!("VDU1-{healed}");
+    ours.task(&i, "heal", json!({"vnfcInstanceId": [vnfc]}))
+        .await;
+    let ids = server_ids(&sim).await;
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    assert!(!ids.contains(&healed), "{healed} still runs: {ids:?}");
+    assert!(kept.iter().all(|k| ids.contains(k)), "{kept:?} {ids:?}");
+    let v = ours.instance(&i).await;
+    assert_eq!(copies(&v), ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"], "{v}");
+    assert_ne!(server_of(&v, "VDU1-0"), healed);
+
+    terminate(&ours, &sim, &os, &vim, &i).await;
     os.remove(&vim).await;
     t.close(&os).await;
     os.remove_project(&p).await;

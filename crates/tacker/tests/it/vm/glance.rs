@@ -14,7 +14,7 @@ fn with_image(image: &[u8]) -> tacker_testkit::csar::Csar {
 }
 
 /// `csar` (the example VNFD's `simple` flavour) with its VDUs' image shipped in it.
-pub(super) fn carrying_image(
+pub(crate) fn carrying_image(
     csar: tacker_testkit::csar::Csar,
     image: &[u8],
 ) -> tacker_testkit::csar::Csar {

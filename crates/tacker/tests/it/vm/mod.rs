@@ -345,7 +345,7 @@ async fn wait_latest(vm: &Vm, i: &str, states: &[&str]) -> Value {
 
 mod change_flavour;
 mod flows;
-mod glance;
+pub(crate) mod glance;
 mod layouts;
 mod operate;
 mod operators;
