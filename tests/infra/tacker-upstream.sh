@@ -55,6 +55,7 @@ wait_until() {
 }
 
 install() {
+  "$root/tests/infra/k8s-tools.sh"
   command -v mariadbd >/dev/null || {
     echo "tacker-upstream.sh: installing mariadb-server" >&2
     $sudo apt-get update -qq
@@ -161,7 +162,8 @@ start_tacker() {
   fi
   if ! running conductor; then
     echo "tacker-upstream.sh: starting tacker-conductor" >&2
-    setsid "$venv/bin/tacker-conductor" --config-file "$dir/tacker.conf" --log-file "$dir/log/conductor.log" \
+    # Tacker's Helm driver runs `helm` from PATH: k8s-tools.sh's.
+    PATH="$root/.tools/bin:$PATH" setsid "$venv/bin/tacker-conductor" --config-file "$dir/tacker.conf" --log-file "$dir/log/conductor.log" \
       9>&- > "$dir/log/conductor.out" 2>&1 < /dev/null &
     echo $! > "$dir/conductor.pid"
   fi

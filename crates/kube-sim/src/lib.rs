@@ -233,6 +233,7 @@ pub fn serve(listener: TcpListener, settings: &Settings) -> std::io::Result<Runn
                 "/version",
                 web::get().to(|| async { api::discovery::version() }),
             )
+            .route("/openapi/v2", web::get().to(api::openapi::v2))
             .route(
                 "/healthz",
                 web::get().to(|| async { HttpResponse::Ok().body("ok") }),

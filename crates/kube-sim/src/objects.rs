@@ -235,6 +235,20 @@ fn defaults(store: &mut Store, kind: &Kind, obj: &mut Value) {
                 }
                 meta::set(obj, "/spec/ports", Value::Array(out));
             }
+            let ip = obj
+                .pointer("/spec/clusterIP")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let external =
+                obj.pointer("/spec/type").and_then(Value::as_str) == Some("ExternalName");
+            if ip.is_empty() && !external {
+                // A virtual address no one connects to, from the benchmarking range
+                // (198.18.0.0/15) rather than a cluster's usual 10.96.0.0/12.
+                let n = store.next_counter() % 65_534 + 1;
+                let ip = format!("198.18.{}.{}", n / 256, n % 256);
+                meta::set_str(obj, "/spec/clusterIP", &ip);
+                meta::set(obj, "/spec/clusterIPs", json!([ip]));
+            }
             meta::set(obj, "/status", json!({"loadBalancer": {}}));
         }
         _ => {}
@@ -297,6 +311,19 @@ pub fn replace(
     }
     meta::set_str(&mut obj, "/apiVersion", &kind.api_version());
     meta::set_str(&mut obj, "/kind", kind.kind);
+    // A Service keeps the address it was given when an update leaves it out.
+    if kind.kind == "Service"
+        && obj
+            .pointer("/spec/clusterIP")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+    {
+        for f in ["clusterIP", "clusterIPs"] {
+            if let Some(v) = old.pointer(&format!("/spec/{f}")) {
+                meta::set(&mut obj, &format!("/spec/{f}"), v.clone());
+            }
+        }
+    }
     if let Some(s) = old.get("status")
         && !matches!(kind.kind, "ConfigMap" | "Secret")
     {

@@ -11,15 +11,19 @@
 //!   the top stack) is recorded in that layout, each copy's place in the top stack named,
 //!   and `nfv` given the VDUs' own entries Tacker keeps only per copy, which copies added
 //!   here by a scale out start from.
+//! - a CNF Tacker installed as a Helm release: the release (its name, namespace, chart
+//!   in the package, `helm_value_names` and revision) and each VDU's workload become our
+//!   Helm driver's record, which then finds the Pods through their owners; the values
+//!   Tacker installed it with stay the release's (our upgrades start from them).
 //!
-//! A Helm release is refused with the reason: our drivers do not read Tacker's record of
-//! it yet, and an instance we could not heal, scale or terminate must not look imported.
+//! What our drivers could not heal, scale or terminate is refused with the reason: an
+//! instance must not look imported when it is not.
 
 use serde_json::{Map, Value};
 use tacker_domain::lcm::InstantiatedVnfInfo;
 use tacker_domain::lcm::vim_type;
 use tacker_domain::vim::VimConnections;
-use tacker_infra_k8s::{Maker, ManifestRecord, VduResource};
+use tacker_infra_k8s::{HelmRecord, Maker, ManifestRecord, VduResource};
 
 use crate::json::unquoted;
 
@@ -48,15 +52,27 @@ pub fn instantiated(
     };
     let kind = vim_type::canonical(vim.vim_type.as_deref().unwrap_or_default());
     let meta = info.driver_metadata().cloned().unwrap_or_default();
-    if kind == vim_type::HELM || meta.contains_key("release_name") {
-        return Err(not_yet("a Helm release Tacker installed"));
-    }
     for r in &mut info.vnfc_resource_info {
         r.compute_resource
             .vim_connection_id
             .get_or_insert_with(|| key.clone());
     }
     match kind.as_str() {
+        vim_type::HELM => {
+            let record = helm_record(&meta)?;
+            for r in &mut info.vnfc_resource_info {
+                r.metadata
+                    .entry("namespace")
+                    .or_insert_with(|| Value::String(record.namespace.clone()));
+            }
+            record.write_to(&mut info);
+        }
+        _ if meta.contains_key("release_name") => {
+            return Err(format!(
+                "it is a Helm release on a VIM of type {kind:?}, not {}",
+                vim_type::HELM
+            ));
+        }
         vim_type::KUBERNETES => {
             let record = record(&meta)?;
             for r in &mut info.vnfc_resource_info {
@@ -159,31 +175,16 @@ fn with_base_entries(nfv: &mut Map<String, Value>) {
     }
 }
 
-fn not_yet(what: &str) -> String {
-    format!(
-        "{what} is not imported yet: terminate it in Tacker first, or keep Tacker for it \
-         (CNFs deployed from manifests and VM VNFs on Heat are imported)"
-    )
-}
-
-/// Our Kubernetes driver's record of the CNF Tacker recorded in `meta`.
-fn record(meta: &Map<String, Value>) -> Result<ManifestRecord, String> {
-    let namespace = meta
-        .get("namespace")
+/// The namespace Tacker recorded of a CNF.
+fn namespace(meta: &Map<String, Value>) -> Result<&str, String> {
+    meta.get("namespace")
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
-        .ok_or("Tacker recorded no namespace of the CNF")?;
-    let files: Vec<String> = meta
-        .get("lcm-kubernetes-def-files")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .filter(|f: &Vec<String>| !f.is_empty())
-        .ok_or("Tacker recorded no lcm-kubernetes-def-files of the CNF")?;
+        .ok_or_else(|| "Tacker recorded no namespace of the CNF".to_owned())
+}
+
+/// Each VDU's object (kind and name) of Tacker's `vdu_reses`.
+fn vdus(meta: &Map<String, Value>) -> Result<Vec<VduResource>, String> {
     let reses = meta
         .get("vdu_reses")
         .and_then(Value::as_object)
@@ -202,10 +203,59 @@ fn record(meta: &Map<String, Value>) -> Result<ManifestRecord, String> {
             name,
         });
     }
+    Ok(vdus)
+}
+
+/// Our Helm driver's record of the release Tacker installed, as `meta` records it: its
+/// name (Tacker's `vnf<id without dashes>`), namespace, chart in the package, the
+/// values naming each VDU's replicas, the revision of Tacker's last operation (which a
+/// failed operation here rolls back to) and each VDU's workload.
+fn helm_record(meta: &Map<String, Value>) -> Result<HelmRecord, String> {
+    let text = |k: &str| {
+        meta.get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("Tacker recorded no {k} of the Helm release"))
+    };
+    // Tacker keeps the revision `helm status` printed, as text.
+    let revision = match meta.get("revision") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .ok_or("Tacker recorded no revision of the Helm release")?;
+    let names = serde_json::from_value(meta.get("helm_value_names").cloned().unwrap_or_default())
+        .map_err(|e| format!("Tacker's helm_value_names are not ones ours takes: {e}"))?;
+    Ok(HelmRecord {
+        release: text("release_name")?,
+        namespace: namespace(meta)?.to_owned(),
+        chart: text("helm_chart_path")?,
+        names,
+        revision,
+        vdus: vdus(meta)?,
+        stopped_replicas: Default::default(),
+    })
+}
+
+/// Our Kubernetes driver's record of the CNF Tacker recorded in `meta`.
+fn record(meta: &Map<String, Value>) -> Result<ManifestRecord, String> {
+    let namespace = namespace(meta)?;
+    let files: Vec<String> = meta
+        .get("lcm-kubernetes-def-files")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .filter(|f: &Vec<String>| !f.is_empty())
+        .ok_or("Tacker recorded no lcm-kubernetes-def-files of the CNF")?;
     Ok(ManifestRecord {
         namespace: namespace.to_owned(),
         files,
-        vdus,
+        vdus: vdus(meta)?,
         stopped_replicas: Default::default(),
         made_by: Maker::Tacker,
     })
@@ -263,8 +313,10 @@ mod tests {
     #[test]
     fn what_our_drivers_cannot_act_on_is_refused_with_the_reason() {
         let helm = json!({"namespace": "default", "release_name": "r"});
-        let why = instantiated(tackers(helm), &vims("ETSINFV.HELM.V_3"), "i").unwrap_err();
-        assert!(why.contains("Helm release"), "{why}");
+        let why = instantiated(tackers(helm.clone()), &vims("ETSINFV.HELM.V_3"), "i").unwrap_err();
+        assert!(why.contains("of the Helm release"), "{why}");
+        let why = instantiated(tackers(helm), &vims("kubernetes"), "i").unwrap_err();
+        assert!(why.contains("Helm release on a VIM"), "{why}");
         let os = vims("ETSINFV.OPENSTACK_KEYSTONE.V_3");
         let why = instantiated(tackers(json!({"nfv": {}})), &os, "i").unwrap_err();
         assert!(why.contains("stack_id"), "{why}");
@@ -341,5 +393,33 @@ mod tests {
             .push(other);
         let why = instantiated(mixed, &os, "i").unwrap_err();
         assert!(why.contains("no vdu_idx"), "{why}");
+    }
+
+    #[test]
+    fn a_helm_release_is_recorded_as_our_helm_drivers() {
+        let meta = json!({"namespace": "cnf", "tenant": "cnf", "release_name": "vnf1a2b",
+            "helm_chart_path": "Files/kubernetes/test-chart", "revision": "2",
+            "helm_value_names": {"VDU2": {"replica": "replicaCountVdu2"}},
+            "vdu_reses": {"VDU2": {"kind": "Deployment", "metadata": {"name": "vdu2"}}}});
+        let info = instantiated(tackers(meta), &vims("ETSINFV.HELM.V_3"), "i").unwrap();
+        let rec = HelmRecord::of(&info).unwrap();
+        assert_eq!(
+            (
+                rec.release.as_str(),
+                rec.namespace.as_str(),
+                rec.chart.as_str(),
+                rec.revision
+            ),
+            ("vnf1a2b", "cnf", "Files/kubernetes/test-chart", 2)
+        );
+        assert_eq!(
+            rec.names["VDU2"].replica.as_deref(),
+            Some("replicaCountVdu2")
+        );
+        assert_eq!(
+            (rec.vdus[0].kind.as_str(), rec.vdus[0].name.as_str()),
+            ("Deployment", "vdu2")
+        );
+        assert_eq!(info.vnfc_resource_info[0].metadata["namespace"], "cnf");
     }
 }

@@ -20,5 +20,5 @@ pub use driver::KubernetesDriver;
 pub use error::{Error, Result};
 pub use helm::HelmDriver;
 pub use manifest::VduResource;
-pub use record::{Maker, ManifestRecord};
+pub use record::{HelmRecord, Maker, ManifestRecord};
 pub use settings::K8sSettings;

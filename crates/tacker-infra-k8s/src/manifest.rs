@@ -259,22 +259,46 @@ fn check_policy(
     Ok(())
 }
 
-/// Each VDU of `flavour` bound to the workload of its `properties.name` in `docs`. A VDU
-/// with none is an error, except in a CNF Tacker made (`every: false`): Tacker deploys
-/// the VDUs its manifests hold and leaves the others out, so those were never there.
+/// How a VDU's `properties.name` names its workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// The workload's name is the VDU's (manifests).
+    Exact,
+    /// The same, else (upstream Tacker's rule for Helm charts, whose workloads are
+    /// usually named after the release) the VDU's name, `-` and a suffix without `-`:
+    /// `vdu1-{{ .Release.Name }}` for a release `vnf<id>`.
+    OrSuffixed,
+}
+
+/// Each VDU of `flavour` bound to the workload its `properties.name` names in `docs`
+/// (`naming`). A VDU with none is an error, except in a CNF Tacker made (`every: false`):
+/// Tacker deploys the VDUs its manifests hold and leaves the others out, so those were
+/// never there. A VDU that could be either of two suffixed workloads is an error too.
 fn bind_vdus(
     docs: &[Doc],
     flavour: &Flavour,
     source: &str,
     every: bool,
+    naming: Naming,
 ) -> Result<Vec<VduResource>> {
     let mut vdus = Vec::new();
     for v in &flavour.vdus {
         let name = if v.name.is_empty() { &v.id } else { &v.name };
-        let Some(found) = docs
-            .iter()
-            .find(|d| VDU_KINDS.contains(&d.kind.as_str()) && d.name == *name)
-        else {
+        let workloads = || docs.iter().filter(|d| VDU_KINDS.contains(&d.kind.as_str()));
+        let mut found = workloads().find(|d| d.name == *name);
+        if found.is_none() && naming == Naming::OrSuffixed {
+            let suffixed: Vec<&Doc> = workloads()
+                .filter(|d| d.name.rsplit_once('-').is_some_and(|(n, _)| n == name))
+                .collect();
+            if let [a, b, ..] = suffixed.as_slice() {
+                return Err(Error::Manifest(format!(
+                    "VDU {} ({name}) could be {} {} or {} {} in {source}: name one {name}",
+                    v.id, a.kind, a.name, b.kind, b.name
+                )));
+            }
+            found = suffixed.first().copied();
+        }
+        let Some(found) = found else {
             if !every {
                 continue;
             }
@@ -323,7 +347,7 @@ pub async fn rendered(
         }
     }
     check_policy(&docs, namespace, policy)?;
-    let vdus = bind_vdus(&docs, flavour, source, true)?;
+    let vdus = bind_vdus(&docs, flavour, source, true, Naming::OrSuffixed)?;
     docs.sort_by_key(|d| tier(&d.kind));
     Ok(Plan {
         namespace: namespace.to_owned(),
@@ -375,6 +399,7 @@ pub async fn build(cluster: &Cluster, r: &Request<'_>) -> Result<Plan> {
         r.flavour,
         "lcm-kubernetes-def-files",
         r.made_by == Maker::Ours,
+        Naming::Exact,
     )?;
     let replicas: BTreeMap<(String, String), u32> = vdus
         .iter()

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod discovery;
+pub mod openapi;
 mod resources;
 mod scale;
 mod table;

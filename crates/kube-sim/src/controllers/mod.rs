@@ -3,6 +3,7 @@
 
 mod daemonset;
 mod deployment;
+mod endpoints;
 mod gc;
 mod pods;
 mod replicaset;
@@ -29,6 +30,7 @@ pub fn reconcile(store: &mut Store, now: Instant) -> bool {
         statefulset::run(store);
         daemonset::run(store);
         volumes::run(store);
+        endpoints::run(store);
         gc::run(store, now);
         if store.rv() == before {
             return false;

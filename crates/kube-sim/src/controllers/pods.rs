@@ -8,6 +8,19 @@ use serde_json::{Value, json};
 use crate::meta;
 use crate::store::Store;
 
+/// A Running Pod's address: from its uid, in the benchmarking range (198.19.0.0/16), so
+/// nothing is ever reached through it.
+fn pod_ip(pod: &Value) -> String {
+    let uid = pod
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let h = uid.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    format!("198.19.{}.{}", (h >> 8) & 0xff, (h & 0xff).clamp(1, 254))
+}
+
 fn running(pod: &Value, ready: bool) -> Value {
     let now = meta::now();
     let flag = if ready { "True" } else { "False" };
@@ -35,6 +48,8 @@ fn running(pod: &Value, ready: bool) -> Value {
     json!({
         "phase": "Running",
         "startTime": start,
+        "podIP": pod_ip(pod),
+        "podIPs": [{"ip": pod_ip(pod)}],
         "qosClass": "Burstable",
         "conditions": [
             {"type": "Initialized", "status": "True"},

@@ -1,11 +1,14 @@
-//! A CNF Tacker instantiated, imported and operated here.
+//! CNFs Tacker instantiated, imported and operated here: from manifests, and as a Helm
+//! release.
 
 use reqwest::Method;
 use serde_json::{Value, json};
 use tacker_testkit::keystone::OpenStack;
 
 use super::session::{InTacker, Ours};
-use super::{Upstream, cnf_sample, stop_tackers_conductor, until, walkthrough};
+use super::{
+    Example, Upstream, cnf_sample, example_for_tacker, stop_tackers_conductor, until, walkthrough,
+};
 use crate::procs::Cluster;
 
 /// The cluster's bearer token (`crate::tenancy::sim`'s).
@@ -204,6 +207,178 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
         .await
         .unwrap();
     assert_eq!(r.status(), 404);
+    let v = ours.instance(&i).await;
+    assert_eq!(v["instantiationState"], "NOT_INSTANTIATED", "{v}");
+    t.close(&os).await;
+    os.remove_project(&p).await;
+}
+
+/// `GET` `path` of `sim`'s API: the status and the object.
+async fn kube_get(sim: &kube_sim::Handle, http: &reqwest::Client, path: &str) -> (u16, Value) {
+    let r = http
+        .get(format!("{}{path}", sim.url))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// The user guide's Helm example (a Deployment for VDU1, a StatefulSet for VDU2, a Service
+/// on `service.port`), installed by Tacker with a parameter of its own, comes over
+/// instantiated: ours scales VDU1 out by upgrading Tacker's release (the parameter Tacker
+/// gave kept), heals a Pod of it and terminates it, uninstalling the release.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_helm_cnf_tacker_installed_is_scaled_healed_and_terminated_here() {
+    let Some(samples) = tacker_testkit::samples::samples_dir() else {
+        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+        return;
+    };
+    let os = OpenStack::up();
+    let up = Upstream::up();
+    let p = os.project(&[("member", &["member"])]).await;
+    let work = tempfile::tempdir().unwrap();
+    let sim = crate::tenancy::sim(&[]).await;
+    let kube = client_of(&sim);
+
+    let t = InTacker::open(&os, &up, &p).await;
+    let pkg = t.created(&["vnf", "package", "create"]);
+    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let example = Example {
+        name: "helm-cnf",
+        id: "c0ffee00-0000-4000-8000-000000004e10",
+        prefix: "helm",
+        flavours: &["simple", "big"],
+    };
+    // Its workloads named as Tacker's Helm driver binds them to VDUs: `vdu1-<release>`.
+    let templates = "Files/kubernetes/test-chart/templates";
+    let csar = ["deployment", "statefulset"]
+        .iter()
+        .zip(["vdu1", "vdu2"])
+        .fold(
+            example_for_tacker(&samples, &example, &vnfd_id),
+            |csar, (file, vdu)| {
+                csar.edit(&format!("{templates}/{file}.yaml"), |t| {
+                    t.replacen(
+                        &format!("  name: {vdu}\n"),
+                        &format!("  name: {vdu}-{{{{ .Release.Name }}}}\n"),
+                        1,
+                    )
+                })
+            },
+        );
+    t.onboard(&pkg, &csar.zip(), work.path()).await;
+
+    // Tacker installs the chart (its helm, Tacker's release name) on the cluster.
+    let i = t.create_v2("helm-from-tacker", &vnfd_id);
+    let body = json!({"flavourId": "simple",
+        "vimConnectionInfo": {"vim1": {"vimId": uuid::Uuid::new_v4().to_string(),
+            "vimType": "ETSINFV.HELM.V_3",
+            "interfaceInfo": {"endpoint": sim.url, "ssl_ca_cert": sim.ca_pem},
+            "accessInfo": {"bearer_token": TOKEN}}},
+        "additionalParams": {"namespace": "default",
+            "helm_chart_path": "Files/kubernetes/test-chart",
+            "helm_parameters": {"service.port": 8081},
+            "helm_value_names": {"VDU1": {"replica": "replicaCountVdu1"},
+                "VDU2": {"replica": "replicaCountVdu2"}}}});
+    let path = format!("/vnflcm/v2/vnf_instances/{i}/instantiate");
+    let occ = t.operation(Method::POST, &path, &body).await;
+    until(&t.http, &occ, &t.token, "operationState", "COMPLETED", 180).await;
+    let release = format!("vnf{}", i.replace('-', ""));
+    let service = format!("/api/v1/namespaces/default/services/{release}-web");
+    let port = |s: &Value| s["spec"]["ports"][0]["port"].clone();
+    let (status, svc) = kube_get(&sim, &kube, &service).await;
+    assert_eq!((status, port(&svc)), (200, json!(8081)), "{svc}");
+    let made: Vec<String> = [
+        pods(&sim, &kube, "vdu1-").await,
+        pods(&sim, &kube, "vdu2-").await,
+    ]
+    .concat();
+    assert_eq!(made.len(), 2, "{made:?}");
+    stop_tackers_conductor();
+
+    // Ours, after the import: Tacker's release, its Pods the VNFCs.
+    let helm = tacker_testkit::helm::helm_bin();
+    let c = Cluster::with_keystone(
+        &os,
+        &["c1"],
+        &[
+            ("TACKER__KUBERNETES__POLL_INTERVAL", "200ms"),
+            ("TACKER__HELM__BINARY", helm.to_str().unwrap()),
+        ],
+    )
+    .await;
+    let summary = walkthrough(&c, &up, "tacker-import");
+    assert!(!summary.contains(&i), "{i} skipped: {summary}");
+    let ours = Ours {
+        http: t.http.clone(),
+        api: c.api.clone(),
+        token: t.token.clone(),
+    };
+    let v = ours.instance(&i).await;
+    assert_eq!(v["instantiationState"], "INSTANTIATED", "{v}");
+    assert_eq!(
+        v["instantiatedVnfInfo"]["metadata"]["release_name"], release,
+        "{v}"
+    );
+    let mut sorted = made.clone();
+    sorted.sort();
+    assert_eq!(vnfcs(&v), sorted);
+
+    // Scale VDU1 out: Tacker's release upgraded, its parameter kept.
+    let out = json!({"type": "SCALE_OUT", "aspectId": "vdu1_aspect"});
+    ours.task(&i, "scale", out).await;
+    let vdu1 = pods(&sim, &kube, "vdu1-").await;
+    assert_eq!(vdu1.len(), 2, "{vdu1:?}");
+    let (_, svc) = kube_get(&sim, &kube, &service).await;
+    assert_eq!(
+        port(&svc),
+        json!(8081),
+        "Tacker's helm_parameters lost: {svc}"
+    );
+    let v = ours.instance(&i).await;
+    assert_eq!(vnfcs(&v).len(), 3, "{v}");
+
+    // Heal a VDU1 Pod: replaced, the other kept.
+    let sick = vdu1[0].clone();
+    ours.task(
+        &i,
+        "heal",
+        json!({"vnfcInstanceId": [format!("VDU1-{sick}")]}),
+    )
+    .await;
+    let healed = pods(&sim, &kube, "vdu1-").await;
+    assert_eq!(healed.len(), 2, "{healed:?}");
+    assert!(
+        !healed.contains(&sick) && healed.contains(&vdu1[1]),
+        "{healed:?}"
+    );
+
+    // Terminate: the release is uninstalled, its objects and Pods gone.
+    ours.task(&i, "terminate", json!({"terminationType": "FORCEFUL"}))
+        .await;
+    assert_eq!(pods(&sim, &kube, "vdu").await, Vec::<String>::new());
+    for path in [
+        format!("/apis/apps/v1/namespaces/default/deployments/vdu1-{release}"),
+        format!("/apis/apps/v1/namespaces/default/statefulsets/vdu2-{release}"),
+        service,
+    ] {
+        assert_eq!(kube_get(&sim, &kube, &path).await.0, 404, "{path}");
+    }
+    let (_, secrets) = kube_get(
+        &sim,
+        &kube,
+        &format!(
+            "/api/v1/namespaces/default/secrets?labelSelector=owner%3Dhelm%2Cname%3D{release}"
+        ),
+    )
+    .await;
+    assert_eq!(
+        secrets["items"],
+        json!([]),
+        "Helm's release records: {secrets}"
+    );
     let v = ours.instance(&i).await;
     assert_eq!(v["instantiationState"], "NOT_INSTANTIATED", "{v}");
     t.close(&os).await;

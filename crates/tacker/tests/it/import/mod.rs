@@ -99,6 +99,95 @@ fn sample(base: &Path, name: &str, vnfd_id: &str, work: &Path) -> Vec<u8> {
     sample_csar(base, name, vnfd_id, work).zip()
 }
 
+/// One of the user guide's example packages, `docs/examples/<name>`: its definitions
+/// `<prefix>_top.vnfd.yaml`, `<prefix>_types.yaml` (declaring VNFD id `id`) and
+/// `<prefix>_df_<flavour>.yaml`.
+struct Example<'a> {
+    name: &'a str,
+    id: &'a str,
+    prefix: &'a str,
+    flavours: &'a [&'a str],
+}
+
+/// `example` as Tacker's TOSCA parser takes it, of VNFD id `vnfd_id`: ours reads the
+/// ETSI types built in and the VNF's properties off its type's defaults, Tacker's wants
+/// the ETSI types imported by each definition (upstream's samples' copies, under
+/// `samples`), the VNF's properties on its template, each flavour's inputs declared and
+/// each VDU described.
+fn example_for_tacker(
+    samples: &Path,
+    example: &Example,
+    vnfd_id: &str,
+) -> tacker_testkit::csar::Csar {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
+    let etsi = samples.join("tests/functional/sol_v2_common/common/Definitions");
+    let csar = tacker_testkit::samples::package(&dir.join(example.name), Some(&etsi), &[]);
+    let etsi_types = "imports:\n  - etsi_nfv_sol001_common_types.yaml\n  \
+                      - etsi_nfv_sol001_vnfd_types.yaml\n";
+    let p = example.prefix;
+    let csar = csar.edit(&format!("Definitions/{p}_types.yaml"), |t| {
+        t.replace(example.id, vnfd_id).replacen(
+            "node_types:",
+            &format!("{etsi_types}node_types:"),
+            1,
+        )
+    });
+    let selected = "flavour_id: { get_input: selected_flavour }";
+    let properties = format!(
+        "{selected}\n        flavour_description: ''\n        descriptor_id: {vnfd_id}\n        \
+         descriptor_version: '1.0'\n        provider: Example Provider\n        \
+         product_name: Example\n        software_version: '1.0'\n        \
+         vnfm_info: [ Tacker ]"
+    );
+    let csar = csar.edit(&format!("Definitions/{p}_top.vnfd.yaml"), |t| {
+        t.replacen("imports:\n", etsi_types, 1)
+            .replacen(selected, &properties, 1)
+    });
+    let strings = [
+        "descriptor_id",
+        "descriptor_version",
+        "provider",
+        "product_name",
+        "software_version",
+        "flavour_id",
+        "flavour_description",
+    ];
+    let inputs: String = strings
+        .iter()
+        .map(|k| format!("    {k}:\n      type: string\n"))
+        .collect();
+    let inputs = format!(
+        "topology_template:\n  inputs:\n{inputs}    vnfm_info:\n      type: list\n      \
+         entry_schema:\n        type: string\n"
+    );
+    let vdu = "type: tosca.nodes.nfv.Vdu.Compute\n      properties:\n";
+    example.flavours.iter().fold(csar, |csar, f| {
+        csar.edit(&format!("Definitions/{p}_df_{f}.yaml"), |t| {
+            let t = t.replacen("imports:\n", etsi_types, 1).replacen(
+                "topology_template:\n",
+                &inputs,
+                1,
+            );
+            // Each VDU node, described unless it is.
+            t.split(vdu)
+                .enumerate()
+                .map(|(n, part)| {
+                    let described = part
+                        .lines()
+                        .take_while(|l| l.starts_with("        "))
+                        .any(|l| l.trim_start().starts_with("description:"));
+                    if n == 0 || described {
+                        part.to_owned()
+                    } else {
+                        format!("        description: a VDU\n{part}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(vdu)
+        })
+    })
+}
+
 /// [`sample`] before it is zipped.
 fn sample_csar(base: &Path, name: &str, vnfd_id: &str, work: &Path) -> tacker_testkit::csar::Csar {
     let contents = work.join(format!("{name}-contents"));

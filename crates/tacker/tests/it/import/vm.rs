@@ -10,7 +10,9 @@ use tacker_testkit::keystone::{OpenStack, Tenant};
 use reqwest::Method;
 
 use super::session::{InTacker, Ours};
-use super::{Upstream, sample_csar, stop_tackers_conductor, until, walkthrough};
+use super::{
+    Example, Upstream, example_for_tacker, sample_csar, stop_tackers_conductor, until, walkthrough,
+};
 use crate::procs::Cluster;
 
 /// A server heat-sim runs.
@@ -232,84 +234,37 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     os.remove_project(&p).await;
 }
 
-/// The user guide's StandardUserData example (`docs/examples/vm-standard`) as Tacker
-/// takes it: what Tacker's TOSCA parser asks for besides (the ETSI types imported by each
-/// definition, upstream's samples' copies under `samples`; the VNF's properties on its
-/// template; the flavour's inputs; the image's checksum), its `lcm-operation-user-data` Tacker's own
-/// `userdata_standard.py`, its VNFD id `vnfd_id`, its VDUs' image `image` shipped in it.
+/// The user guide's StandardUserData example as Tacker takes it (see
+/// [`example_for_tacker`]; the image's checksum besides), its `lcm-operation-user-data`
+/// Tacker's own `userdata_standard.py`, its VDUs' image `image` shipped in it.
 fn standard_package(
     up: &Upstream,
     samples: &std::path::Path,
     vnfd_id: &str,
     image: &[u8],
 ) -> tacker_testkit::csar::Csar {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples");
-    let etsi = samples.join("tests/functional/sol_v2_common/common/Definitions");
-    let csar = tacker_testkit::samples::package(&dir.join("vm-standard"), Some(&etsi), &[]);
-    let csar = crate::vm::glance::carrying_image(csar, image);
-    let example_id = "c0ffee00-0000-4000-8000-0000000076d1";
-    let etsi_types = "imports:\n  - etsi_nfv_sol001_common_types.yaml\n  \
-                      - etsi_nfv_sol001_vnfd_types.yaml\n";
-    let csar = csar.edit("Definitions/vm_types.yaml", |t| {
-        t.replace(example_id, vnfd_id).replacen(
-            "node_types:",
-            &format!("{etsi_types}node_types:"),
-            1,
-        )
-    });
-    let csar = ["vm_top.vnfd.yaml", "vm_df_simple.yaml"]
-        .iter()
-        .fold(csar, |csar, f| {
-            csar.edit(&format!("Definitions/{f}"), |t| {
-                t.replacen("imports:\n", etsi_types, 1)
-            })
-        });
-    let selected = "flavour_id: { get_input: selected_flavour }";
-    let strings = [
-        "descriptor_id",
-        "descriptor_version",
-        "provider",
-        "product_name",
-        "software_version",
-        "flavour_id",
-        "flavour_description",
-    ];
-    let inputs: String = strings
-        .iter()
-        .map(|k| format!("    {k}:\n      type: string\n"))
-        .collect();
+    let example = Example {
+        name: "vm-standard",
+        id: "c0ffee00-0000-4000-8000-0000000076d1",
+        prefix: "vm",
+        flavours: &["simple"],
+    };
+    let csar = example_for_tacker(samples, &example, vnfd_id);
     let checksum = format!(
         "          checksum:\n            algorithm: sha-256\n            hash: '{}'\n",
         tacker_testkit::csar::sha256(image)
     );
-    // Tacker reads the VNF's properties off the template, not the type's defaults.
-    let properties = format!(
-        "{selected}\n        flavour_description: ''\n        descriptor_id: {vnfd_id}\n        \
-         descriptor_version: '1.0'\n        provider: Example Provider\n        \
-         product_name: Example VM VNF\n        software_version: '1.0'\n        \
-         vnfm_info: [ Tacker ]"
-    );
-    csar.edit("Definitions/vm_top.vnfd.yaml", |t| {
-        t.replacen(selected, &properties, 1)
-    })
-    .edit("Definitions/vm_df_simple.yaml", |t| {
-        t.replacen(
-            "topology_template:\n",
-            &format!(
-                "topology_template:\n  inputs:\n{inputs}    vnfm_info:\n      type: list\n      \
-                 entry_schema:\n        type: string\n"
-            ),
-            1,
+    crate::vm::glance::carrying_image(csar, image)
+        .edit("Definitions/vm_df_simple.yaml", |t| {
+            t.replace(
+                "          version: '22.04'\n",
+                &format!("          version: '22.04'\n{checksum}"),
+            )
+        })
+        .with(
+            "UserData/userdata_standard.py",
+            std::fs::read(&up.userdata_standard).unwrap(),
         )
-        .replace(
-            "          version: '22.04'\n",
-            &format!("          version: '22.04'\n{checksum}"),
-        )
-    })
-    .with(
-        "UserData/userdata_standard.py",
-        std::fs::read(&up.userdata_standard).unwrap(),
-    )
 }
 
 /// `vduId-vdu_idx` of each VNFC ours records, sorted.
