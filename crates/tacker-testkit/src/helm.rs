@@ -47,6 +47,28 @@ pub fn helm_cnf() -> Csar {
     build(&files)
 }
 
+/// The example with its workloads named after the release, as charts written for
+/// upstream Tacker name them (its Helm driver binds `<VDU name>-<suffix>`):
+/// `vdu1-{{ .Release.Name }}`, `vdu2-{{ .Release.Name }}`.
+pub fn helm_cnf_named_after_the_release() -> Csar {
+    let files: Vec<(&str, String)> = EXAMPLE
+        .iter()
+        .map(|(name, text)| {
+            let t = match *name {
+                "Files/kubernetes/test-chart/templates/deployment.yaml" => {
+                    text.replacen("  name: vdu1\n", "  name: vdu1-{{ .Release.Name }}\n", 1)
+                }
+                "Files/kubernetes/test-chart/templates/statefulset.yaml" => {
+                    text.replacen("  name: vdu2\n", "  name: vdu2-{{ .Release.Name }}\n", 1)
+                }
+                _ => (*text).to_owned(),
+            };
+            (*name, t)
+        })
+        .collect();
+    build(&files)
+}
+
 /// Its "v2": another vnfdId, chart 0.2.0 with images tagged `:v2`, another greeting,
 /// and a Service that the first version does not have; the same VDUs.
 pub fn helm_cnf_v2() -> Csar {

@@ -13,10 +13,12 @@ use super::values;
 use crate::error::{Error, Result};
 use crate::manifest;
 
-/// The release of VNF instance `instance`: `vnf-` and the id without dashes (35
-/// characters, within Helm's 53).
+/// The release of VNF instance `instance`: `vnf` and the id without dashes (35
+/// characters, within Helm's 53), as upstream Tacker names it, so a chart written for
+/// Tacker that names its workloads `<vdu>-{{ .Release.Name }}` binds here too (the suffix
+/// holds no dash).
 pub fn release_name(instance: &str) -> String {
-    format!("vnf-{}", instance.replace('-', ""))
+    format!("vnf{}", instance.replace('-', ""))
 }
 
 /// What an instantiate (or a package change) asks of Helm.
@@ -263,7 +265,7 @@ mod tests {
     fn names_and_parameters_are_checked() {
         assert_eq!(
             release_name("1f0e6b1a-2b3c-4d5e-8f90-123456789abc"),
-            "vnf-1f0e6b1a2b3c4d5e8f90123456789abc"
+            "vnf1f0e6b1a2b3c4d5e8f90123456789abc"
         );
         let p = Params::parse(
             json!({"helm_chart_path": "Files/kubernetes/c.tgz", "helm_parameters": {"a.b": 1},

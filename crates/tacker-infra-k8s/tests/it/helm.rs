@@ -367,3 +367,46 @@ async fn a_helm_run_cut_short_by_a_crash_is_settled_by_the_next_operation() {
         "2 left pending, 3 its rollback, 4 the scale: {meta}"
     );
 }
+
+/// A chart written for upstream Tacker names its workloads after the release
+/// (`vdu1-{{ .Release.Name }}`, Tacker's Helm driver binding `<VDU name>-<suffix>`): the
+/// release is named as Tacker names it, so each VDU binds to its workload here too, and
+/// its Pods are the VNFCs.
+#[tokio::test]
+async fn a_chart_naming_its_workloads_after_the_release_as_for_tacker_binds_its_vdus() {
+    let t = Target::sim().await;
+    let d = driver(Duration::from_secs(60));
+    let csar = tacker_testkit::helm::helm_cnf_named_after_the_release();
+    let mut f = Fixture::of(csar, helm_vim(&t));
+    let id = f.instance.id.to_string();
+    let release = tacker_infra_k8s::helm::release_name(&id);
+    assert_eq!(release, format!("vnf{}", id.replace('-', "")));
+    let inst = json!({"flavourId": "simple", "additionalParams": helm_params(CHART, &t.namespace)});
+    let o = d
+        .instantiate(&f.ctx(LcmOperation::Instantiate, inst))
+        .await
+        .unwrap();
+    f.apply(&o);
+    let meta = &o.instantiated_vnf_info.as_ref().unwrap().other["metadata"];
+    assert_eq!(
+        (&meta["vdus"]["VDU1"], &meta["vdus"]["VDU2"]),
+        (
+            &json!({"kind": "Deployment", "name": format!("vdu1-{release}")}),
+            &json!({"kind": "StatefulSet", "name": format!("vdu2-{release}")})
+        )
+    );
+    let v = f.vnfcs();
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(
+        v[0].0 == "VDU1" && v[0].1.starts_with(&format!("vdu1-{release}-")),
+        "{v:?}"
+    );
+    assert_eq!(v[1], ("VDU2".to_owned(), format!("vdu2-{release}-0")));
+    let term = f.ctx(
+        LcmOperation::Terminate,
+        json!({"terminationType": "FORCEFUL"}),
+    );
+    d.terminate(&term).await.unwrap();
+    assert!(pods(&t).await.is_empty(), "{:?}", pods(&t).await);
+    assert!(releases(&t).await.is_empty());
+}
