@@ -12,7 +12,8 @@
 #       (`[vnf_package] vnf_package_csar_path` and glance_store's file directory); starts
 #       whatever does not answer: MariaDB, `tacker-server` (Keystone auth on the tests'
 #       Keystone, tests/infra/openstack.sh, as user `tacker` of project `service`) on
-#       127.0.0.1:$TACKER_UPSTREAM_PORT (19890) and one `tacker-conductor`. Prints
+#       127.0.0.1:$TACKER_UPSTREAM_PORT (19890) and one `tacker-conductor` (with
+#       k8s-tools.sh's helm in its PATH, for Tacker's Helm driver). Prints
 #       `tacker <url>`, `db <mysql url>`, `vim-keys <dir>`, `csar-dir <dir>`, `conf
 #       <tacker.conf>` and `userdata-standard <file>` (Tacker's own StandardUserData
 #       script, which packages name as their `lcm-operation-user-data`). Like services.sh it never stops them (pids in the directory).
