@@ -42,6 +42,18 @@ struct Document {
 const TITLE: &str = "kube-sim";
 const VERSION: &str = "v1.32.0";
 
+/// The document.
+fn document() -> Document {
+    Document {
+        swagger: "2.0".into(),
+        info: Some(Info {
+            title: TITLE.into(),
+            version: VERSION.into(),
+        }),
+        paths: Some(Paths {}),
+    }
+}
+
 /// `GET /openapi/v2`.
 pub async fn v2(req: HttpRequest) -> HttpResponse {
     let accept = req
@@ -50,17 +62,9 @@ pub async fn v2(req: HttpRequest) -> HttpResponse {
         .and_then(|a| a.to_str().ok())
         .unwrap_or_default();
     if accept.contains(PROTOBUF) {
-        let doc = Document {
-            swagger: "2.0".into(),
-            info: Some(Info {
-                title: TITLE.into(),
-                version: VERSION.into(),
-            }),
-            paths: Some(Paths {}),
-        };
         return HttpResponse::Ok()
             .content_type(PROTOBUF_ANSWERED)
-            .body(doc.encode_to_vec());
+            .body(document().encode_to_vec());
     }
     HttpResponse::Ok().json(json!({
         "swagger": "2.0",
@@ -75,15 +79,7 @@ mod tests {
 
     #[test]
     fn the_protobuf_document_reads_back() {
-        let doc = Document {
-            swagger: "2.0".into(),
-            info: Some(Info {
-                title: TITLE.into(),
-                version: VERSION.into(),
-            }),
-            paths: Some(Paths {}),
-        };
-        let back = Document::decode(doc.encode_to_vec().as_slice()).unwrap();
+        let back = Document::decode(document().encode_to_vec().as_slice()).unwrap();
         assert_eq!(back.swagger, "2.0");
         assert_eq!(back.info.unwrap().title, TITLE);
     }

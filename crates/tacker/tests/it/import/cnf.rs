@@ -3,11 +3,10 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use tacker_testkit::keystone::OpenStack;
 
 use super::session::{InTacker, Ours};
 use super::{
-    Example, Upstream, cnf_sample, example_for_tacker, stop_tackers_conductor, until, walkthrough,
+    Example, cnf_sample, example_for_tacker, start, stop_tackers_conductor, until, walkthrough,
 };
 use crate::procs::Cluster;
 
@@ -80,14 +79,9 @@ fn level(v: &Value) -> Option<u64> {
 /// instance whose instantiation Tacker left FAILED_TEMP stays Tacker's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
-    let Some(samples) = tacker_testkit::samples::samples_dir() else {
-        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+    let Some((samples, os, up, p, work)) = start().await else {
         return;
     };
-    let os = OpenStack::up();
-    let up = Upstream::up();
-    let p = os.project(&[("member", &["member"])]).await;
-    let work = tempfile::tempdir().unwrap();
     let sim = crate::tenancy::sim(&[]).await;
     let kube = client_of(&sim);
 
@@ -231,14 +225,9 @@ async fn kube_get(sim: &kube_sim::Handle, http: &reqwest::Client, path: &str) ->
 /// gave kept), heals a Pod of it and terminates it, uninstalling the release.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_helm_cnf_tacker_installed_is_scaled_healed_and_terminated_here() {
-    let Some(samples) = tacker_testkit::samples::samples_dir() else {
-        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+    let Some((samples, os, up, p, work)) = start().await else {
         return;
     };
-    let os = OpenStack::up();
-    let up = Upstream::up();
-    let p = os.project(&[("member", &["member"])]).await;
-    let work = tempfile::tempdir().unwrap();
     let sim = crate::tenancy::sim(&[]).await;
     let kube = client_of(&sim);
 

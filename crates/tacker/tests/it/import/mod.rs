@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tacker_testkit::keystone::OpenStack;
+use tacker_testkit::keystone::{OpenStack, Project};
 
 use crate::procs::Cluster;
 use crate::readme::{run_script, walkthrough_in};
@@ -22,6 +22,20 @@ mod made;
 mod pg;
 mod session;
 mod vm;
+
+/// What each import test starts from: upstream's samples, the tests' Keystone and Glance,
+/// Tacker up, a project of the test's own with a member, a work directory; `None` (the
+/// test is skipped, said so) when the reference samples are not found.
+async fn start() -> Option<(PathBuf, OpenStack, Upstream, Project, tempfile::TempDir)> {
+    let Some(samples) = tacker_testkit::samples::samples_dir() else {
+        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+        return None;
+    };
+    let os = OpenStack::up();
+    let up = Upstream::up();
+    let p = os.project(&[("member", &["member"])]).await;
+    Some((samples, os, up, p, tempfile::tempdir().unwrap()))
+}
 
 /// What `tacker-upstream.sh up` printed.
 struct Upstream {
@@ -278,17 +292,12 @@ fn counts(summary: &str, kind: &str) -> [usize; 4] {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_tacker_registered_and_onboarded_comes_over_once_and_stays_its_projects() {
-    let Some(samples) = tacker_testkit::samples::samples_dir() else {
-        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+    let Some((samples, os, up, p, work)) = start().await else {
         return;
     };
-    let os = OpenStack::up();
-    let up = Upstream::up();
-    let p = os.project(&[("member", &["member"])]).await;
     let other = os.project(&[("member", &["member"])]).await;
     let token = os.token_of(&p, "member").await;
     let http = reqwest::Client::new();
-    let work = tempfile::tempdir().unwrap();
 
     // In Tacker, with the openstack client finding it in a region's catalog.
     let t = InTacker::open(&os, &up, &p).await;

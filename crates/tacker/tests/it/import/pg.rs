@@ -1,11 +1,9 @@
 //! A Tacker database on PostgreSQL: upstream Tacker's own, copied by
 //! `tacker-upstream.sh pg-copy` into a schema Tacker's migrations made there.
 
-use tacker_testkit::keystone::OpenStack;
-
 use super::made::Made;
 use super::session::InTacker;
-use super::{Upstream, counts, printed, upstream_script};
+use super::{counts, printed, start, upstream_script};
 use crate::procs::Cluster;
 
 /// The lines of `text`, sorted (the two databases may order ties differently).
@@ -21,16 +19,11 @@ fn sorted(text: &str) -> Vec<&str> {
 /// nothing of MariaDB's is new.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tacker_database_on_postgresql_reads_as_on_mariadb() {
-    let Some(samples) = tacker_testkit::samples::samples_dir() else {
-        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+    let Some((samples, os, up, p, work)) = start().await else {
         return;
     };
-    let os = OpenStack::up();
-    let up = Upstream::up();
     // Of every kind, something of this test's own, whichever import test ran first.
-    let p = os.project(&[("member", &["member"])]).await;
     let t = InTacker::open(&os, &up, &p).await;
-    let work = tempfile::tempdir().unwrap();
     let made = Made::in_tacker(&os, &up, &p, &t, &samples, work.path()).await;
     t.close(&os).await;
     let name = format!(

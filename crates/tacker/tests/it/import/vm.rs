@@ -11,9 +11,11 @@ use reqwest::Method;
 
 use super::session::{InTacker, Ours};
 use super::{
-    Example, Upstream, example_for_tacker, sample_csar, stop_tackers_conductor, until, walkthrough,
+    Example, Upstream, example_for_tacker, sample_csar, start, stop_tackers_conductor, until,
+    walkthrough,
 };
 use crate::procs::Cluster;
+use crate::vm::layouts::copies_of;
 
 /// A server heat-sim runs.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -135,14 +137,9 @@ async fn terminate(ours: &Ours, sim: &heat_sim::Handle, os: &OpenStack, vim: &Te
 /// afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
-    let Some(samples) = tacker_testkit::samples::samples_dir() else {
-        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+    let Some((samples, os, up, p, work)) = start().await else {
         return;
     };
-    let os = OpenStack::up();
-    let up = Upstream::up();
-    let p = os.project(&[("member", &["member"])]).await;
-    let work = tempfile::tempdir().unwrap();
     let (sim, vim) = heat_vim(&os).await;
 
     let t = InTacker::open(&os, &up, &p).await;
@@ -267,24 +264,6 @@ fn standard_package(
         )
 }
 
-/// `vduId-vdu_idx` of each VNFC ours records, sorted.
-fn copies(v: &Value) -> Vec<String> {
-    let mut out: Vec<String> = v["instantiatedVnfInfo"]["vnfcResourceInfo"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            format!(
-                "{}-{}",
-                r["vduId"].as_str().unwrap(),
-                r["metadata"]["vdu_idx"]
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 /// The server of copy `copy` (`VDU1-0`) of instance `v`.
 fn server_of(v: &Value, copy: &str) -> String {
     v["instantiatedVnfInfo"]["vnfcResourceInfo"]
@@ -309,14 +288,9 @@ fn server_of(v: &Value, copy: &str) -> String {
 /// out by a copy VDU1-2 booting Tacker's image, heals VDU1-0 alone and terminates it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_standard_user_data_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
-    let Some(samples) = tacker_testkit::samples::samples_dir() else {
-        eprintln!("SKIPPED: reference samples not found; set TACKER_SAMPLES_DIR");
+    let Some((samples, os, up, p, work)) = start().await else {
         return;
     };
-    let os = OpenStack::up();
-    let up = Upstream::up();
-    let p = os.project(&[("member", &["member"])]).await;
-    let work = tempfile::tempdir().unwrap();
     let (sim, vim) = heat_vim(&os).await;
     let t = InTacker::open(&os, &up, &p).await;
     let pkg = t.created(&["vnf", "package", "create"]);
@@ -343,13 +317,17 @@ async fn a_standard_user_data_vm_vnf_tacker_instantiated_is_scaled_healed_and_te
 
     let (_c, ours) = cut_over(&os, &up, &t, &i).await;
     let v = ours.instance(&i).await;
-    assert_eq!(copies(&v), ["VDU1-0", "VDU1-1", "VDU2-0"], "{v}");
+    assert_eq!(copies_of(&v), ["VDU1-0", "VDU1-1", "VDU2-0"], "{v}");
 
     // Scale VDU1 out: copy VDU1-2, a nested stack of its own, on Tacker's image.
     let out = json!({"type": "SCALE_OUT", "aspectId": "VDU1_scale"});
     ours.task(&i, "scale", out).await;
     let v = ours.instance(&i).await;
-    assert_eq!(copies(&v), ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"], "{v}");
+    assert_eq!(
+        copies_of(&v),
+        ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"],
+        "{v}"
+    );
     let scaled = servers(&sim).await;
     assert_eq!(scaled.len(), 4, "{scaled:?}");
     let added = server_of(&v, "VDU1-2");
@@ -374,7 +352,11 @@ async fn a_standard_user_data_vm_vnf_tacker_instantiated_is_scaled_healed_and_te
     assert!(!ids.contains(&healed), "{healed} still runs: {ids:?}");
     assert!(kept.iter().all(|k| ids.contains(k)), "{kept:?} {ids:?}");
     let v = ours.instance(&i).await;
-    assert_eq!(copies(&v), ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"], "{v}");
+    assert_eq!(
+        copies_of(&v),
+        ["VDU1-0", "VDU1-1", "VDU1-2", "VDU2-0"],
+        "{v}"
+    );
     assert_ne!(server_of(&v, "VDU1-0"), healed);
 
     terminate(&ours, &sim, &os, &vim, &i).await;

@@ -37,7 +37,11 @@ async fn v2(osc: &Osc, vm: &Vm, i: &str, args: &[&str]) -> Value {
 
 /// `vduId-vdu_idx` of each VNFC, sorted.
 async fn copies(vm: &Vm, i: &str) -> Vec<String> {
-    let v = vm.instance(i).await;
+    copies_of(&vm.instance(i).await)
+}
+
+/// `vduId-vdu_idx` of each VNFC of instance `v`, sorted.
+pub(crate) fn copies_of(v: &Value) -> Vec<String> {
     let mut out: Vec<String> = v["instantiatedVnfInfo"]["vnfcResourceInfo"]
         .as_array()
         .unwrap()

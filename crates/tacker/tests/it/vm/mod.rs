@@ -346,6 +346,6 @@ async fn wait_latest(vm: &Vm, i: &str, states: &[&str]) -> Value {
 mod change_flavour;
 mod flows;
 pub(crate) mod glance;
-mod layouts;
+pub(crate) mod layouts;
 mod operate;
 mod operators;
