@@ -249,7 +249,9 @@ case "${1:-up}" in
     echo "vim-keys $dir/vim_keys"
     echo "csar-dir $dir/csar_files"
     echo "conf $dir/tacker.conf"
-    echo "userdata-standard $(echo "$venv"/lib/python3*/site-packages/tacker/sol_refactored/infra_drivers/openstack/userdata_standard.py)"
+    userdata=$(ls -d "$venv"/lib/python3*/site-packages/tacker/sol_refactored/infra_drivers/openstack/userdata_standard.py 2>/dev/null | head -1)
+    [ -n "$userdata" ] || { echo "tacker-upstream.sh: Tacker's userdata_standard.py not found in $venv" >&2; exit 1; }
+    echo "userdata-standard $userdata"
     ;;
   pg-copy)
     [ $# -eq 2 ] || { echo "usage: tacker-upstream.sh pg-copy NAME" >&2; exit 2; }

@@ -127,7 +127,10 @@ fn vm(
             }
         }
         // A copy's place: resource `<VDU>-<vdu_idx>` of the top stack.
-        if let Some(index) = r.metadata.get(INDEX).and_then(Value::as_u64) {
+        if let Some(index) = r.metadata.get(INDEX) {
+            let index = index
+                .as_u64()
+                .ok_or_else(|| format!("VNFC {} has vdu_idx {index}, not a copy's number", r.id))?;
             let copy = format!("{}-{index}", r.vdu_id);
             r.metadata
                 .insert("parent_stack".into(), Value::String(stack.clone()));
@@ -152,6 +155,8 @@ const INDEX: &str = "vdu_idx";
 
 /// `nfv.VDU` and `nfv.CP` given an entry of each name Tacker keeps only per copy
 /// (`VDU1-0`, `VDU1_CP1-0`): the lowest copy's, which our driver starts new copies from.
+/// Of a CP's, only what a new copy may share: its network and subnets, not the port or
+/// the fixed addresses of the copy it came from.
 fn with_base_entries(nfv: &mut Map<String, Value>) {
     for section in ["VDU", "CP"] {
         let Some(Value::Object(entries)) = nfv.get_mut(section) else {
@@ -170,6 +175,7 @@ fn with_base_entries(nfv: &mut Map<String, Value>) {
             }
         }
         for (name, (_, v)) in lowest {
+            let v = if section == "CP" { shared_cp(&v) } else { v };
             entries.entry(name).or_insert(v);
         }
     }
@@ -225,8 +231,11 @@ fn helm_record(meta: &Map<String, Value>) -> Result<HelmRecord, String> {
         _ => None,
     }
     .ok_or("Tacker recorded no revision of the Helm release")?;
-    let names = serde_json::from_value(meta.get("helm_value_names").cloned().unwrap_or_default())
-        .map_err(|e| format!("Tacker's helm_value_names are not ones ours takes: {e}"))?;
+    let names = match meta.get("helm_value_names") {
+        None | Some(Value::Null) => Default::default(),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|e| format!("Tacker's helm_value_names are not ones ours takes: {e}"))?,
+    };
     Ok(HelmRecord {
         release: text("release_name")?,
         namespace: namespace(meta)?.to_owned(),
@@ -236,6 +245,27 @@ fn helm_record(meta: &Map<String, Value>) -> Result<HelmRecord, String> {
         vdus: vdus(meta)?,
         stopped_replicas: Default::default(),
     })
+}
+
+/// What of a copy's CP entry another copy may share: `network`, and the subnets of its
+/// `fixed_ips` (without their addresses).
+fn shared_cp(cp: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(n) = cp.get("network") {
+        out.insert("network".into(), n.clone());
+    }
+    let subnets: Vec<Value> = cp
+        .get("fixed_ips")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.get("subnet"))
+        .map(|s| serde_json::json!({ "subnet": s }))
+        .collect();
+    if !subnets.is_empty() {
+        out.insert("fixed_ips".into(), Value::Array(subnets));
+    }
+    Value::Object(out)
 }
 
 /// Our Kubernetes driver's record of the CNF Tacker recorded in `meta`.
@@ -357,7 +387,8 @@ mod tests {
         let meta = json!({"stack_id": "5a1e", "nfv": {
             "VDU": {"VDU1-0": {"computeFlavourId": "m1.tiny", "vcImageId": "img-1"},
                     "VDU1-1": {"computeFlavourId": "m1.tiny", "vcImageId": "img-1"}},
-            "CP": {"VDU1_CP1-0": {"network": "net-1"}, "VDU1_CP1-1": {"network": "net-1"}}}});
+            "CP": {"VDU1_CP1-0": {"network": "net-1", "port": "port-of-copy-0"},
+                   "VDU1_CP1-1": {"network": "net-1"}}}});
         let mut t = tackers(meta);
         t["vnfcResourceInfo"][0]["vduId"] = json!("VDU1");
         t["vnfcResourceInfo"][0]["metadata"] =
@@ -367,7 +398,7 @@ mod tests {
         let m = info.driver_metadata().unwrap();
         assert_eq!(m["userDataClass"], "StandardUserData");
         assert_eq!(m["nfv"]["VDU"]["VDU1"]["vcImageId"], "img-1");
-        assert_eq!(m["nfv"]["CP"]["VDU1_CP1"]["network"], "net-1");
+        assert_eq!(m["nfv"]["CP"]["VDU1_CP1"], json!({"network": "net-1"}));
         let r = &info.vnfc_resource_info[0].metadata;
         assert_eq!(
             (

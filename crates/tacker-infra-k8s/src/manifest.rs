@@ -302,8 +302,12 @@ fn bind_vdus(
             if !every {
                 continue;
             }
+            let named = match naming {
+                Naming::Exact => name.to_owned(),
+                Naming::OrSuffixed => format!("{name} or {name}-<suffix>"),
+            };
             return Err(Error::Manifest(format!(
-                "VDU {} ({name}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in {source}",
+                "VDU {} ({named}) matches no Pod, Deployment, ReplicaSet, DaemonSet or StatefulSet in {source}",
                 v.id
             )));
         };

@@ -10,8 +10,9 @@ use actix_web::{HttpRequest, HttpResponse};
 use prost::Message;
 use serde_json::json;
 
-/// The protobuf media type of an OpenAPI v2 document, as clients ask for it.
-const PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+/// What names the protobuf media type of an OpenAPI v2 document, however clients spell
+/// its version (`@v1.0` or `.v1.0`).
+const PROTOBUF_FAMILY: &str = "com.github.proto-openapi.spec.v2";
 /// ... and as the API server answers it (Go's MIME parser refuses the `@`).
 const PROTOBUF_ANSWERED: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
@@ -61,7 +62,8 @@ pub async fn v2(req: HttpRequest) -> HttpResponse {
         .get("accept")
         .and_then(|a| a.to_str().ok())
         .unwrap_or_default();
-    if accept.contains(PROTOBUF) {
+    // `...spec.v2@v1.0+protobuf` or `...spec.v2.v1.0+protobuf`.
+    if accept.contains(PROTOBUF_FAMILY) {
         return HttpResponse::Ok()
             .content_type(PROTOBUF_ANSWERED)
             .body(document().encode_to_vec());

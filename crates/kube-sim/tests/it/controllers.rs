@@ -245,3 +245,88 @@ async fn faults_hold_pods_unready_and_replace_them() {
         201
     );
 }
+
+#[tokio::test]
+async fn services_get_an_address_and_endpoints_listing_their_ready_pods() {
+    let k = sim(0, 0);
+    let (c, v) = k
+        .post(
+            "/apis/apps/v1/namespaces/default/deployments",
+            deployment("web", 2),
+        )
+        .await;
+    assert_eq!(c, 201, "{v}");
+    let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}});
+    let (c, v) = k.post("/api/v1/namespaces/default/services", svc).await;
+    assert_eq!(c, 201, "{v}");
+    let ip = v["spec"]["clusterIP"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(ip.starts_with("198.18."), "{v}");
+    let pods = k.wait_pods("app=web", "2 ready", all_ready(2)).await;
+    let mut want: Vec<String> = pods
+        .iter()
+        .map(|p| p["status"]["podIP"].as_str().unwrap().to_owned())
+        .collect();
+    want.sort();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ep = loop {
+        let (c, ep) = k.get("/api/v1/namespaces/default/endpoints/web").await;
+        let mut got: Vec<String> = ep["subsets"][0]["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["ip"].as_str().map(str::to_owned))
+            .collect();
+        got.sort();
+        if c == 200 && got == want {
+            break ep;
+        }
+        assert!(std::time::Instant::now() < deadline, "{ep}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(ep["subsets"][0]["ports"][0]["port"], 8080, "{ep}");
+    // The address stays through an update that leaves it out.
+    let mut svc = k.get("/api/v1/namespaces/default/services/web").await.1;
+    svc["spec"].as_object_mut().unwrap().remove("clusterIP");
+    let (c, v) = k
+        .req(
+            "PUT",
+            "/api/v1/namespaces/default/services/web",
+            Some(svc),
+            "application/json",
+        )
+        .await;
+    assert_eq!(
+        (c, v["spec"]["clusterIP"].as_str()),
+        (200, Some(ip.as_str())),
+        "{v}"
+    );
+    // Endpoints a client made for a Service of no selector stay; the Service's go with it.
+    let own = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "external"},
+        "subsets": [{"addresses": [{"ip": "198.18.255.1"}], "ports": [{"port": 5432}]}]});
+    assert_eq!(
+        k.post("/api/v1/namespaces/default/endpoints", own).await.0,
+        201
+    );
+    let (c, _) = k
+        .delete("/api/v1/namespaces/default/services/web", json!({}))
+        .await;
+    assert_eq!(c, 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while k.get("/api/v1/namespaces/default/endpoints/web").await.0 != 404 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Endpoints of a deleted Service stay"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        k.get("/api/v1/namespaces/default/endpoints/external")
+            .await
+            .0,
+        200
+    );
+}

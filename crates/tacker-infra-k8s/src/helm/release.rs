@@ -21,6 +21,12 @@ pub fn release_name(instance: &str) -> String {
     format!("vnf{}", instance.replace('-', ""))
 }
 
+/// The name releases had before they were named as Tacker names them: `vnf-` and the id
+/// without dashes (an instantiate begun then is retried or rolled back on it).
+pub fn legacy_release_name(instance: &str) -> String {
+    format!("vnf-{}", instance.replace('-', ""))
+}
+
 /// What an instantiate (or a package change) asks of Helm.
 #[derive(Debug, Clone)]
 pub struct Params {

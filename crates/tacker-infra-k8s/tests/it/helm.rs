@@ -306,35 +306,53 @@ async fn a_helm_cnf_lives_its_whole_lifecycle_through_the_helm_binary() {
 
 /// Leaves a copy of the release's revision 1 as revision 2 `pending-upgrade`: what a
 /// `helm upgrade` that died with its conductor leaves behind.
-async fn leave_pending_upgrade(t: &Target, release: &str) {
+/// Helm's record of revision `version` of `release` (its Secret's `release`, decoded).
+async fn read_release(t: &Target, release: &str, version: u32) -> serde_json::Value {
     use base64::Engine;
-    use std::io::{Read, Write};
+    use std::io::Read;
     let api: Api<Secret> = Api::namespaced(t.client.clone(), &t.namespace);
-    let first = api
-        .get(&format!("sh.helm.release.v1.{release}.v1"))
+    let secret = api
+        .get(&format!("sh.helm.release.v1.{release}.v{version}"))
         .await
         .unwrap();
-    let raw = first.data.unwrap()["release"].0.clone();
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let gz = b64.decode(raw).unwrap();
+    let raw = secret.data.unwrap()["release"].0.clone();
+    let gz = base64::engine::general_purpose::STANDARD
+        .decode(raw)
+        .unwrap();
     let mut text = String::new();
     flate2::read::GzDecoder::new(gz.as_slice())
         .read_to_string(&mut text)
         .unwrap();
-    let mut rel: serde_json::Value = serde_json::from_str(&text).unwrap();
-    rel["version"] = json!(2);
-    rel["info"]["status"] = json!("pending-upgrade");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Stores `rel` as Helm stores a release's revision (its `name`, `version`, status).
+async fn write_release(t: &Target, rel: &serde_json::Value) {
+    use base64::Engine;
+    use std::io::Write;
+    let (name, version) = (rel["name"].as_str().unwrap(), &rel["version"]);
+    let status = rel["info"]["status"].as_str().unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(rel.to_string().as_bytes()).unwrap();
     let data = b64.encode(enc.finish().unwrap());
     let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": format!("sh.helm.release.v1.{release}.v2"),
-            "labels": {"name": release, "owner": "helm", "status": "pending-upgrade", "version": "2"}},
+        "metadata": {"name": format!("sh.helm.release.v1.{name}.v{version}"),
+            "labels": {"name": name, "owner": "helm", "status": status,
+                "version": version.to_string()}},
         "type": "helm.sh/release.v1",
         "data": {"release": b64.encode(data)},
     }))
     .unwrap();
+    let api: Api<Secret> = Api::namespaced(t.client.clone(), &t.namespace);
     api.create(&Default::default(), &secret).await.unwrap();
+}
+
+async fn leave_pending_upgrade(t: &Target, release: &str) {
+    let mut rel = read_release(t, release, 1).await;
+    rel["version"] = json!(2);
+    rel["info"]["status"] = json!("pending-upgrade");
+    write_release(t, &rel).await;
 }
 
 #[tokio::test]
@@ -409,4 +427,41 @@ async fn a_chart_naming_its_workloads_after_the_release_as_for_tacker_binds_its_
     d.terminate(&term).await.unwrap();
     assert!(pods(&t).await.is_empty(), "{:?}", pods(&t).await);
     assert!(releases(&t).await.is_empty());
+}
+
+/// An instantiate begun before releases were named as Tacker names them left release
+/// `vnf-<id>`: its rollback now uninstalls that release, not the `vnf<id>` it would
+/// install today (which is not there: uninstalling it would "succeed" and leave the
+/// release behind).
+#[tokio::test]
+async fn the_rollback_of_an_instantiate_begun_under_the_old_release_name_uninstalls_it() {
+    let t = Target::sim().await;
+    let d = driver(Duration::from_secs(60));
+    let inst = json!({"flavourId": "simple", "additionalParams": helm_params(CHART, &t.namespace)});
+    // Instance `old`'s release as the old naming left it: another instance's, renamed.
+    let mut other = Fixture::of(helm_cnf(), helm_vim(&t));
+    let o = d
+        .instantiate(&other.ctx(LcmOperation::Instantiate, inst.clone()))
+        .await
+        .unwrap();
+    other.apply(&o);
+    let old = Fixture::of(helm_cnf(), helm_vim(&t));
+    let id = old.instance.id.to_string();
+    let legacy = format!("vnf-{}", id.replace('-', ""));
+    let mut rel = read_release(
+        &t,
+        &tacker_infra_k8s::helm::release_name(&other.instance.id.to_string()),
+        1,
+    )
+    .await;
+    rel["name"] = json!(legacy);
+    write_release(&t, &rel).await;
+    let legacy_record = format!("sh.helm.release.v1.{legacy}.v1");
+    assert!(releases(&t).await.contains(&legacy_record));
+
+    d.rollback(&old.ctx(LcmOperation::Instantiate, inst))
+        .await
+        .unwrap();
+    let left = releases(&t).await;
+    assert!(!left.contains(&legacy_record), "{left:?}");
 }

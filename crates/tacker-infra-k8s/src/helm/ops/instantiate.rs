@@ -1,5 +1,6 @@
-//! Instantiate: release `vnf-<instance id>` installed (a retry upgrades it: never a
-//! second install) with `helm_parameters` and the VDUs' replica values, then waited for.
+//! Instantiate: release `vnf<instance id without dashes>` installed (a retry upgrades it:
+//! never a second install) with `helm_parameters` and the VDUs' replica values, then
+//! waited for.
 
 use std::collections::HashSet;
 
@@ -30,7 +31,7 @@ impl Op<'_, '_> {
             .map(|(v, n)| (v, i64::from(n)))
             .collect();
         let ns = p.namespace.clone().unwrap_or_else(|| "default".into());
-        let name = release::release_name(&self.w.instance);
+        let name = self.instance_release(&ns).await?;
         let h = self.helm(&name, &ns);
         let chart = release::chart_in(&self.w.octx.package_dir, &p.chart)?;
         let values = release::with_replicas(p.values.clone(), &p.names, &counts)?;

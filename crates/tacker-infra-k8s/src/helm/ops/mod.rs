@@ -54,6 +54,20 @@ impl Op<'_, '_> {
         }
     }
 
+    /// The release an instantiate of this instance installs in `ns`: `vnf<id>`, or the
+    /// `vnf-<id>` one begun before releases were named as Tacker names them left there
+    /// (its retry upgrades that one, its rollback uninstalls that one).
+    async fn instance_release(&self, ns: &str) -> Result<String> {
+        let name = super::release::release_name(&self.w.instance);
+        let legacy = super::release::legacy_release_name(&self.w.instance);
+        if self.helm(&name, ns).revision().await?.is_none()
+            && self.helm(&legacy, ns).revision().await?.is_some()
+        {
+            return Ok(legacy);
+        }
+        Ok(name)
+    }
+
     /// What `source` rendered, bound to `flavour`'s VDUs in `h`'s namespace.
     async fn bound(
         &self,

@@ -8,7 +8,6 @@ use tacker_domain::lcm::driver::Outcome;
 
 use super::Op;
 use crate::error::{Error, Result};
-use crate::helm::release;
 use crate::ops::{self, Claims};
 use crate::record::HelmRecord;
 
@@ -18,7 +17,7 @@ impl Op<'_, '_> {
             LcmOperation::Instantiate => {
                 let (p, _) = self.instantiate_params()?;
                 let ns = p.namespace.unwrap_or_else(|| "default".into());
-                let name = release::release_name(&self.w.instance);
+                let name = self.instance_release(&ns).await?;
                 self.remove(&name, &ns, &[], self.w.flavour()?, Claims::Keep)
                     .await?;
                 Ok(Outcome {
