@@ -161,12 +161,19 @@ start_tacker() {
     echo $! > "$dir/server.pid"
     wait_until tacker-server "$dir/log/server.log" up_http "$url/"
   fi
+  # A conductor an older checkout started, without helm in its PATH, starts again (its
+  # environment cannot be read back: Tacker rewrites it with its process title).
+  if running conductor && [ ! -f "$dir/conductor.with-helm" ]; then
+    echo "tacker-upstream.sh: restarting tacker-conductor, with helm in its PATH" >&2
+    stop_group conductor
+  fi
   if ! running conductor; then
     echo "tacker-upstream.sh: starting tacker-conductor" >&2
     # Tacker's Helm driver runs `helm` from PATH: k8s-tools.sh's.
     PATH="$root/.tools/bin:$PATH" setsid "$venv/bin/tacker-conductor" --config-file "$dir/tacker.conf" --log-file "$dir/log/conductor.log" \
       9>&- > "$dir/log/conductor.out" 2>&1 < /dev/null &
     echo $! > "$dir/conductor.pid"
+    touch "$dir/conductor.with-helm"
   fi
 }
 
