@@ -2,13 +2,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// A free loopback port (bound, then released).
+/// A free loopback port for a process a test starts, from 23000-31999: below the
+/// ephemeral range (32768 and up), where the outgoing connection of any process may take
+/// a port between this check and that process's bind (a port bind(0) picks is one of
+/// those), and above the test services' fixed ports (pg-failover's 21432, the RabbitMQ
+/// cluster's 21670).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    for _ in 0..1000 {
+        let n = u16::from_le_bytes(uuid::Uuid::new_v4().as_bytes()[..2].try_into().unwrap());
+        let port = 23000 + n % 9000;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in 23000-31999");
 }
 
 pub fn tacker() -> Command {
