@@ -25,18 +25,10 @@ fn client_of(sim: &kube_sim::Handle) -> reqwest::Client {
 
 /// The names of the running Pods in `default` of `sim` that start with `prefix`, sorted.
 async fn pods(sim: &kube_sim::Handle, http: &reqwest::Client, prefix: &str) -> Vec<String> {
-    let v: Value = http
-        .get(format!("{}/api/v1/namespaces/default/pods", sim.url))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, v) = kube_get(sim, http, "/api/v1/namespaces/default/pods").await;
     let mut names: Vec<String> = v["items"]
         .as_array()
-        .unwrap()
+        .unwrap_or_else(|| panic!("{v}"))
         .iter()
         .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
         .filter_map(|p| p["metadata"]["name"].as_str())
@@ -45,6 +37,28 @@ async fn pods(sim: &kube_sim::Handle, http: &reqwest::Client, prefix: &str) -> V
         .collect();
     names.sort();
     names
+}
+
+/// Heals Pod `sick` of `vdu` (`VDU2`) of instance `i` through ours: the Pods of the VDU
+/// afterwards (named `vdu2-...`), `sick` replaced and `kept` still running.
+async fn heal_pod(
+    ours: &Ours,
+    sim: &kube_sim::Handle,
+    http: &reqwest::Client,
+    i: &str,
+    vdu: &str,
+    sick: &str,
+    kept: &str,
+) -> Vec<String> {
+    let vnfc = format!("{vdu}-{sick}");
+    ours.task(i, "heal", json!({ "vnfcInstanceId": [vnfc] }))
+        .await;
+    let after = pods(sim, http, &format!("{}-", vdu.to_lowercase())).await;
+    assert!(
+        after.len() == 2 && !after.iter().any(|p| p == sick) && after.iter().any(|p| p == kept),
+        "{after:?}"
+    );
+    after
 }
 
 /// The Pods an instance lists as its VNFCs, sorted.
@@ -88,8 +102,7 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
     // In Tacker: upstream's CNF package onboarded. (Tacker 16 keeps a registered
     // Kubernetes VIM's key in Barbican only; its CNFs name their cluster in the request.)
     let t = InTacker::open(&os, &up, &p).await;
-    let pkg = t.created(&["vnf", "package", "create"]);
-    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let (pkg, vnfd_id) = t.new_package();
     t.onboard(
         &pkg,
         &cnf_sample(&samples, &vnfd_id, work.path()),
@@ -163,19 +176,7 @@ async fn a_cnf_tacker_instantiated_is_healed_scaled_and_terminated_here() {
     let imported_level = level(&v).unwrap_or_else(|| panic!("{v}"));
 
     // Heal one of Tacker's Pods: it is replaced on the cluster and in the instance.
-    let sick = made[0].clone();
-    ours.task(
-        &i,
-        "heal",
-        json!({"vnfcInstanceId": [format!("VDU2-{sick}")]}),
-    )
-    .await;
-    let after_heal = pods(&sim, &kube, "vdu2-").await;
-    assert_eq!(after_heal.len(), 2, "{after_heal:?}");
-    assert!(
-        !after_heal.contains(&sick) && after_heal.contains(&made[1]),
-        "{after_heal:?}"
-    );
+    let after_heal = heal_pod(&ours, &sim, &kube, &i, "VDU2", &made[0], &made[1]).await;
     assert_eq!(vnfcs(&ours.instance(&i).await), after_heal);
 
     // Scale out by one step: Tacker's Deployment runs a third Pod.
@@ -232,8 +233,7 @@ async fn a_helm_cnf_tacker_installed_is_scaled_healed_and_terminated_here() {
     let kube = client_of(&sim);
 
     let t = InTacker::open(&os, &up, &p).await;
-    let pkg = t.created(&["vnf", "package", "create"]);
-    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let (pkg, vnfd_id) = t.new_package();
     let example = Example {
         name: "helm-cnf",
         id: "c0ffee00-0000-4000-8000-000000004e10",
@@ -330,19 +330,7 @@ async fn a_helm_cnf_tacker_installed_is_scaled_healed_and_terminated_here() {
     assert_eq!(vnfcs(&v).len(), 3, "{v}");
 
     // Heal a VDU1 Pod: replaced, the other kept.
-    let sick = vdu1[0].clone();
-    ours.task(
-        &i,
-        "heal",
-        json!({"vnfcInstanceId": [format!("VDU1-{sick}")]}),
-    )
-    .await;
-    let healed = pods(&sim, &kube, "vdu1-").await;
-    assert_eq!(healed.len(), 2, "{healed:?}");
-    assert!(
-        !healed.contains(&sick) && healed.contains(&vdu1[1]),
-        "{healed:?}"
-    );
+    heal_pod(&ours, &sim, &kube, &i, "VDU1", &vdu1[0], &vdu1[1]).await;
 
     // Terminate: the release is uninstalled, its objects and Pods gone.
     ours.task(&i, "terminate", json!({"terminationType": "FORCEFUL"}))

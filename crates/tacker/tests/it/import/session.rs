@@ -41,6 +41,13 @@ impl InTacker {
         v["ID"].as_str().unwrap_or_else(|| panic!("{v}")).to_owned()
     }
 
+    /// A package created (`openstack vnf package create`), and a VNFD id of its own for
+    /// what will be uploaded into it.
+    pub fn new_package(&self) -> (String, String) {
+        let pkg = self.created(&["vnf", "package", "create"]);
+        (pkg, uuid::Uuid::new_v4().to_string())
+    }
+
     /// A v2 VNF instance of `vnfd_id` named `name`.
     pub fn create_v2(&self, name: &str, vnfd_id: &str) -> String {
         self.created(&[

@@ -143,8 +143,7 @@ async fn a_vm_vnf_tacker_instantiated_is_scaled_healed_and_terminated_here() {
     let (sim, vim) = heat_vim(&os).await;
 
     let t = InTacker::open(&os, &up, &p).await;
-    let pkg = t.created(&["vnf", "package", "create"]);
-    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let (pkg, vnfd_id) = t.new_package();
     let base = samples.join("tests/functional/sol_v2_common");
     // Its VDUs' image shipped in it: Tacker uploads it to the VIM's Glance for the
     // instance.
@@ -293,8 +292,7 @@ async fn a_standard_user_data_vm_vnf_tacker_instantiated_is_scaled_healed_and_te
     };
     let (sim, vim) = heat_vim(&os).await;
     let t = InTacker::open(&os, &up, &p).await;
-    let pkg = t.created(&["vnf", "package", "create"]);
-    let vnfd_id = uuid::Uuid::new_v4().to_string();
+    let (pkg, vnfd_id) = t.new_package();
     let csar = standard_package(&up, &samples, &vnfd_id, &image());
     t.onboard(&pkg, &csar.zip(), work.path()).await;
 
