@@ -3,7 +3,6 @@
 use std::collections::HashSet;
 
 use futures::StreamExt;
-use tacker_db::packages;
 
 use crate::cache::ensure_cached;
 use crate::{Ctx, Result};
@@ -16,7 +15,7 @@ const PARALLEL_FILLS: usize = 4;
 /// [`PARALLEL_FILLS`] at a time, and removes cache entries that are not ONBOARDED.
 /// Fails with the first download error (once the fills under way have ended).
 pub async fn run(ctx: &Ctx) -> Result<()> {
-    let onboarded = ctx.db.run(packages::onboarded).await?;
+    let onboarded = ctx.db.packages().onboarded().await?;
     let keep: HashSet<String> = onboarded.iter().map(|(id, _)| id.to_string()).collect();
     let missing: Vec<_> = onboarded
         .iter()

@@ -3,25 +3,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::conductors;
 use tacker_domain::conductor::ConductorState;
 use tokio_util::sync::CancellationToken;
 
 use crate::{Ctx, Result};
 
 pub async fn register(ctx: &Ctx, host: &str) -> Result<()> {
-    let (id, host, incarnation) = (ctx.id.clone(), host.to_owned(), ctx.incarnation.clone());
     ctx.db
-        .run(move |c| conductors::register(c, &id, &host, &incarnation))
+        .conductors()
+        .register(&ctx.id, host, &ctx.incarnation)
         .await?;
     Ok(())
 }
 
 pub async fn set_state(ctx: &Ctx, state: ConductorState) -> Result<()> {
-    let id = ctx.id.clone();
-    ctx.db
-        .run(move |c| conductors::set_state(c, &id, state))
-        .await?;
+    ctx.db.conductors().set_state(&ctx.id, state).await?;
     Ok(())
 }
 
@@ -39,8 +35,7 @@ pub async fn heartbeat_loop(
             _ = stop.cancelled() => return,
             _ = tick.tick() => {}
         }
-        let id = ctx.id.clone();
-        let beat = ctx.db.run(move |c| conductors::heartbeat(c, &id)).await;
+        let beat = ctx.db.conductors().heartbeat(&ctx.id).await;
         ctx.heartbeat_result(beat.is_ok());
         match beat {
             Ok(true) => {}

@@ -5,9 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::{
-    fm_subscriptions, outbox, pkgm_subscriptions, pm_jobs, pm_thresholds, subscriptions,
-};
+use tacker_db::outbox;
 use tacker_domain::lcm::SubscriptionAuth;
 use tokio_util::sync::CancellationToken;
 
@@ -30,16 +28,15 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
 }
 
 async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
-    let heads = ctx.db.run(outbox::due_heads).await?;
+    let heads = ctx.db.outbox().due_heads().await?;
     let sends = heads.into_iter().map(|p| {
         let ctx = ctx.clone();
         async move {
             // Deliver this subscription's queue in order, as far as it goes now.
             let mut next = Some(p);
             while let Some(p) = next.take() {
-                let me = ctx.id.clone();
                 let seq = p.seq;
-                if !ctx.db.run(move |c| outbox::claim(c, seq, &me, LEASE)).await.unwrap_or(false) {
+                if !ctx.db.outbox().claim(seq, &ctx.id, LEASE).await.unwrap_or(false) {
                     return;
                 }
                 let sid = p.subscription_id;
@@ -53,8 +50,8 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                 match ctx.notify.deliver(&sub.callback_uri, sub.authentication.as_ref(), &body).await {
                     Ok(()) => {
                         ctx.metrics.notification(true);
-                        let _ = ctx.db.run(move |c| outbox::delivered(c, seq)).await;
-                        let heads = ctx.db.run(outbox::due_heads).await.unwrap_or_default();
+                        let _ = ctx.db.outbox().delivered(seq).await;
+                        let heads = ctx.db.outbox().due_heads().await.unwrap_or_default();
                         next = heads.into_iter().find(|h| h.subscription_id == sid);
                     }
                     Err(e) => {
@@ -63,7 +60,7 @@ async fn sweep(ctx: &Arc<Ctx>) -> crate::Result<()> {
                             .min(ctx.lcm.notification_max_backoff);
                         tracing::debug!(subscription_id = %sid, error = %e, retry_in = ?backoff, "notification not delivered");
                         let err = e.to_string();
-                        let _ = ctx.db.run(move |c| outbox::failed(c, seq, &err, backoff)).await;
+                        let _ = ctx.db.outbox().failed(seq, &err, backoff).await;
                     }
                 }
             }
@@ -84,7 +81,7 @@ struct Subscriber {
 
 /// The LCM, package or FM subscription `id`.
 async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
-    if let Ok(Some(s)) = ctx.db.run(move |c| subscriptions::get(c, id)).await {
+    if let Ok(Some(s)) = ctx.db.subscriptions().get(id).await {
         return Some(Subscriber {
             callback_uri: s.callback_uri,
             authentication: s.authentication,
@@ -92,14 +89,14 @@ async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
         });
     }
     let root = ctx.lcm.public_url.trim_end_matches('/');
-    if let Ok(Some(s)) = ctx.db.run(move |c| pkgm_subscriptions::get(c, id)).await {
+    if let Ok(Some(s)) = ctx.db.pkgm_subscriptions().get(id).await {
         return Some(Subscriber {
             callback_uri: s.callback_uri,
             authentication: s.authentication,
             base: format!("{root}/vnfpkgm/v1"),
         });
     }
-    if let Ok(Some(s)) = ctx.db.run(move |c| fm_subscriptions::get(c, id)).await {
+    if let Ok(Some(s)) = ctx.db.fm_subscriptions().get(id).await {
         return Some(Subscriber {
             callback_uri: s.callback_uri,
             authentication: s.authentication,
@@ -107,19 +104,14 @@ async fn subscriber(ctx: &Ctx, id: uuid::Uuid) -> Option<Subscriber> {
         });
     }
     // PM jobs and thresholds are their own subscriptions.
-    if let Ok(Some(j)) = ctx.db.run(move |c| pm_jobs::get(c, id)).await {
+    if let Ok(Some(j)) = ctx.db.pm_jobs().get(id).await {
         return Some(Subscriber {
             callback_uri: j.callback_uri,
             authentication: j.authentication,
             base: format!("{root}/vnfpm/v2"),
         });
     }
-    let t = ctx
-        .db
-        .run(move |c| pm_thresholds::get(c, id))
-        .await
-        .ok()
-        .flatten()?;
+    let t = ctx.db.pm_thresholds().get(id).await.ok().flatten()?;
     Some(Subscriber {
         callback_uri: t.callback_uri,
         authentication: t.authentication,

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tacker_db::{instances, pm_jobs, pm_thresholds};
 use tacker_domain::lcm::VnfInstance;
 use tacker_domain::pm::rules::{self, Owner};
 use uuid::Uuid;
@@ -100,15 +99,9 @@ pub async fn deliver(ctx: &Arc<Ctx>, id: Uuid, threshold: bool, remove: bool) ->
         ));
     }
     let stored = if threshold {
-        ctx.db
-            .run(move |c| pm_thresholds::get(c, id))
-            .await?
-            .map(Stored::Threshold)
+        ctx.db.pm_thresholds().get(id).await?.map(Stored::Threshold)
     } else {
-        ctx.db
-            .run(move |c| pm_jobs::get(c, id))
-            .await?
-            .map(Stored::Job)
+        ctx.db.pm_jobs().get(id).await?.map(Stored::Job)
     };
     let name = rules::group_name(id);
     if remove {
@@ -125,7 +118,7 @@ pub async fn deliver(ctx: &Arc<Ctx>, id: Uuid, threshold: bool, remove: bool) ->
     let st = stored.ok_or_else(|| Error::Monitoring(format!("{id} not found")))?;
     let mut instances: BTreeMap<Uuid, VnfInstance> = BTreeMap::new();
     for o in st.objects() {
-        if let Some(i) = ctx.db.run(move |c| instances::get(c, o)).await? {
+        if let Some(i) = ctx.db.instances().get(o).await? {
             instances.insert(o, i);
         }
     }

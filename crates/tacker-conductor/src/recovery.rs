@@ -9,9 +9,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::conductors;
-use tacker_db::op_occs::{self as ops, Runner, Running, Transition};
-use tacker_db::packages::{self, InFlight};
+use tacker_db::op_occs::{Runner, Running, Transition};
+use tacker_db::packages::InFlight;
 use tacker_domain::conductor::Conductor;
 use tacker_domain::lcm::OperationState;
 use tacker_domain::{Failure, ProblemDetails};
@@ -43,7 +42,7 @@ pub async fn run(ctx: Arc<Ctx>, stop: CancellationToken) {
 
 /// The live set's size and this cache's package count, for /metrics.
 async fn gauges(ctx: &Ctx) {
-    let Ok(members) = ctx.db.run(conductors::list).await else {
+    let Ok(members) = ctx.db.conductors().list().await else {
         return;
     };
     let now = chrono::Utc::now();
@@ -53,13 +52,13 @@ async fn gauges(ctx: &Ctx) {
         .count();
     let cached = ctx.cache.list().map(|l| l.len()).unwrap_or(0);
     ctx.metrics.set_cluster(live, cached);
-    if let Ok(n) = ctx.db.run(tacker_db::outbox::undelivered).await {
+    if let Ok(n) = ctx.db.outbox().undelivered().await {
         ctx.metrics.set_undelivered(n);
     }
-    if let Ok(counts) = ctx.db.run(ops::counts).await {
+    if let Ok(counts) = ctx.db.op_occs().counts().await {
         ctx.metrics.set_occurrences(&counts);
     }
-    if let Ok(n) = ctx.db.run(tacker_db::alarms::open_count).await {
+    if let Ok(n) = ctx.db.alarms().open_count().await {
         ctx.metrics.set_open_alarms(n);
     }
 }
@@ -70,11 +69,7 @@ async fn prune_alarms(ctx: &Ctx) {
     if keep.is_zero() {
         return;
     }
-    match ctx
-        .db
-        .run(move |c| tacker_db::alarms::prune_cleared(c, keep, 1000))
-        .await
-    {
+    match ctx.db.alarms().prune_cleared(keep, 1000).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(pruned = n, "cleared alarms past their retention removed"),
         Err(e) => tracing::warn!(error = %e, "could not prune cleared alarms"),
@@ -87,11 +82,7 @@ async fn prune_reports(ctx: &Ctx) {
     if keep.is_zero() {
         return;
     }
-    match ctx
-        .db
-        .run(move |c| tacker_db::pm_jobs::prune_reports(c, keep, 1000))
-        .await
-    {
+    match ctx.db.pm_jobs().prune_reports(keep, 1000).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(pruned = n, "PM reports past their retention removed"),
         Err(e) => tracing::warn!(error = %e, "could not prune PM reports"),
@@ -105,7 +96,7 @@ async fn prune_operations(ctx: &Ctx) {
     if keep.is_zero() {
         return;
     }
-    match ctx.db.run(move |c| ops::prune_ended(c, keep, 1000)).await {
+    match ctx.db.op_occs().prune_ended(keep, 1000).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(
             pruned = n,
@@ -121,11 +112,7 @@ async fn prune_operations(ctx: &Ctx) {
 async fn prune_notifications(ctx: &Ctx) {
     let max_age = ctx.lcm.notification_max_age;
     if !max_age.is_zero() {
-        match ctx
-            .db
-            .run(move |c| tacker_db::outbox::expire_undelivered(c, max_age, 1000))
-            .await
-        {
+        match ctx.db.outbox().expire_undelivered(max_age, 1000).await {
             Ok(expired) => {
                 for (subscription, n) in expired {
                     tracing::warn!(subscription_id = %subscription, dropped = n, "notifications undelivered past lcm.notification_max_age dropped");
@@ -138,11 +125,7 @@ async fn prune_notifications(ctx: &Ctx) {
     if keep.is_zero() {
         return;
     }
-    match ctx
-        .db
-        .run(move |c| tacker_db::outbox::prune_delivered(c, keep, 1000))
-        .await
-    {
+    match ctx.db.outbox().prune_delivered(keep, 1000).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(
             pruned = n,
@@ -174,7 +157,7 @@ pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
     let mine = |who: &Option<String>, inc: &Option<String>| {
         who.as_deref() == Some(ctx.id.as_str()) && inc.as_deref() != Some(ctx.incarnation.as_str())
     };
-    let in_flight = ctx.db.run(packages::in_flight).await?;
+    let in_flight = ctx.db.packages().in_flight().await?;
     for p in in_flight
         .into_iter()
         .filter(|p| mine(&p.coordinator, &p.coordinator_incarnation))
@@ -186,7 +169,7 @@ pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
         tracing::warn!(package_id = %p.id, %reason, "settling an onboarding of an earlier incarnation");
         onboarding::fail(ctx, p.id, &Failure::internal(reason)).await;
     }
-    let running = ctx.db.run(ops::in_progress).await?;
+    let running = ctx.db.op_occs().in_progress().await?;
     for r in running
         .into_iter()
         .filter(|r| mine(&r.runner, &r.incarnation))
@@ -198,11 +181,7 @@ pub async fn settle_own(ctx: &Ctx) -> crate::Result<()> {
         end_lost(ctx, &r, detail).await?;
     }
     // Notifications it was delivering are due again at once (not after the lease).
-    let me = ctx.id.clone();
-    let released = ctx
-        .db
-        .run(move |c| tacker_db::outbox::release_claims(c, &me))
-        .await?;
+    let released = ctx.db.outbox().release_claims(&ctx.id).await?;
     if released > 0 {
         tracing::warn!(
             released,
@@ -219,15 +198,16 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     }
     lost_operations(ctx).await?;
     release_lost_deliveries(ctx).await?;
-    let in_flight = ctx.db.run(packages::in_flight).await?;
+    let in_flight = ctx.db.packages().in_flight().await?;
     let deleted = ctx
         .db
-        .run(|c| packages::deleted_with_content(c, Duration::from_secs(60)))
+        .packages()
+        .deleted_with_content(Duration::from_secs(60))
         .await?;
     if in_flight.is_empty() && deleted.is_empty() {
         return Ok(());
     }
-    let members = ctx.db.run(conductors::list).await?;
+    let members = ctx.db.conductors().list().await?;
     for p in in_flight {
         if let Some(reason) = abandoned(ctx, &members, &p) {
             tracing::warn!(package_id = %p.id, %reason, "recovering an abandoned onboarding");
@@ -236,7 +216,7 @@ async fn sweep(ctx: &Ctx) -> crate::Result<()> {
     }
     for id in deleted {
         onboarding::purge(ctx, id).await;
-        ctx.db.run(move |c| packages::mark_purged(c, id)).await?;
+        ctx.db.packages().mark_purged(id).await?;
     }
     Ok(())
 }
@@ -248,7 +228,8 @@ async fn release_lost_deliveries(ctx: &Ctx) -> crate::Result<()> {
     let now = chrono::Utc::now();
     let lost: Vec<String> = ctx
         .db
-        .run(conductors::list)
+        .conductors()
+        .list()
         .await?
         .into_iter()
         .filter(|m| !m.is_live(now, ctx.dead_after))
@@ -257,11 +238,7 @@ async fn release_lost_deliveries(ctx: &Ctx) -> crate::Result<()> {
     if lost.is_empty() {
         return Ok(());
     }
-    let who = lost.clone();
-    let released = ctx
-        .db
-        .run(move |c| tacker_db::outbox::release_claims_of(c, &who))
-        .await?;
+    let released = ctx.db.outbox().release_claims_of(&lost).await?;
     if released > 0 {
         tracing::warn!(conductors = ?lost, released, "released the notification deliveries of lost conductors");
     }
@@ -301,7 +278,8 @@ fn abandoned(ctx: &Ctx, members: &[Conductor], p: &InFlight) -> Option<String> {
 async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
     let (running, orphans): (Vec<Running>, Vec<Running>) = ctx
         .db
-        .run(ops::in_progress)
+        .op_occs()
+        .in_progress()
         .await?
         .into_iter()
         .partition(|r| r.runner.is_some());
@@ -309,7 +287,7 @@ async fn lost_operations(ctx: &Ctx) -> crate::Result<()> {
     if running.is_empty() {
         return Ok(());
     }
-    let members = ctx.db.run(conductors::list).await?;
+    let members = ctx.db.conductors().list().await?;
     for r in running {
         let Some(who) = r.runner.clone() else {
             continue;
@@ -383,7 +361,7 @@ async fn end_lost(ctx: &Ctx, r: &Running, detail: String) -> crate::Result<()> {
         ..Default::default()
     };
     let id = r.id;
-    ctx.db.run(move |c| ops::transition(c, id, &t)).await?;
+    ctx.db.op_occs().transition(id, &t).await?;
     Ok(())
 }
 
@@ -391,7 +369,7 @@ async fn end_lost(ctx: &Ctx, r: &Running, detail: String) -> crate::Result<()> {
 /// are neither ONBOARDED nor being onboarded are dropped (a drop fanned out while this
 /// conductor was away, or a race with its start-up sync).
 async fn converge_cache(ctx: &Ctx) -> crate::Result<()> {
-    let onboarded = ctx.db.run(packages::onboarded).await?;
+    let onboarded = ctx.db.packages().onboarded().await?;
     let keep: HashSet<String> = onboarded.iter().map(|(id, _)| id.to_string()).collect();
     for (id, digest) in &onboarded {
         if !ctx.cache.holds(&id.to_string(), digest) {
@@ -409,10 +387,7 @@ async fn converge_cache(ctx: &Ctx) -> crate::Result<()> {
         let Ok(id) = cached.parse::<uuid::Uuid>() else {
             continue;
         };
-        let state = ctx
-            .db
-            .run(move |c| packages::state_including_deleted(c, id))
-            .await?;
+        let state = ctx.db.packages().state_including_deleted(id).await?;
         let stale = match state {
             None => true,
             Some((_, true)) => true,

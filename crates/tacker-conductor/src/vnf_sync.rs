@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::instances;
 use tokio_util::sync::CancellationToken;
 
 use crate::{Ctx, lcm};
@@ -28,11 +27,7 @@ async fn sync_due(ctx: &Arc<Ctx>, every: Duration) {
     let cutoff = (chrono::Utc::now()
         - chrono::Duration::from_std(every).unwrap_or(chrono::Duration::MAX))
     .naive_utc();
-    let due = match ctx
-        .db
-        .run(move |c| instances::claim_sync_due(c, cutoff, BATCH))
-        .await
-    {
+    let due = match ctx.db.instances().claim_sync_due(cutoff, BATCH).await {
         Ok(d) => d,
         Err(e) => {
             tracing::warn!(error = %e, "cannot look for instances to sync");

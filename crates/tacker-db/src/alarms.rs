@@ -292,3 +292,17 @@ pub fn prune_cleared(c: &mut DbConnection, keep: Duration, limit: i64) -> Result
         .load(c)?;
     crate::rows::delete_keys!(c, dsl::alarms, dsl::id, ids)
 }
+
+crate::handle::handle! {
+    /// Alarms raised from alerts.
+    Alarms = alarms {
+        fn raise(alarm: &Alarm) -> Raised;
+        fn clear(instance: Uuid, fingerprint: &str, at: DateTime<Utc>) -> Option<Alarm>;
+        fn reconcile(firing: &std::collections::HashSet<String>, settled: DateTime<Utc>) -> usize;
+        fn get(id: Uuid) -> Option<Alarm>;
+        fn list(tenant: Option<&str>) -> Vec<(Alarm, DateTime<Utc>)>;
+        fn acknowledge(id: Uuid, state: AckState) -> Acknowledged;
+        fn open_count() -> i64;
+        fn prune_cleared(keep: Duration, limit: i64) -> usize;
+    }
+}

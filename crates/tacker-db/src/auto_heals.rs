@@ -159,3 +159,15 @@ pub fn start(
         Ok(Start::Started(Box::new(stored)))
     })
 }
+
+crate::handle::handle! {
+    /// VNFCs waiting for an automatic heal.
+    AutoHeals = auto_heals {
+        fn request(instance: Uuid, vnfcs: &[String], window: Duration) -> usize;
+        fn pending(instance: Uuid) -> Vec<String>;
+        fn due() -> Vec<Uuid>;
+        fn settle() -> usize;
+        fn next_due(instance: Uuid) -> Option<NaiveDateTime>;
+        fn start(instance: Uuid, cooldown: Duration, heal: fn(&VnfInstance, Vec<String>) -> OpOcc) -> Start;
+    }
+}

@@ -189,3 +189,14 @@ pub fn start(
         Ok(Start::Started(Box::new(stored)))
     })
 }
+
+crate::handle::handle! {
+    /// Scale steps waiting to run automatically.
+    AutoScales = auto_scales {
+        fn request(instance: Uuid, aspect: &str, direction: ScaleType, window: Duration) -> bool;
+        fn due() -> Vec<Uuid>;
+        fn settle() -> usize;
+        fn next_due(instance: Uuid) -> Option<NaiveDateTime>;
+        fn start(instance: Uuid, cooldown: Duration, scale: fn(&VnfInstance, ScaleRequest) -> OpOcc) -> Start;
+    }
+}

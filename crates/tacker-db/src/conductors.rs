@@ -127,3 +127,17 @@ pub fn prune(c: &mut DbConnection, older_than: std::time::Duration) -> Result<us
     let before = now() - age;
     Ok(diesel::delete(dsl::conductors.filter(dsl::last_heartbeat.lt(before))).execute(c)?)
 }
+
+crate::handle::handle! {
+    /// Conductor membership.
+    Conductors = conductors {
+        fn register(id: &str, host: &str, incarnation: &str) -> ();
+        fn heartbeat(id: &str) -> bool;
+        fn set_state(id: &str, state: ConductorState) -> bool;
+        fn list() -> Vec<Conductor>;
+        fn list_locked() -> Vec<Conductor>;
+        fn alive(dead_after: std::time::Duration) -> Vec<Conductor>;
+        fn live_ready(dead_after: std::time::Duration) -> Vec<Conductor>;
+        fn prune(older_than: std::time::Duration) -> usize;
+    }
+}

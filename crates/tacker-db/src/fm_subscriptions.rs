@@ -63,3 +63,13 @@ pub(crate) fn enqueue(c: &mut DbConnection, facts: &FmFacts, instance: &VnfInsta
     }
     Ok(())
 }
+
+crate::handle::handle! {
+    /// FM subscriptions.
+    FmSubscriptions = fm_subscriptions {
+        fn insert(s: &FmSubscription, refuse_duplicates: bool, quota: u64) -> Insert;
+        fn get(id: uuid::Uuid) -> Option<FmSubscription>;
+        fn list() -> Vec<(FmSubscription, chrono::DateTime<chrono::Utc>)>;
+        fn delete(id: uuid::Uuid) -> bool;
+    }
+}

@@ -64,3 +64,12 @@ pub fn forget(c: &mut DbConnection, instance: Uuid) -> Result<usize> {
             .execute(c)?,
     )
 }
+
+crate::handle::handle! {
+    /// SSH host keys pinned per VNFC.
+    HostKeys = host_keys {
+        fn get(instance: Uuid, vnfc: &str) -> Option<Pinned>;
+        fn pin(instance: Uuid, vnfc: &str, address: &str, key: &str) -> ();
+        fn forget(instance: Uuid) -> usize;
+    }
+}

@@ -588,3 +588,24 @@ where
         f(c, &rows)?;
     }
 }
+
+crate::handle::handle! {
+    /// VNF instances.
+    Instances = instances {
+        fn get(id: Uuid) -> Option<VnfInstance>;
+        fn list() -> Vec<VnfInstance>;
+        fn list_from(from: &crate::scan::From, narrow: &crate::scan::Narrow, limit: i64) -> Vec<VnfInstance>;
+        fn usable_package(vnfd_id: &str, tenant: Option<&str>) -> Usable;
+        fn create(instance: &VnfInstance, quota: u64) -> CreateOutcome;
+        fn insert_imported(instance: &VnfInstance) -> ImportOutcome;
+        fn count_of_tenant(tenant: Option<&str>) -> u64;
+        fn delete(id: Uuid) -> DeleteOutcome;
+        fn store_synced(id: Uuid, info: &InstantiatedVnfInfo) -> bool;
+        fn claim_sync_due(cutoff: NaiveDateTime, limit: i64) -> Vec<Uuid>;
+        fn using_vim(vim_id: &str) -> bool;
+        fn set_instantiate_params(id: Uuid, sealed: Option<&str>) -> ();
+        fn instantiate_params(id: Uuid) -> Option<String>;
+        fn open_sealed(keys: &Keyring) -> usize;
+        fn reseal(keys: &Keyring) -> usize;
+    }
+}

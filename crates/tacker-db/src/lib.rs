@@ -7,6 +7,7 @@ pub mod conductors;
 mod connection;
 mod error;
 pub mod fm_subscriptions;
+mod handle;
 pub mod host_keys;
 pub mod instances;
 mod json_path;

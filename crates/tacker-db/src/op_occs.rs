@@ -611,3 +611,23 @@ pub(crate) fn has_ended(c: &mut DbConnection, id: &str) -> Result<bool> {
         .optional()?;
     Ok(state.is_none_or(|s| matches!(s.as_str(), "COMPLETED" | "FAILED" | "ROLLED_BACK")))
 }
+
+crate::handle::handle! {
+    /// LCM operation occurrences.
+    OpOccs = op_occs {
+        fn get(id: Uuid) -> Option<OpOcc>;
+        fn list() -> Vec<OpOcc>;
+        fn list_from(from: &crate::scan::From, narrow: &crate::scan::Narrow, limit: i64) -> Vec<OpOcc>;
+        fn create(op: &OpOcc, instantiate_params: Option<&str>) -> CreateOutcome;
+        fn insert_imported(op: &OpOcc) -> bool;
+        fn request_cancel(id: Uuid, mode: CancelMode) -> Option<OpOcc>;
+        fn pending_cancel(id: Uuid) -> Option<CancelMode>;
+        fn transition(id: Uuid, t: &Transition) -> Option<OpOcc>;
+        fn set_checkpoint(id: Uuid, runner: &str, checkpoint: &Value) -> bool;
+        fn checkpoint(id: Uuid) -> Option<Value>;
+        fn claim(id: Uuid, conductor: &str, incarnation: &str, states: &[OperationState]) -> bool;
+        fn in_progress() -> Vec<Running>;
+        fn prune_ended(older_than: std::time::Duration, batch: i64) -> usize;
+        fn counts() -> Vec<(String, i64)>;
+    }
+}

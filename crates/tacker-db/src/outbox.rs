@@ -313,3 +313,20 @@ pub fn undelivered(c: &mut DbConnection) -> Result<i64> {
         .count()
         .get_result(c)?)
 }
+
+crate::handle::handle! {
+    /// Notifications waiting for delivery.
+    Outbox = outbox {
+        fn heads() -> Vec<i64>;
+        fn due_heads() -> Vec<Pending>;
+        fn claim(seq: i64, who: &str, lease: std::time::Duration) -> bool;
+        fn release_claims(who: &str) -> usize;
+        fn release_claims_of(who: &[String]) -> usize;
+        fn delivered(seq: i64) -> ();
+        fn prune_delivered(older_than: std::time::Duration, batch: i64) -> usize;
+        fn expire_undelivered(older_than: std::time::Duration, batch: i64) -> Vec<(String, usize)>;
+        fn failed(seq: i64, error: &str, retry_in: std::time::Duration) -> ();
+        fn kept() -> i64;
+        fn undelivered() -> i64;
+    }
+}

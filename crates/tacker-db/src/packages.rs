@@ -379,3 +379,32 @@ pub fn content_digest(c: &mut DbConnection, id: Uuid) -> Result<Option<String>> 
         .optional()?
         .flatten())
 }
+
+crate::handle::handle! {
+    /// VNF packages and their onboarding.
+    Packages = packages {
+        fn insert(p: &VnfPackage) -> ();
+        fn get(id: Uuid) -> Option<Stored>;
+        fn list() -> Vec<VnfPackage>;
+        fn list_from(from: &crate::scan::From, narrow: &crate::scan::Narrow, limit: i64) -> Vec<VnfPackage>;
+        fn modify(id: Uuid, revision: i64, operational_state: Option<OperationalState>, user_defined_data: Option<&Map<String, Value>>) -> bool;
+        fn soft_delete(id: Uuid) -> bool;
+        fn model(id: Uuid) -> Option<PackageModel>;
+        fn onboarded() -> Vec<(Uuid, String)>;
+        fn state_including_deleted(id: Uuid) -> Option<(OnboardingState, bool)>;
+        fn deleted_with_content(older_than: std::time::Duration) -> Vec<Uuid>;
+        fn mark_purged(id: Uuid) -> bool;
+        fn content_digest(id: Uuid) -> Option<String>;
+        fn begin_upload(id: Uuid, scope: &Confinement) -> bool;
+        fn touch_progress(id: Uuid) -> bool;
+        fn set_content(id: Uuid, size: u64, sha512: &str, blake3: &str) -> bool;
+        fn claim(id: Uuid, conductor: &str, incarnation: &str, from: OnboardingState, to: OnboardingState) -> bool;
+        fn store_model(id: Uuid, conductor: &str, model: &PackageModel) -> StoreModel;
+        fn confirm_download(id: Uuid, conductor: &str, incarnation: &str) -> bool;
+        fn download_confirmations(id: Uuid) -> Vec<(String, String)>;
+        fn complete_onboarding(id: Uuid, required: &[String], dead_after: std::time::Duration) -> Completion;
+        fn begin_failing(id: Uuid, details: &ProblemDetails) -> bool;
+        fn fail_onboarding(id: Uuid, details: &ProblemDetails) -> bool;
+        fn in_flight() -> Vec<InFlight>;
+    }
+}

@@ -26,3 +26,13 @@ pub(crate) fn enqueue(c: &mut DbConnection, facts: &PkgFacts, pkg: &VnfPackage) 
     }
     Ok(())
 }
+
+crate::handle::handle! {
+    /// Package notification subscriptions.
+    PkgmSubscriptions = pkgm_subscriptions {
+        fn insert(s: &PkgmSubscription, refuse_duplicates: bool, quota: u64) -> Insert;
+        fn get(id: uuid::Uuid) -> Option<PkgmSubscription>;
+        fn list() -> Vec<(PkgmSubscription, chrono::DateTime<chrono::Utc>)>;
+        fn delete(id: uuid::Uuid) -> bool;
+    }
+}

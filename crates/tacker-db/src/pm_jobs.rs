@@ -191,3 +191,18 @@ pub fn prune_reports(c: &mut DbConnection, keep: Duration, limit: i64) -> Result
         .load(c)?;
     crate::rows::delete_keys!(c, rd::pm_reports, rd::id, ids)
 }
+
+crate::handle::handle! {
+    /// PM jobs and their reports.
+    PmJobs = pm_jobs {
+        fn insert(job: &PmJob, quota: u64) -> bool;
+        fn get(id: Uuid) -> Option<PmJob>;
+        fn list(tenant: Option<&str>) -> Vec<(PmJob, DateTime<Utc>)>;
+        fn set_callback(id: Uuid, callback_uri: Option<String>, authentication: Option<Option<SubscriptionAuth>>) -> Option<PmJob>;
+        fn delete(id: Uuid) -> bool;
+        fn report(job: Uuid, report: Uuid) -> Option<Report>;
+        fn reports_since(job: Uuid, since: DateTime<Utc>) -> Vec<Report>;
+        fn add_report(r: &Report) -> ();
+        fn prune_reports(keep: Duration, limit: i64) -> usize;
+    }
+}

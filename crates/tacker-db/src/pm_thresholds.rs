@@ -128,3 +128,15 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
         Ok(n == 1)
     })
 }
+
+crate::handle::handle! {
+    /// PM thresholds.
+    PmThresholds = pm_thresholds {
+        fn insert(threshold: &Threshold, quota: u64) -> bool;
+        fn get(id: Uuid) -> Option<Threshold>;
+        fn list(tenant: Option<&str>) -> Vec<(Threshold, DateTime<Utc>)>;
+        fn set_callback(id: Uuid, callback_uri: Option<String>, authentication: Option<Option<SubscriptionAuth>>) -> Option<Threshold>;
+        fn observe(id: Uuid, sub: Option<&str>, value: f64, at: DateTime<Utc>) -> Option<CrossingFacts>;
+        fn delete(id: Uuid) -> bool;
+    }
+}

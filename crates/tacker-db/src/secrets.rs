@@ -13,9 +13,10 @@ use crate::{Error, Result};
 
 const PREFIX: &str = "enc:v1:";
 
-/// The keys, the first sealing.
+/// The keys, the first sealing; a clone shares them.
+#[derive(Clone)]
 pub struct Keyring {
-    keys: Vec<(String, LessSafeKey)>,
+    keys: std::sync::Arc<[(String, LessSafeKey)]>,
 }
 
 impl std::fmt::Debug for Keyring {
@@ -28,7 +29,9 @@ impl std::fmt::Debug for Keyring {
 impl Keyring {
     /// No keys: values are stored as given (only with `secrets.allow_plaintext`).
     pub fn plaintext() -> Self {
-        Self { keys: Vec::new() }
+        Self {
+            keys: Vec::new().into(),
+        }
     }
 
     /// Keys written `<id>:<base64 of 32 bytes>`, the first sealing.
@@ -51,7 +54,7 @@ impl Keyring {
             }
             keys.push((id.to_owned(), LessSafeKey::new(unbound)));
         }
-        Ok(Self { keys })
+        Ok(Self { keys: keys.into() })
     }
 
     /// A new random key, written `<id>:<base64>`.

@@ -44,3 +44,10 @@ pub fn fail_again(c: &mut DbConnection, op: Uuid, step: &str, limit: Option<u32>
     };
     Ok(counted == 1)
 }
+
+crate::handle::handle! {
+    /// The simulated VIM's injected failures.
+    SimFaults = sim_faults {
+        fn fail_again(op: Uuid, step: &str, limit: Option<u32>) -> bool;
+    }
+}

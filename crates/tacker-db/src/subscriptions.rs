@@ -133,3 +133,14 @@ pub fn delete(c: &mut DbConnection, id: Uuid) -> Result<bool> {
         Ok(n == 1)
     })
 }
+
+crate::handle::handle! {
+    /// LCM notification subscriptions.
+    Subscriptions = subscriptions {
+        fn insert(s: &Subscription, refuse_duplicates: bool, quota: u64) -> Insert;
+        fn count_of_tenant(tenant: Option<&str>) -> u64;
+        fn get(id: Uuid) -> Option<Subscription>;
+        fn list() -> Vec<(Subscription, chrono::DateTime<chrono::Utc>)>;
+        fn delete(id: Uuid) -> bool;
+    }
+}

@@ -253,3 +253,19 @@ pub fn areas(c: &mut DbConnection) -> Result<tacker_domain::scope::VimAreas> {
         },
     )))
 }
+
+crate::handle::handle! {
+    /// Registered VIMs.
+    Vims = vims {
+        fn create(v: &Vim, keys: &Keyring) -> Option<Conflict>;
+        fn update(v: &Vim, keys: &Keyring) -> Option<Conflict>;
+        fn get(id: Uuid, keys: &Keyring) -> Option<Vim>;
+        fn by_name(tenant: &str, name: &str, keys: &Keyring) -> Option<Vim>;
+        fn default_vim(tenant: &str, keys: &Keyring) -> Option<Vim>;
+        fn list(tenant: Option<&str>, keys: &Keyring) -> Vec<Vim>;
+        fn delete(id: Uuid) -> bool;
+        fn reseal(keys: &Keyring) -> usize;
+        fn stored_credentials(id: Uuid) -> Option<String>;
+        fn areas() -> tacker_domain::scope::VimAreas;
+    }
+}

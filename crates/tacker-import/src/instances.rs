@@ -8,8 +8,7 @@
 use chrono::Utc;
 use serde_json::{Map, Value, json};
 use tacker_db::Db;
-use tacker_db::instances::{self, ImportOutcome};
-use tacker_db::packages;
+use tacker_db::instances::ImportOutcome;
 use tacker_domain::lcm::{InstantiationState, VnfInstance};
 use tacker_domain::vim::{VimConnections, VimType};
 use uuid::Uuid;
@@ -171,16 +170,13 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
         )));
     }
     if cx.dry_run {
-        let exists = db
-            .run(move |c| instances::get(c, id).map(|i| i.is_some()))
-            .await?;
-        return Ok(if exists {
+        return Ok(if db.instances().get(id).await?.is_some() {
             Outcome::Unchanged
         } else {
             Outcome::Imported
         });
     }
-    let package = db.run(move |c| packages::get(c, package_id)).await?;
+    let package = db.packages().get(package_id).await?;
     let Some(facts) = package.and_then(|p| p.package.descriptor) else {
         return Ok(Outcome::Skipped(format!(
             "its package {package_id} is not here ONBOARDED"
@@ -215,18 +211,13 @@ pub async fn import(db: &Db, t: &TackerInstance, cx: &Context<'_>) -> Result<Out
         created_at: t.created_at.unwrap_or_else(Utc::now),
         tenant: Some(tenant),
     };
-    Ok(
-        match db
-            .run(move |c| instances::insert_imported(c, &instance))
-            .await?
-        {
-            ImportOutcome::Inserted => Outcome::Imported,
-            ImportOutcome::Exists => Outcome::Unchanged,
-            ImportOutcome::NoUsablePackage => Outcome::Skipped(format!(
-                "its package {package_id} is not ONBOARDED and ENABLED here"
-            )),
-        },
-    )
+    Ok(match db.instances().insert_imported(&instance).await? {
+        ImportOutcome::Inserted => Outcome::Imported,
+        ImportOutcome::Exists => Outcome::Unchanged,
+        ImportOutcome::NoUsablePackage => Outcome::Skipped(format!(
+            "its package {package_id} is not ONBOARDED and ENABLED here"
+        )),
+    })
 }
 
 #[cfg(test)]

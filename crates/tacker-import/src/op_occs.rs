@@ -180,14 +180,11 @@ pub async fn import(
     if dry_run {
         return Ok(Outcome::Imported);
     }
-    let keys = keyring.clone();
-    let op = op.sealed(&[], &mut |plain| keys.seal(plain))?;
-    Ok(
-        match db.run(move |c| op_occs::insert_imported(c, &op)).await? {
-            true => Outcome::Imported,
-            false => Outcome::Skipped("stored meanwhile, or its instance went".into()),
-        },
-    )
+    let op = op.sealed(&[], &mut |plain| keyring.seal(plain))?;
+    Ok(match db.op_occs().insert_imported(&op).await? {
+        true => Outcome::Imported,
+        false => Outcome::Skipped("stored meanwhile, or its instance went".into()),
+    })
 }
 
 #[cfg(test)]

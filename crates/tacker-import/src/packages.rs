@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use serde_json::{Map, Value, json};
 use tacker_db::Db;
-use tacker_db::packages::{self, Imported};
+use tacker_db::packages::Imported;
 use tacker_domain::package::{
     DescriptorFacts, OnboardingState, OperationalState, VnfPackage, additional_artifacts_info,
     software_images_info,
@@ -110,10 +110,7 @@ impl Packages<'_> {
     }
 
     async fn existing(&self, id: Uuid) -> Result<Option<Option<OnboardingState>>> {
-        let found = self
-            .db
-            .run(move |c| packages::state_including_deleted(c, id))
-            .await?;
+        let found = self.db.packages().state_including_deleted(id).await?;
         Ok(found.map(|(state, deleted)| (!deleted).then_some(state)))
     }
 
@@ -127,10 +124,7 @@ impl Packages<'_> {
         if self.dry_run {
             return Ok(Outcome::Imported);
         }
-        let done = self
-            .db
-            .run(move |c| packages::insert_imported(c, &p, None))
-            .await?;
+        let done = self.db.packages().insert_imported(&p, None).await?;
         Ok(match done {
             Imported::Inserted => Outcome::Imported,
             Imported::Exists(s) => exists(s),
@@ -192,10 +186,10 @@ impl Packages<'_> {
             hash: stored.sha512.clone(),
         });
         p.size = Some(i64::try_from(stored.size).unwrap_or(i64::MAX));
-        let digest = stored.blake3.clone();
         let done = self
             .db
-            .run(move |c| packages::insert_imported(c, &p, Some((&model, &digest))))
+            .packages()
+            .insert_imported(&p, Some((&model, &stored.blake3)))
             .await;
         match done {
             Ok(Imported::Inserted) => Ok(Outcome::Imported),
@@ -212,10 +206,7 @@ impl Packages<'_> {
             // Not stored, unless another run stored it meanwhile (its content then).
             Err(e) => {
                 let id = p_id;
-                let stored = self
-                    .db
-                    .run(move |c| packages::state_including_deleted(c, id))
-                    .await;
+                let stored = self.db.packages().state_including_deleted(id).await;
                 if matches!(stored, Ok(None)) {
                     let _ = self.store.delete(&key).await;
                 }

@@ -119,7 +119,7 @@ pub async fn import(
     dry_run: bool,
 ) -> Result<Outcome> {
     let id = s.id;
-    if db.run(move |c| subscriptions::get(c, id)).await?.is_some() {
+    if db.subscriptions().get(id).await?.is_some() {
         return Ok(Outcome::Unchanged);
     }
     if dry_run {
@@ -129,9 +129,7 @@ pub async fn import(
         a.seal(&mut |plain| keyring.seal(plain))?;
     }
     // No quota and no duplicate check: these exist already, only not here.
-    let done = db
-        .run(move |c| subscriptions::insert(c, &s, false, u64::MAX))
-        .await?;
+    let done = db.subscriptions().insert(&s, false, u64::MAX).await?;
     Ok(match done {
         subscriptions::Insert::Created => Outcome::Imported,
         other => Outcome::Skipped(format!("not stored: {other:?}")),

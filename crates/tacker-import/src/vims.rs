@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tacker_db::Db;
 use tacker_db::secrets::Keyring;
-use tacker_db::vims::{self, Conflict};
+use tacker_db::vims::Conflict;
 use tacker_domain::vim::{Vim, VimType, parse_new};
 use uuid::Uuid;
 
@@ -105,9 +105,8 @@ fn conflict(c: Conflict) -> Outcome {
 /// Imports `vim` (or, with `dry_run`, says what importing it would do). A VIM of this id
 /// here that differs is left as it is (changed here since, or in Tacker: it is said).
 pub async fn import(db: &Db, keyring: &Arc<Keyring>, vim: Vim, dry_run: bool) -> Result<Outcome> {
-    let keys = keyring.clone();
     let id = vim.id;
-    match db.run(move |c| vims::get(c, id, &keys)).await? {
+    match db.vims().get(id, keyring).await? {
         Some(e) if same(&e, &vim) => return Ok(Outcome::Unchanged),
         Some(_) => {
             return Ok(Outcome::Skipped(
@@ -121,11 +120,7 @@ pub async fn import(db: &Db, keyring: &Arc<Keyring>, vim: Vim, dry_run: bool) ->
     if dry_run {
         return Ok(Outcome::Imported);
     }
-    let keys = keyring.clone();
-    let result = db
-        .run(move |c| vims::create(c, &vim, &keys))
-        .await
-        .map_err(Error::Db)?;
+    let result = db.vims().create(&vim, keyring).await.map_err(Error::Db)?;
     Ok(match result {
         None => Outcome::Imported,
         Some(c) => conflict(c),

@@ -22,7 +22,7 @@ pub async fn vim_areas(st: &ServerState, who: &Principal) -> Result<Arc<VimAreas
     if !who.confined_to_areas() {
         return Ok(Arc::default());
     }
-    Ok(Arc::new(st.db.run(tacker_db::vims::areas).await?))
+    Ok(Arc::new(st.db.vims().areas().await?))
 }
 
 /// Whether `who` sees the instance: its tenant, its provider and its areas.

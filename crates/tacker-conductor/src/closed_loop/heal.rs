@@ -1,7 +1,7 @@
 //! Automatic heals: the VNFCs auto-heal alerts named, one HEAL per instance.
 
 use serde_json::json;
-use tacker_db::auto_heals::{self, Start};
+use tacker_db::auto_heals::Start;
 use tacker_domain::lcm::request::HealRequest;
 use tacker_domain::lcm::{OpOcc, OperationParams, OperationState, VnfInstance};
 use uuid::Uuid;
@@ -9,14 +9,10 @@ use uuid::Uuid;
 use crate::Ctx;
 
 pub(super) async fn pass(ctx: &Ctx) -> crate::Result<()> {
-    ctx.db.run(auto_heals::settle).await?;
-    for id in ctx.db.run(auto_heals::due).await? {
+    ctx.db.auto_heals().settle().await?;
+    for id in ctx.db.auto_heals().due().await? {
         let cooldown = ctx.fm.cooldown;
-        match ctx
-            .db
-            .run(move |c| auto_heals::start(c, id, cooldown, heal))
-            .await?
-        {
+        match ctx.db.auto_heals().start(id, cooldown, heal).await? {
             Start::Started(op) => {
                 ctx.metrics.automatic_started(op.operation.as_str());
                 tracing::info!(vnf_instance_id = %id, op_occ_id = %op.id, vnfcs = ?vnfcs_of(&op), "automatic heal started");

@@ -57,8 +57,5 @@ async fn pass(ctx: &Ctx) -> crate::Result<usize> {
         .ok()
         .and_then(|d| chrono::Utc::now().checked_sub_signed(d))
         .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
-    Ok(ctx
-        .db
-        .run(move |c| tacker_db::alarms::reconcile(c, &firing, settled))
-        .await?)
+    Ok(ctx.db.alarms().reconcile(&firing, settled).await?)
 }

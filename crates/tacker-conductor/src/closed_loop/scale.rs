@@ -5,7 +5,7 @@
 //! operations.
 
 use tacker_db::alarms;
-use tacker_db::auto_scales::{self, Start};
+use tacker_db::auto_scales::Start;
 use tacker_domain::fm::Alarm;
 use tacker_domain::lcm::request::{ScaleRequest, ScaleType};
 use tacker_domain::lcm::{OpOcc, OperationParams, OperationState, VnfInstance};
@@ -26,14 +26,10 @@ fn refused_fingerprint(aspect: &str, d: ScaleType) -> String {
 }
 
 pub(super) async fn pass(ctx: &Ctx) -> crate::Result<()> {
-    ctx.db.run(auto_scales::settle).await?;
-    for id in ctx.db.run(auto_scales::due).await? {
+    ctx.db.auto_scales().settle().await?;
+    for id in ctx.db.auto_scales().due().await? {
         let cooldown = ctx.fm.cooldown;
-        match ctx
-            .db
-            .run(move |c| auto_scales::start(c, id, cooldown, scale))
-            .await?
-        {
+        match ctx.db.auto_scales().start(id, cooldown, scale).await? {
             Start::Started(op) => {
                 ctx.metrics.automatic_started(op.operation.as_str());
                 if let OperationParams::Scale(r) = &op.request {
@@ -53,11 +49,7 @@ pub(super) async fn pass(ctx: &Ctx) -> crate::Result<()> {
             }
             Start::Refused(aspect, d, why) => {
                 tracing::warn!(vnf_instance_id = %id, aspect_id = %aspect, direction = direction(d), reason = %why, "automatic scale refused");
-                let Some(i) = ctx
-                    .db
-                    .run(move |c| tacker_db::instances::get(c, id))
-                    .await?
-                else {
+                let Some(i) = ctx.db.instances().get(id).await? else {
                     continue;
                 };
                 let cause = format!(
@@ -70,7 +62,7 @@ pub(super) async fn pass(ctx: &Ctx) -> crate::Result<()> {
                     cause,
                     chrono::Utc::now(),
                 );
-                ctx.db.run(move |c| alarms::raise(c, &alarm)).await?;
+                ctx.db.alarms().raise(&alarm).await?;
             }
             Start::Busy => {
                 tracing::debug!(vnf_instance_id = %id, "automatic scale waits: another operation holds the instance");

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use tacker_db::packages;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::DeletePackage;
 
@@ -14,7 +13,8 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: DeletePackage) -> Result<Vec<u8>, Handl
     let id = package_id(&msg.package_id)?;
     let state = ctx
         .db
-        .run(move |c| packages::state_including_deleted(c, id))
+        .packages()
+        .state_including_deleted(id)
         .await
         .map_err(HandlerError::new)?;
     if !matches!(state, Some((_, true))) {
@@ -23,7 +23,8 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: DeletePackage) -> Result<Vec<u8>, Handl
     }
     onboarding::purge(ctx, id).await;
     ctx.db
-        .run(move |c| packages::mark_purged(c, id))
+        .packages()
+        .mark_purged(id)
         .await
         .map_err(HandlerError::new)?;
     tracing::info!(package_id = %id, "package content removed from storage and caches");

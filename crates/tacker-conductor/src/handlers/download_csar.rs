@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use prost::Message;
-use tacker_db::packages;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone};
 use tracing::{Instrument, info_span};
@@ -19,10 +18,10 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: DownloadCsar) -> Result<Vec<u8>, Handle
         .instrument(info_span!("download.cache"))
         .await
         .map_err(HandlerError::new)?;
-    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let counted = ctx
         .db
-        .run(move |c| packages::confirm_download(c, id, &me, &incarnation))
+        .packages()
+        .confirm_download(id, &ctx.id, &ctx.incarnation)
         .instrument(info_span!("download.confirm"))
         .await
         .map_err(HandlerError::new)?;

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use tacker_db::packages;
 use tacker_domain::package::OnboardingState;
 use tacker_rpc::HandlerError;
 use tacker_rpc::proto::PrefetchCsar;
@@ -20,7 +19,8 @@ pub async fn handle(ctx: &Arc<Ctx>, msg: PrefetchCsar) -> Result<Vec<u8>, Handle
     let id = package_id(&msg.package_id)?;
     let state = ctx
         .db
-        .run(move |c| packages::state_including_deleted(c, id))
+        .packages()
+        .state_including_deleted(id)
         .await
         .map_err(HandlerError::new)?;
     if state != Some((OnboardingState::Processing, false)) {

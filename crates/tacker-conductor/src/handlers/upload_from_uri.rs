@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use tacker_db::packages;
 use tacker_domain::Failure;
 use tacker_domain::package::OnboardingState;
 use tacker_rpc::HandlerError;
@@ -51,7 +50,7 @@ async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Fail
             let mut t = tokio::time::interval(every);
             loop {
                 t.tick().await;
-                let _ = db.run(move |c| packages::touch_progress(c, id)).await;
+                let _ = db.packages().touch_progress(id).await;
             }
         });
         let stored = ctx.store.put_stream(&key, body, s.max_package_size).await;
@@ -84,7 +83,8 @@ async fn fetch(ctx: &Arc<Ctx>, id: Uuid, msg: &UploadFromUri) -> Result<(), Fail
     let (size, sha, fast) = (stored.size, stored.sha512.clone(), stored.blake3.clone());
     let ok = ctx
         .db
-        .run(move |c| packages::set_content(c, id, size, &sha, &fast))
+        .packages()
+        .set_content(id, size, &sha, &fast)
         .await
         .map_err(|e| Failure::internal(e.to_string()))?;
     if ok {

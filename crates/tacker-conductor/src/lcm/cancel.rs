@@ -9,7 +9,6 @@
 use std::future::Future;
 use std::time::Duration;
 
-use tacker_db::op_occs as ops;
 use tacker_domain::Failure;
 use tacker_domain::lcm::CancelMode;
 use uuid::Uuid;
@@ -26,11 +25,7 @@ pub fn cancelled(mode: CancelMode) -> Failure {
 }
 
 async fn pending(ctx: &Ctx, id: Uuid) -> Option<CancelMode> {
-    ctx.db
-        .run(move |c| ops::pending_cancel(c, id))
-        .await
-        .ok()
-        .flatten()
+    ctx.db.op_occs().pending_cancel(id).await.ok().flatten()
 }
 
 /// A step boundary: fails with [`cancelled`] when a cancellation is pending.

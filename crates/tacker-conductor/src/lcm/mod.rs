@@ -16,8 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tacker_db::op_occs::{self as ops, Runner, Transition};
-use tacker_db::{instances, packages};
+use tacker_db::op_occs::{Runner, Transition};
 use tacker_domain::Failure;
 use tacker_domain::lcm::driver::{InfraDriver, MgmtDriver, OpContext, Outcome, TargetPackage};
 use tacker_domain::lcm::request::ModifyRequest;
@@ -132,7 +131,7 @@ fn internal(e: impl std::fmt::Display) -> Failure {
 
 /// Runs occurrence `id` from the state it is in (the `RunLcmOp` cast).
 pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> crate::Result<()> {
-    let op = ctx.db.run(move |c| ops::get(c, id)).await?;
+    let op = ctx.db.op_occs().get(id).await?;
     let Some(op) = op else {
         tracing::warn!(op_occ_id = %id, "no such operation occurrence; ignored");
         return Ok(());
@@ -156,8 +155,7 @@ pub async fn run(ctx: &Arc<Ctx>, id: Uuid) -> crate::Result<()> {
 async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
     let mut delay = Duration::from_millis(200);
     loop {
-        let attempt = t.clone();
-        match ctx.db.run(move |c| ops::transition(c, id, &attempt)).await {
+        match ctx.db.op_occs().transition(id, &t).await {
             Ok(Some(op)) => {
                 if matches!(
                     op.state,
@@ -190,18 +188,15 @@ async fn end(ctx: &Ctx, id: Uuid, t: Transition) -> Option<OpOcc> {
 
 async fn forward(ctx: &Arc<Ctx>, op: OpOcc) {
     let id = op.id;
-    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let claimed = ctx
         .db
-        .run(move |c| {
-            ops::claim(
-                c,
-                id,
-                &me,
-                &incarnation,
-                &[OperationState::Starting, OperationState::Processing],
-            )
-        })
+        .op_occs()
+        .claim(
+            id,
+            &ctx.id,
+            &ctx.incarnation,
+            &[OperationState::Starting, OperationState::Processing],
+        )
         .await
         .unwrap_or(false);
     if !claimed {
@@ -243,13 +238,15 @@ async fn cached_model(
 ) -> Result<(PackageModel, std::path::PathBuf), Failure> {
     let model = ctx
         .db
-        .run(move |c| packages::model(c, pkg))
+        .packages()
+        .model(pkg)
         .await
         .map_err(internal)?
         .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no VNFD")))?;
     let digest = ctx
         .db
-        .run(move |c| packages::content_digest(c, pkg))
+        .packages()
+        .content_digest(pkg)
         .await
         .map_err(internal)?
         .ok_or_else(|| Failure::unprocessable(format!("VNF package {pkg} has no content")))?;
@@ -273,7 +270,8 @@ async fn context(
     let iid = op.vnf_instance_id;
     let instance = ctx
         .db
-        .run(move |c| instances::get(c, iid))
+        .instances()
+        .get(iid)
         .await
         .map_err(internal)?
         .ok_or_else(|| Failure::not_found(format!("VNF instance {iid} no longer exists")))?;
@@ -349,10 +347,10 @@ async fn target_package(
     vnfd_id: &str,
     tenant: Option<&str>,
 ) -> Result<TargetPackage, Failure> {
-    let (v, t) = (vnfd_id.to_owned(), tenant.map(str::to_owned));
     let pkg = ctx
         .db
-        .run(move |c| instances::usable_package(c, &v, t.as_deref()))
+        .instances()
+        .usable_package(vnfd_id, tenant)
         .await
         .map_err(internal)?
         .one()
@@ -374,7 +372,8 @@ async fn target_package(
 async fn stored_params(ctx: &Ctx, iid: Uuid) -> Result<Map<String, Value>, Failure> {
     let Some(sealed) = ctx
         .db
-        .run(move |c| instances::instantiate_params(c, iid))
+        .instances()
+        .instantiate_params(iid)
         .await
         .map_err(internal)?
     else {
@@ -442,11 +441,7 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
         let op = end(ctx, id, t).await.ok_or_else(Failure::superseded)?;
         octx.op = op;
     }
-    let recorded = ctx
-        .db
-        .run(move |c| ops::checkpoint(c, id))
-        .await
-        .map_err(internal)?;
+    let recorded = ctx.db.op_occs().checkpoint(id).await.map_err(internal)?;
     let outcome = match recorded {
         // A retry after the end hook failed: the infra step is done; only the hook
         // runs again.
@@ -460,10 +455,10 @@ async fn forward_steps(ctx: &Arc<Ctx>, op: OpOcc) -> Result<(), Failure> {
             cancel::boundary(ctx, id).await?;
             let outcome = infra_step(ctx, &octx, &instance).await?;
             let cp = checkpoint_json(&outcome);
-            let me = ctx.id.clone();
             let recorded = ctx
                 .db
-                .run(move |c| ops::set_checkpoint(c, id, &me, &cp))
+                .op_occs()
+                .set_checkpoint(id, &ctx.id, &cp)
                 .await
                 .map_err(internal)?;
             if !recorded {
@@ -585,10 +580,15 @@ fn infra(ctx: &Ctx, octx: &OpContext) -> Result<Arc<dyn InfraDriver>, Failure> {
 
 async fn rollback(ctx: &Arc<Ctx>, op: OpOcc) {
     let id = op.id;
-    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     let claimed = ctx
         .db
-        .run(move |c| ops::claim(c, id, &me, &incarnation, &[OperationState::RollingBack]))
+        .op_occs()
+        .claim(
+            id,
+            &ctx.id,
+            &ctx.incarnation,
+            &[OperationState::RollingBack],
+        )
         .await
         .unwrap_or(false);
     if !claimed {
@@ -654,7 +654,8 @@ pub async fn sync_instance(ctx: &Arc<Ctx>, instance_id: Uuid) -> Result<bool, Fa
     }
     let stored = ctx
         .db
-        .run(move |c| instances::store_synced(c, instance_id, &now))
+        .instances()
+        .store_synced(instance_id, &now)
         .await
         .map_err(internal)?;
     Ok(stored)
@@ -668,7 +669,8 @@ pub(crate) async fn instance_driver(
 ) -> Result<Option<(Arc<dyn InfraDriver>, OpContext)>, Failure> {
     let instance = ctx
         .db
-        .run(move |c| instances::get(c, instance_id))
+        .instances()
+        .get(instance_id)
         .await
         .map_err(internal)?
         .ok_or_else(|| Failure::not_found(format!("VNF instance {instance_id} not found")))?;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tacker_db::secrets::Keyring;
-use tacker_db::{Db, host_keys, vims};
+use tacker_db::{Db, vims};
 use tacker_domain::lcm::driver::{DriverError, Services};
 use tacker_domain::vim::Vim;
 use uuid::Uuid;
@@ -126,20 +126,19 @@ impl Services for InstanceServices {
     }
 
     async fn host_key(&self, vnfc: &str) -> Result<Option<String>, DriverError> {
-        let (instance, vnfc) = (self.instance, vnfc.to_owned());
         let pinned = self
             .db
-            .run(move |c| host_keys::get(c, instance, &vnfc))
+            .host_keys()
+            .get(self.instance, vnfc)
             .await
             .map_err(db_error)?;
         Ok(pinned.map(|p| p.public_key))
     }
 
     async fn pin_host_key(&self, vnfc: &str, address: &str, key: &str) -> Result<(), DriverError> {
-        let instance = self.instance;
-        let (vnfc, address, key) = (vnfc.to_owned(), address.to_owned(), key.to_owned());
         self.db
-            .run(move |c| host_keys::pin(c, instance, &vnfc, &address, &key))
+            .host_keys()
+            .pin(self.instance, vnfc, address, key)
             .await
             .map_err(db_error)
     }

@@ -113,9 +113,9 @@ impl SimDriver {
         times: Option<u32>,
     ) -> Result<bool, DriverError> {
         if let Some(db) = &self.db {
-            let s = step.to_owned();
             return db
-                .run(move |c| tacker_db::sim_faults::fail_again(c, op, &s, times))
+                .sim_faults()
+                .fail_again(op, step, times)
                 .await
                 .map_err(|e| DriverError::new(503, format!("counting simulated failures: {e}")));
         }

@@ -4,7 +4,6 @@
 //! at each operation, so credentials live in one sealed place.
 
 use serde_json::Value;
-use tacker_db::vims;
 use tacker_domain::Failure;
 use tacker_domain::lcm::{OpOcc, OperationParams, VnfInstance};
 use tacker_domain::vim::{VimConnection, VimConnectionInfo, VimConnections};
@@ -32,10 +31,10 @@ pub async fn resolve(
             ))
         };
         let id: Uuid = vim_id.parse().map_err(|_| unknown())?;
-        let keys = ctx.keys.clone();
         let vim = ctx
             .db
-            .run(move |c| vims::get(c, id, &keys))
+            .vims()
+            .get(id, &ctx.keys)
             .await
             .map_err(|e| Failure::internal(format!("reading VIM {id}: {e}")))?
             .filter(|v| v.tenant_id.is_empty() || Some(v.tenant_id.as_str()) == tenant)
@@ -66,10 +65,10 @@ pub async fn select(
     if let Some((k, v)) = from_request.or_else(|| first(Some(&instance.vim_connection_info))) {
         return resolve(ctx, &k, &v, tenant).await.map(Some);
     }
-    let (keys, tenant) = (ctx.keys.clone(), tenant.unwrap_or_default().to_owned());
     let registered = ctx
         .db
-        .run(move |c| vims::default_vim(c, &tenant, &keys))
+        .vims()
+        .default_vim(tenant.unwrap_or_default(), &ctx.keys)
         .await
         .map_err(|e| Failure::internal(format!("reading the default VIM: {e}")))?;
     if let Some(v) = registered {

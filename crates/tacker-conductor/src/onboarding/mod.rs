@@ -6,7 +6,7 @@ pub mod uri;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tacker_db::{conductors, packages};
+use tacker_db::packages;
 use tacker_domain::package::OnboardingState;
 use tacker_domain::{Failure, FailureKind};
 use tacker_rpc::proto::{DownloadCsar, DownloadCsarDone, DropCache, DropCacheDone};
@@ -25,10 +25,16 @@ fn internal(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Failure {
 /// this conductor fetches it, PROCESSING to coordinate); `false` when it is no longer
 /// UPLOADING (a redelivery, or it moved on).
 pub async fn claim(ctx: &Ctx, id: Uuid, to: OnboardingState) -> crate::Result<bool> {
-    let (me, incarnation) = (ctx.id.clone(), ctx.incarnation.clone());
     Ok(ctx
         .db
-        .run(move |c| packages::claim(c, id, &me, &incarnation, OnboardingState::Uploading, to))
+        .packages()
+        .claim(
+            id,
+            &ctx.id,
+            &ctx.incarnation,
+            OnboardingState::Uploading,
+            to,
+        )
         .await?)
 }
 
@@ -91,11 +97,10 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
         Err(e) => return Err(internal(ctx, "reading the cached package", e)),
     };
     tracing::debug!(package_id = %id, elapsed = ?started.elapsed(), "validated");
-    let me = ctx.id.clone();
-    let m = model.clone();
     let stored = ctx
         .db
-        .run(move |c| packages::store_model(c, id, &me, &m))
+        .packages()
+        .store_model(id, &ctx.id, &model)
         .instrument(info_span!("onboarding.store_model"))
         .await
         .map_err(|e| internal(ctx, "recording the VNFD", e))?;
@@ -132,7 +137,8 @@ async fn try_coordinate(ctx: &Arc<Ctx>, id: Uuid) -> Result<(), Failure> {
 async fn read(ctx: &Ctx, id: Uuid) -> Result<(String, String), Failure> {
     let stored = ctx
         .db
-        .run(move |c| packages::get(c, id))
+        .packages()
+        .get(id)
         .await
         .map_err(|e| internal(ctx, "reading the package", e))?
         .ok_or_else(Failure::superseded)?;
@@ -143,7 +149,8 @@ async fn read(ctx: &Ctx, id: Uuid) -> Result<(String, String), Failure> {
         .ok_or_else(|| internal(ctx, "reading the package", "no checksum recorded"))?;
     let digest = ctx
         .db
-        .run(move |c| packages::content_digest(c, id))
+        .packages()
+        .content_digest(id)
         .await
         .map_err(|e| internal(ctx, "reading the package", e))?
         .ok_or_else(|| internal(ctx, "reading the package", "no content digest recorded"))?;
@@ -164,7 +171,8 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
     let dead_after = ctx.dead_after;
     let required: Vec<String> = ctx
         .db
-        .run(move |c| conductors::live_ready(c, dead_after))
+        .conductors()
+        .live_ready(dead_after)
         .instrument(info_span!("onboarding.members"))
         .await
         .map_err(|e| internal(ctx, "reading the live conductors", e))?
@@ -172,10 +180,10 @@ async fn gather(ctx: &Ctx, id: Uuid, msg: &DownloadCsar) -> Result<(), Failure> 
         .map(|c| c.id)
         .collect();
     loop {
-        let req = required.clone();
         let done = match ctx
             .db
-            .run(move |c| packages::complete_onboarding(c, id, &req, dead_after))
+            .packages()
+            .complete_onboarding(id, &required, dead_after)
             .instrument(info_span!("onboarding.complete"))
             .await
         {
@@ -326,7 +334,7 @@ pub async fn purge(ctx: &Ctx, id: Uuid) {
         tracing::warn!(package_id = %id, error = %e, "could not delete the stored package");
     }
     let dead_after = ctx.dead_after;
-    match ctx.db.run(move |c| conductors::alive(c, dead_after)).await {
+    match ctx.db.conductors().alive(dead_after).await {
         Ok(alive) => {
             // This conductor's own cache is cleared below (it may not be consuming yet).
             let members: Vec<String> = alive

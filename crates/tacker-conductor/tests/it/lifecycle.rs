@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use tacker_conductor::lcm::{Drivers, LcmSettings};
 use tacker_conductor::{Conductor, Settings};
-use tacker_db::{Db, conductors};
+use tacker_db::Db;
 use tacker_domain::conductor::ConductorState;
 use tacker_rpc::proto::{Ping, Pong};
 use tacker_rpc::{Bus, BusOptions};
@@ -70,7 +70,8 @@ async fn conductors_register_turn_ready_answer_and_stop_gracefully() {
         );
 
         let live =
-            e.db.run(|c| conductors::live_ready(c, Duration::from_secs(1)))
+            e.db.conductors()
+                .live_ready(Duration::from_secs(1))
                 .await
                 .unwrap();
         assert_eq!(
@@ -119,10 +120,11 @@ async fn conductors_register_turn_ready_answer_and_stop_gracefully() {
 
         // SIGTERM-equivalent: STOPPING at once, out of the live set, readiness gone.
         c1.shutdown().await;
-        let all = e.db.run(conductors::list).await.unwrap();
+        let all = e.db.conductors().list().await.unwrap();
         assert_eq!(all[0].state, ConductorState::Stopping);
         let live =
-            e.db.run(|c| conductors::live_ready(c, Duration::from_secs(1)))
+            e.db.conductors()
+                .live_ready(Duration::from_secs(1))
                 .await
                 .unwrap();
         assert_eq!(
@@ -150,7 +152,7 @@ async fn a_conductor_restarting_with_the_same_id_reuses_its_row() {
     c.shutdown().await;
     let c = start(&e, "c1", None).await;
     assert!(c.wait_ready(Duration::from_secs(5)).await);
-    let all = e.db.run(conductors::list).await.unwrap();
+    let all = e.db.conductors().list().await.unwrap();
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].state, ConductorState::Ready);
     c.shutdown().await;

@@ -52,3 +52,18 @@ pub fn insert_imported(
         Ok(Imported::Inserted)
     })
 }
+
+impl super::Packages<'_> {
+    /// [`insert_imported`] on a pooled connection.
+    pub async fn insert_imported(
+        self,
+        p: &VnfPackage,
+        onboarded: Option<(&PackageModel, &str)>,
+    ) -> Result<Imported> {
+        let p = p.clone();
+        let onboarded = onboarded.map(|(m, d)| (m.clone(), d.to_owned()));
+        self.0
+            .run(move |c| insert_imported(c, &p, onboarded.as_ref().map(|(m, d)| (m, d.as_str()))))
+            .await
+    }
+}

@@ -11,18 +11,18 @@ async fn heartbeat_expiry_removes_a_conductor_from_the_live_set() {
     for t in TestDb::each() {
         let db = open(&t);
         for id in ["c1", "c2"] {
-            db.run(move |c| conductors::register(c, id, "host", "inc-1"))
-                .await
-                .unwrap();
+            db.conductors().register(id, "host", "inc-1").await.unwrap();
         }
         // SYNCING conductors are not in the live READY set.
         let live = db
-            .run(|c| conductors::live_ready(c, Duration::from_secs(5)))
+            .conductors()
+            .live_ready(Duration::from_secs(5))
             .await
             .unwrap();
         assert!(live.is_empty());
         for id in ["c1", "c2"] {
-            db.run(move |c| conductors::set_state(c, id, ConductorState::Ready))
+            db.conductors()
+                .set_state(id, ConductorState::Ready)
                 .await
                 .unwrap();
         }
@@ -30,45 +30,38 @@ async fn heartbeat_expiry_removes_a_conductor_from_the_live_set() {
         let ids = |v: Vec<tacker_domain::conductor::Conductor>| {
             v.into_iter().map(|c| c.id).collect::<Vec<_>>()
         };
-        let live = db
-            .run(move |c| conductors::live_ready(c, dead_after))
-            .await
-            .unwrap();
+        let live = db.conductors().live_ready(dead_after).await.unwrap();
         assert_eq!(ids(live), vec!["c1", "c2"]);
         // Only c2 keeps beating.
         for _ in 0..4 {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            assert!(db.run(|c| conductors::heartbeat(c, "c2")).await.unwrap());
+            assert!(db.conductors().heartbeat("c2").await.unwrap());
         }
-        let live = db
-            .run(move |c| conductors::live_ready(c, dead_after))
-            .await
-            .unwrap();
+        let live = db.conductors().live_ready(dead_after).await.unwrap();
         assert_eq!(ids(live), vec!["c2"], "{}", t.url);
         // A restart with the same id re-uses the row, back in SYNCING.
-        db.run(|c| conductors::register(c, "c1", "host2", "inc-2"))
+        db.conductors()
+            .register("c1", "host2", "inc-2")
             .await
             .unwrap();
-        let all = db.run(conductors::list).await.unwrap();
+        let all = db.conductors().list().await.unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].state, ConductorState::Syncing);
         assert_eq!(all[0].host, "host2");
         assert_eq!(all[0].incarnation, "inc-2", "a new incarnation");
         // Stopping conductors leave the live set at once.
-        db.run(|c| conductors::set_state(c, "c2", ConductorState::Stopping))
+        db.conductors()
+            .set_state("c2", ConductorState::Stopping)
             .await
             .unwrap();
         assert!(
-            db.run(move |c| conductors::live_ready(c, dead_after))
+            db.conductors()
+                .live_ready(dead_after)
                 .await
                 .unwrap()
                 .is_empty()
         );
-        assert!(
-            !db.run(|c| conductors::heartbeat(c, "nobody"))
-                .await
-                .unwrap()
-        );
+        assert!(!db.conductors().heartbeat("nobody").await.unwrap());
     }
 }
 

@@ -22,23 +22,19 @@ async fn insert_get_list_round_trip_on_both_backends() {
         let a = new_pkg(json!({"k": "v", "n": 1}));
         let b = new_pkg(json!({}));
         for p in [a.clone(), b.clone()] {
-            db.run(move |c| packages::insert(c, &p)).await.unwrap();
+            db.packages().insert(&p).await.unwrap();
         }
         let id = a.id;
-        let got = db
-            .run(move |c| packages::get(c, id))
-            .await
-            .unwrap()
-            .unwrap();
+        let got = db.packages().get(id).await.unwrap().unwrap();
         assert_eq!(got.package.user_defined_data, a.user_defined_data);
         assert_eq!(got.package.onboarding_state, OnboardingState::Created);
         assert_eq!(got.revision, 0);
-        let all = db.run(packages::list).await.unwrap();
+        let all = db.packages().list().await.unwrap();
         assert_eq!(
             all.iter().map(|p| p.id).collect::<Vec<_>>(),
             vec![a.id, b.id]
         );
-        let missing = db.run(|c| packages::get(c, Uuid::new_v4())).await.unwrap();
+        let missing = db.packages().get(Uuid::new_v4()).await.unwrap();
         assert!(missing.is_none(), "{}", t.url);
     }
 }
@@ -49,52 +45,27 @@ async fn modify_is_optimistic_and_delete_is_conditional() {
         let db = open(&t);
         let p = new_pkg(json!({"a": 1}));
         let id = p.id;
-        db.run(move |c| packages::insert(c, &p)).await.unwrap();
+        db.packages().insert(&p).await.unwrap();
         let data = json!({"a": 2}).as_object().unwrap().clone();
         let d2 = data.clone();
-        assert!(
-            db.run(move |c| packages::modify(c, id, 0, None, Some(&d2)))
-                .await
-                .unwrap()
-        );
+        assert!(db.packages().modify(id, 0, None, Some(&d2)).await.unwrap());
         // A writer holding the old revision loses.
         let d3 = data.clone();
-        assert!(
-            !db.run(move |c| packages::modify(c, id, 0, None, Some(&d3)))
-                .await
-                .unwrap()
-        );
-        let got = db
-            .run(move |c| packages::get(c, id))
-            .await
-            .unwrap()
-            .unwrap();
+        assert!(!db.packages().modify(id, 0, None, Some(&d3)).await.unwrap());
+        let got = db.packages().get(id).await.unwrap().unwrap();
         assert_eq!(got.revision, 1);
         assert_eq!(got.package.user_defined_data, data);
 
         // ENABLED packages cannot be deleted.
         let en = Some(OperationalState::Enabled);
-        assert!(
-            db.run(move |c| packages::modify(c, id, 1, en, None))
-                .await
-                .unwrap()
-        );
-        assert!(!db.run(move |c| packages::soft_delete(c, id)).await.unwrap());
+        assert!(db.packages().modify(id, 1, en, None).await.unwrap());
+        assert!(!db.packages().soft_delete(id).await.unwrap());
         let dis = Some(OperationalState::Disabled);
-        assert!(
-            db.run(move |c| packages::modify(c, id, 2, dis, None))
-                .await
-                .unwrap()
-        );
-        assert!(db.run(move |c| packages::soft_delete(c, id)).await.unwrap());
-        assert!(!db.run(move |c| packages::soft_delete(c, id)).await.unwrap());
-        assert!(
-            db.run(move |c| packages::get(c, id))
-                .await
-                .unwrap()
-                .is_none()
-        );
-        assert!(db.run(packages::list).await.unwrap().is_empty());
+        assert!(db.packages().modify(id, 2, dis, None).await.unwrap());
+        assert!(db.packages().soft_delete(id).await.unwrap());
+        assert!(!db.packages().soft_delete(id).await.unwrap());
+        assert!(db.packages().get(id).await.unwrap().is_none());
+        assert!(db.packages().list().await.unwrap().is_empty());
     }
 }
 
@@ -154,7 +125,8 @@ async fn json_path_equalities_narrow_in_the_database_and_keep_every_match() {
             assert!(!wanted.is_empty(), "{path} {values:?}");
             let narrow = Narrow(vec![(path.to_owned(), values.clone())]);
             let got: Vec<Uuid> = db
-                .run(move |c| packages::list_from(c, &From::Start, &narrow, 100))
+                .packages()
+                .list_from(&From::Start, &narrow, 100)
                 .await
                 .unwrap()
                 .into_iter()

@@ -122,10 +122,7 @@ async fn every_sealed_row_is_checked_and_resealed_a_chunk_at_a_time() {
         let e = db.run(move |c| sealed::open_all(c, &k)).await.unwrap_err();
         assert!(e.to_string().contains("k9"), "{e}");
         let k = k2.clone();
-        let e = db
-            .run(move |c| instances::open_sealed(c, &k))
-            .await
-            .unwrap_err();
+        let e = db.instances().open_sealed(&k).await.unwrap_err();
         assert!(e.to_string().contains("k9"), "{e}");
     }
 }

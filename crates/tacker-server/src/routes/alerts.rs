@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
-use tacker_db::alarms::{self, Raised};
+use tacker_db::alarms::Raised;
 use tacker_domain::fm::alert::{AUTOHEAL, AUTOSCALE, Alert, Function, Status, Webhook, opted_in};
 use tacker_domain::lcm::VnfInstance;
 use uuid::Uuid;
@@ -130,7 +130,8 @@ async fn take(
         if let std::collections::hash_map::Entry::Vacant(e) = instances.entry(id) {
             let found = st
                 .db
-                .run(move |c| tacker_db::instances::get(c, id))
+                .instances()
+                .get(id)
                 .await?
                 .filter(|i| sees_instance(&who, i, &areas));
             e.insert(found);
@@ -148,8 +149,8 @@ async fn take(
             }
             Status::Firing => firing(&mut out, a, i).await?,
             Status::Resolved => {
-                let (fp, at) = (a.fingerprint.clone(), a.ended(chrono::Utc::now()));
-                match st.db.run(move |c| alarms::clear(c, id, &fp, at)).await? {
+                let at = a.ended(chrono::Utc::now());
+                match st.db.alarms().clear(id, &a.fingerprint, at).await? {
                     Some(alarm) => {
                         tracing::info!(alarm_id = %alarm.id, vnf_instance_id = %id, "alarm cleared");
                         out.count(f, "cleared");
@@ -179,7 +180,7 @@ async fn firing(out: &mut Outcome<'_>, a: &Alert, i: &VnfInstance) -> Result<(),
         }
     };
     let vnfcs = alarm.vnfc_instance_ids.clone();
-    let raised = st.db.run(move |c| alarms::raise(c, &alarm)).await?;
+    let raised = st.db.alarms().raise(&alarm).await?;
     match raised {
         Raised::New(alarm) => {
             tracing::info!(alarm_id = %alarm.id, vnf_instance_id = %i.id, severity = %alarm.perceived_severity, "alarm raised");
@@ -209,10 +210,7 @@ async fn firing(out: &mut Outcome<'_>, a: &Alert, i: &VnfInstance) -> Result<(),
         return Ok(());
     }
     let (id, window) = (i.id, st.settings.auto_heal_window);
-    let added = st
-        .db
-        .run(move |c| tacker_db::auto_heals::request(c, id, &vnfcs, window))
-        .await?;
+    let added = st.db.auto_heals().request(id, &vnfcs, window).await?;
     if added > 0 {
         tracing::info!(vnf_instance_id = %id, vnfcs = added, "auto-heal requested");
         due(st, id).await;
@@ -236,7 +234,8 @@ async fn scale(out: &mut Outcome<'_>, a: &Alert, i: &VnfInstance) -> Result<(), 
     let (id, window) = (i.id, st.settings.auto_scale_window);
     let new = st
         .db
-        .run(move |c| tacker_db::auto_scales::request(c, id, &aspect, direction, window))
+        .auto_scales()
+        .request(id, &aspect, direction, window)
         .await?;
     if new {
         tracing::info!(vnf_instance_id = %id, "auto-scale requested");

@@ -3,13 +3,12 @@
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde_json::json;
-use tacker_db::conductors;
 
 use crate::extract::AcceptsJson;
 use crate::{ApiError, ServerState};
 
 pub async fn list(_: AcceptsJson, st: web::Data<ServerState>) -> Result<HttpResponse, ApiError> {
-    let all = st.db.run(conductors::list).await?;
+    let all = st.db.conductors().list().await?;
     let dead_after = st.settings.dead_after;
     let now = Utc::now();
     let body: Vec<_> = all

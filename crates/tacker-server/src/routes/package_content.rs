@@ -24,7 +24,7 @@ use crate::{ApiError, ServerState};
 
 /// Why an upload may not start: 404 when gone, 409 when not CREATED.
 async fn refuse_upload(st: &ServerState, id: Uuid) -> ApiError {
-    match st.db.run(move |c| packages::get(c, id)).await {
+    match st.db.packages().get(id).await {
         Ok(Some(s)) => ApiError::Conflict(format!(
             "VNF package {id} is {}; content can be uploaded only while it is CREATED",
             s.package.onboarding_state
@@ -52,7 +52,7 @@ fn progress_ticker(
             let now = received.load(Ordering::Relaxed);
             if now > seen {
                 seen = now;
-                let _ = db.run(move |c| packages::touch_progress(c, id)).await;
+                let _ = db.packages().touch_progress(id).await;
             }
         }
     })
@@ -110,12 +110,7 @@ where
 
 /// Puts the package back to CREATED with `problem` as its failure details.
 async fn fail(st: &ServerState, id: Uuid, problem: &ProblemDetails) {
-    let p = problem.clone();
-    if let Err(e) = st
-        .db
-        .run(move |c| packages::fail_onboarding(c, id, &p))
-        .await
-    {
+    if let Err(e) = st.db.packages().fail_onboarding(id, problem).await {
         tracing::error!(package_id = %id, error = %e, "could not record the failed upload");
     }
     let _ = st
@@ -239,7 +234,8 @@ pub async fn upload(
     let scope = who.confinement();
     if !st
         .db
-        .run(move |c| packages::begin_upload(c, id, &scope))
+        .packages()
+        .begin_upload(id, &scope)
         .instrument(info_span!("upload.begin"))
         .await?
     {
@@ -287,11 +283,10 @@ pub async fn upload(
             return Err(e);
         }
     };
-    let (sha, fast) = (stored.sha512.clone(), stored.blake3.clone());
-    let size = stored.size;
     let recorded = st
         .db
-        .run(move |c| packages::set_content(c, id, size, &sha, &fast))
+        .packages()
+        .set_content(id, stored.size, &stored.sha512, &stored.blake3)
         .instrument(info_span!("upload.record"))
         .await;
     if !matches!(recorded, Ok(true)) {
@@ -321,7 +316,7 @@ pub async fn upload(
         fail(&st, id, &problem).await;
         return Err(e.into());
     }
-    tracing::info!(package_id = %id, bytes = size, "upload stored; onboarding cast");
+    tracing::info!(package_id = %id, bytes = stored.size, "upload stored; onboarding cast");
     Ok(HttpResponse::Accepted().finish())
 }
 
@@ -370,11 +365,7 @@ pub async fn upload_from_uri(
         ));
     }
     let scope = who.confinement();
-    if !st
-        .db
-        .run(move |c| packages::begin_upload(c, id, &scope))
-        .await?
-    {
+    if !st.db.packages().begin_upload(id, &scope).await? {
         return Err(refuse_upload(&st, id).await);
     }
     let msg = UploadFromUri {

@@ -40,8 +40,7 @@ pub async fn create(
         chrono::Utc::now(),
     )
     .owned_by(who.owner());
-    let stored = pkg.clone();
-    st.db.run(move |c| packages::insert(c, &stored)).await?;
+    st.db.packages().insert(&pkg).await?;
     tracing::info!(package_id = %pkg.id, "VNF package created");
     Ok(created(pkg.to_info(&api_base(&req, &st))))
 }
@@ -175,7 +174,8 @@ pub async fn modify(
         let rev = stored.revision;
         let done = st
             .db
-            .run(move |c| packages::modify(c, id, rev, op_state, data.as_ref()))
+            .packages()
+            .modify(id, rev, op_state, data.as_ref())
             .await?;
         if done {
             let mut answer = Map::new();
@@ -204,7 +204,7 @@ pub async fn delete(
     if let Some(reason) = stored.package.delete_conflict() {
         return Err(ApiError::Conflict(reason));
     }
-    if !st.db.run(move |c| packages::soft_delete(c, id)).await? {
+    if !st.db.packages().soft_delete(id).await? {
         // It changed between the read and the update: report what it is now.
         let now = load(&st, &path, &who).await?;
         let reason = now
@@ -235,5 +235,5 @@ pub async fn stored_model(
     st: &ServerState,
     id: Uuid,
 ) -> Result<Option<tacker_domain::vnfd::PackageModel>, ApiError> {
-    Ok(st.db.run(move |c| packages::model(c, id)).await?)
+    Ok(st.db.packages().model(id).await?)
 }

@@ -5,7 +5,7 @@
 //! `fm.auto_heal_window`, one heal at a time, the cool-down). 204 as Tacker answers.
 
 use actix_web::HttpResponse;
-use tacker_db::alarms::{self, Raised};
+use tacker_db::alarms::Raised;
 use tacker_domain::fm::alert::{AUTOHEAL, opted_in};
 use tacker_domain::fm::server::{self, ServerNotification};
 use tacker_domain::lcm::InstantiationState;
@@ -38,16 +38,13 @@ pub async fn notify(
         ))
     })?;
     let alarm = server::alarm(&i, &server_id, &vnfc, &b.notification, chrono::Utc::now());
-    if let Raised::New(a) = st.db.run(move |c| alarms::raise(c, &alarm)).await? {
+    if let Raised::New(a) = st.db.alarms().raise(&alarm).await? {
         tracing::info!(alarm_id = %a.id, vnf_instance_id = %i.id, server_id = %server_id, "server fault: alarm raised");
     }
     st.metrics.alert("server_notification", "raised");
     if opted_in(&i, AUTOHEAL) {
         let (id, window) = (i.id, st.settings.auto_heal_window);
-        let added = st
-            .db
-            .run(move |c| tacker_db::auto_heals::request(c, id, &[vnfc], window))
-            .await?;
+        let added = st.db.auto_heals().request(id, &[vnfc], window).await?;
         if added > 0 {
             super::alerts::due(&st, id).await;
         }

@@ -8,7 +8,7 @@
 
 use actix_web::HttpResponse;
 use serde_json::{Value, json};
-use tacker_db::{instances, vims};
+use tacker_db::vims;
 use tacker_domain::vim::{Vim, parse_new};
 use tacker_rpc::Target;
 use tacker_rpc::proto::{CheckVim, VimChecked};
@@ -40,9 +40,9 @@ fn id_of(raw: &str) -> Result<Uuid, ApiError> {
 impl Scoped for Vim {
     async fn load(st: &ServerState, raw: &str, who: &Principal) -> Result<Self, ApiError> {
         let id = id_of(raw)?;
-        let keys = st.keys.clone();
         st.db
-            .run(move |c| vims::get(c, id, &keys))
+            .vims()
+            .get(id, &st.keys)
             .await?
             .filter(|v| sees_vim(who, v))
             .ok_or_else(|| ApiError::NotFound(format!("VIM {id} could not be found")))
@@ -64,11 +64,7 @@ pub async fn list(Call { req, who, st }: Call, _: AcceptsJson) -> Result<HttpRes
     let q: Vec<(String, String)> = url::form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
         .collect();
-    let (keys, tenant) = (st.keys.clone(), who.scope().map(str::to_owned));
-    let all = st
-        .db
-        .run(move |c| vims::list(c, tenant.as_deref(), &keys))
-        .await?;
+    let all = st.db.vims().list(who.scope(), &st.keys).await?;
     let wanted = |k: &'static str| -> Vec<&str> {
         q.iter()
             .filter(|(n, _)| n == k)
@@ -142,8 +138,7 @@ pub async fn create(
     check_area(&who, &vim)?;
     crate::http::check_vim_endpoint(&st, &vim.auth_url, "auth_url").await?;
     check_credentials(&st, &vim).await?;
-    let (stored, keys) = (vim.clone(), st.keys.clone());
-    if let Some(c) = st.db.run(move |c| vims::create(c, &stored, &keys)).await? {
+    if let Some(c) = st.db.vims().create(&vim, &st.keys).await? {
         return Err(conflict(c, &vim.name));
     }
     tracing::info!(vim_id = %vim.id, name = %vim.name, vim_type = %vim.vim_type, tenant = %vim.tenant_id, "VIM registered");
@@ -174,8 +169,7 @@ pub async fn update(
     if credentials {
         check_credentials(&st, &vim).await?;
     }
-    let (stored, keys) = (vim.clone(), st.keys.clone());
-    if let Some(c) = st.db.run(move |c| vims::update(c, &stored, &keys)).await? {
+    if let Some(c) = st.db.vims().update(&vim, &st.keys).await? {
         return Err(conflict(c, &vim.name));
     }
     tracing::info!(vim_id = %vim.id, "VIM updated");
@@ -188,13 +182,12 @@ pub async fn delete(
     ByPath(vim): ByPath<Vim>,
 ) -> Result<HttpResponse, ApiError> {
     let id = vim.id;
-    let text = id.to_string();
-    if st.db.run(move |c| instances::using_vim(c, &text)).await? {
+    if st.db.instances().using_vim(&id.to_string()).await? {
         return Err(ApiError::Conflict(format!(
             "VIM {id} is used by a VNF instance"
         )));
     }
-    if !st.db.run(move |c| vims::delete(c, id)).await? {
+    if !st.db.vims().delete(id).await? {
         return Err(ApiError::NotFound(format!("VIM {id} could not be found")));
     }
     tracing::info!(vim_id = %id, "VIM deleted");

@@ -339,7 +339,8 @@ async fn a_stalled_upload_is_recovered_to_created() {
     // An uploader that started and vanished: UPLOADING, no progress, no coordinator.
     assert!(
         app.db
-            .run(move |c| tacker_db::packages::begin_upload(c, uid, &Default::default()))
+            .packages()
+            .begin_upload(uid, &Default::default())
             .await
             .unwrap()
     );
@@ -367,7 +368,7 @@ async fn a_conductor_that_cannot_sync_stays_syncing_and_retries() {
     let ctx = app.conductors[c2].ctx().clone();
     let ready_early = ctx.is_ready();
     let metrics = ctx.metrics.render();
-    let rows = app.db.run(tacker_db::conductors::list).await.unwrap();
+    let rows = app.db.conductors().list().await.unwrap();
     tacker_testkit::csar::make_writable(&dir);
     assert!(!ready_early, "READY with a stale cache");
     assert!(

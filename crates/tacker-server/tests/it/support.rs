@@ -456,10 +456,7 @@ impl TestApp {
         p.operational_state = op;
         p.usage_state = usage;
         let id = p.id;
-        self.db
-            .run(move |c| tacker_db::packages::insert(c, &p))
-            .await
-            .unwrap();
+        self.db.packages().insert(&p).await.unwrap();
         id
     }
 }

@@ -293,7 +293,7 @@ async fn a_fourth_conductor_syncs_every_package_before_it_turns_ready() {
     if let Some(coordinated) = log.find("coordinating onboarding") {
         assert!(coordinated > ready_at, "took a cast before READY:\n{log}");
     }
-    let row: Vec<_> = c.db.run(tacker_db::conductors::list).await.unwrap();
+    let row: Vec<_> = c.db.conductors().list().await.unwrap();
     assert!(
         row.iter()
             .any(|r| r.id == "pc-4" && r.state == tacker_domain::conductor::ConductorState::Ready)

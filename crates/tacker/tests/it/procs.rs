@@ -292,7 +292,7 @@ impl Cluster {
 
     pub async fn coordinator(&self, id: &str) -> Option<String> {
         let id: uuid::Uuid = id.parse().unwrap();
-        let all = self.db.run(tacker_db::packages::in_flight).await.unwrap();
+        let all = self.db.packages().in_flight().await.unwrap();
         all.into_iter()
             .find(|p| p.id == id)
             .and_then(|p| p.coordinator)

@@ -17,10 +17,7 @@ pub async fn list(
     Listed(q, _): Listed<Alarm>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant = who.scope().map(str::to_owned);
-    let all = st
-        .db
-        .run(move |c| alarms::list(c, tenant.as_deref()))
-        .await?;
+    let all = st.db.alarms().list(tenant.as_deref()).await?;
     let (fm, lcm) = bases(&req, &st);
     let mut docs = Vec::with_capacity(all.len());
     for (a, created) in all {
@@ -70,11 +67,7 @@ pub async fn modify(
     PatchBody(m): PatchBody<Modifications>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, state) = (a.id, m.ack_state);
-    match st
-        .db
-        .run(move |c| alarms::acknowledge(c, id, state))
-        .await?
-    {
+    match st.db.alarms().acknowledge(id, state).await? {
         Acknowledged::Changed(_) => {
             tracing::info!(alarm_id = %id, ack_state = %state, "alarm acknowledgement changed");
             Ok(HttpResponse::Ok().json(json!({"ackState": state})))

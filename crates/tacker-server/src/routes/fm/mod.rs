@@ -44,7 +44,8 @@ async fn sees(
     let areas = vim_areas(st, who).await?;
     Ok(st
         .db
-        .run(move |c| tacker_db::instances::get(c, id))
+        .instances()
+        .get(id)
         .await?
         .is_some_and(|i| sees_instance(who, &i, &areas)))
 }

@@ -59,13 +59,8 @@ pub async fn create(
         created_at: chrono::Utc::now(),
         tenant: who.owner(),
     };
-    let stored = instance.clone();
     let quota = st.settings.max_instances_per_tenant;
-    match st
-        .db
-        .run(move |c| instances::create(c, &stored, quota))
-        .await?
-    {
+    match st.db.instances().create(&instance, quota).await? {
         instances::CreateOutcome::Created => {}
         instances::CreateOutcome::QuotaReached => {
             return Err(super::subscriptions::quota_reached(
@@ -176,7 +171,8 @@ async fn package_change(
         let id = crate::http::parse_id(&p, "VNF package")?;
         let stored = st
             .db
-            .run(move |c| tacker_db::packages::get(c, id))
+            .packages()
+            .get(id)
             .await?
             .filter(|s| s.package.tenant.is_none() || s.package.tenant == instance.tenant)
             .ok_or_else(|| ApiError::Unprocessable(format!("VNF package {p} not found")))?;
@@ -245,7 +241,7 @@ pub async fn delete(
     ByPath(i): ByPath<VnfInstance>,
 ) -> Result<HttpResponse, ApiError> {
     let id = i.id;
-    match st.db.run(move |c| instances::delete(c, id)).await? {
+    match st.db.instances().delete(id).await? {
         instances::DeleteOutcome::Deleted => {
             tracing::info!(vnf_instance_id = %id, "VNF instance deleted");
             Ok(HttpResponse::NoContent().finish())

@@ -128,11 +128,7 @@ pub async fn usable_package(
     vnfd_id: &str,
     tenant: Option<&str>,
 ) -> Result<tacker_db::instances::UsablePackage, ApiError> {
-    let (v, t) = (vnfd_id.to_owned(), tenant.map(str::to_owned));
-    let found = st
-        .db
-        .run(move |c| tacker_db::instances::usable_package(c, &v, t.as_deref()))
-        .await?;
+    let found = st.db.instances().usable_package(vnfd_id, tenant).await?;
     match found {
         tacker_db::instances::Usable::One(p) if who.sees_vendor(Some(&p.provider)) => Ok(p),
         tacker_db::instances::Usable::Ambiguous(n) => Err(ApiError::Unprocessable(format!(
@@ -194,10 +190,10 @@ pub async fn check_vims<'a>(
             ))
         };
         let id: Uuid = vim_id.parse().map_err(|_| unknown())?;
-        let keys = st.keys.clone();
         let vim = st
             .db
-            .run(move |c| tacker_db::vims::get(c, id, &keys))
+            .vims()
+            .get(id, &st.keys)
             .await?
             .filter(|v| crate::scope::sees_vim(who, v))
             .filter(|v| v.tenant_id.is_empty() || Some(v.tenant_id.as_str()) == tenant)
@@ -246,11 +242,7 @@ pub async fn start(
     )
     .sealed(declared, &mut |s| crate::http::seal(st, s))?;
     let operation = op.operation;
-    let stored = op.clone();
-    let created = st
-        .db
-        .run(move |c| ops::create(c, &stored, sealed.as_deref()))
-        .await?;
+    let created = st.db.op_occs().create(&op, sealed.as_deref()).await?;
     match created {
         ops::CreateOutcome::Created => {}
         ops::CreateOutcome::Busy => {
@@ -277,7 +269,7 @@ pub async fn start(
             ..Default::default()
         };
         let id = op.id;
-        let _ = st.db.run(move |c| ops::transition(c, id, &t)).await;
+        let _ = st.db.op_occs().transition(id, &t).await;
         return Err(e);
     }
     tracing::info!(vnf_instance_id = %instance, op_occ_id = %op.id, %operation, "operation started");

@@ -82,7 +82,8 @@ impl Scoped for OpOcc {
             let areas = vim_areas(st, who).await?;
             seen = st
                 .db
-                .run(move |c| tacker_db::instances::get(c, id))
+                .instances()
+                .get(id)
                 .await?
                 .is_some_and(|i| sees_instance(who, &i, &areas));
         }
@@ -131,7 +132,8 @@ async fn from_failed_temp(
     };
     let id = op.id;
     st.db
-        .run(move |c| ops::transition(c, id, &t))
+        .op_occs()
+        .transition(id, &t)
         .await?
         .ok_or_else(|| not_failed_temp(op, what))
 }
@@ -218,8 +220,8 @@ pub async fn cancel(
         ))
     })?;
     let (id, mode) = (op.id, b.cancel_mode);
-    let Some(op) = st.db.run(move |c| ops::request_cancel(c, id, mode)).await? else {
-        let now = st.db.run(move |c| ops::get(c, id)).await?.unwrap_or(op);
+    let Some(op) = st.db.op_occs().request_cancel(id, mode).await? else {
+        let now = st.db.op_occs().get(id).await?.unwrap_or(op);
         return Err(ApiError::Conflict(match now.cancel_pending {
             Some(m) => format!("operation occurrence {id} is being cancelled already ({m})"),
             None => format!(

@@ -88,14 +88,10 @@ pub async fn create(
         tenant: who.owner(),
         confinement: who.confinement(),
     };
-    let (stored, quota) = (s.clone(), st.settings.max_subscriptions_per_tenant);
+    let quota = st.settings.max_subscriptions_per_tenant;
     let refuse = st.settings.refuse_duplicate_subscriptions;
     let base = api.base(&req, &st);
-    match st
-        .db
-        .run(move |c| subscriptions::insert(c, &stored, refuse, quota))
-        .await?
-    {
+    match st.db.subscriptions().insert(&s, refuse, quota).await? {
         Insert::Created => {
             tracing::info!(subscription_id = %s.id, "subscription created");
             Ok(created(s.to_json(&base)))
@@ -124,7 +120,7 @@ pub async fn list(
     api: Api,
     Listed(q, _): Listed<Subscription>,
 ) -> Result<HttpResponse, ApiError> {
-    let all = st.db.run(subscriptions::list).await?;
+    let all = st.db.subscriptions().list().await?;
     let base = api.base(&req, &st);
     let docs = all
         .iter()
@@ -160,7 +156,7 @@ pub async fn delete(
     ByPath(s): ByPath<Subscription>,
 ) -> Result<HttpResponse, ApiError> {
     let id = s.id;
-    if st.db.run(move |c| subscriptions::delete(c, id)).await? {
+    if st.db.subscriptions().delete(id).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {
         Err(ApiError::NotFound(format!("subscription {id} not found")))

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use actix_web::HttpResponse;
 use chrono::Utc;
 use serde_json::{Value, json};
-use tacker_db::{pm_jobs, pm_thresholds};
 use tacker_domain::fm::alert::{Alert, Status, Webhook};
 use tacker_domain::pm::job::PmJob;
 use tacker_domain::pm::report::{Entry, Report, Sample};
@@ -147,7 +146,7 @@ pub async fn pm_event(
             }
         };
         if let std::collections::btree_map::Entry::Vacant(e) = jobs.entry(id) {
-            let j = st.db.run(move |c| pm_jobs::get(c, id)).await?;
+            let j = st.db.pm_jobs().get(id).await?;
             e.insert(j.filter(|j| who.sees(j.tenant.as_deref())));
         }
         let Some(Some(j)) = jobs.get(&id) else {
@@ -179,10 +178,7 @@ pub async fn pm_event(
         // firing alert again and again).
         let period = i64::from(j.criteria.reporting_period.saturating_sub(1));
         let since = Utc::now() - chrono::Duration::seconds(period);
-        let recent = st
-            .db
-            .run(move |c| pm_jobs::reports_since(c, id, since))
-            .await?;
+        let recent = st.db.pm_jobs().reports_since(id, since).await?;
         let key = |e: &Entry| {
             (
                 e.object_instance_id,
@@ -213,7 +209,7 @@ pub async fn pm_event(
             ready_time: Utc::now(),
             entries: list,
         };
-        st.db.run(move |c| pm_jobs::add_report(c, &r)).await?;
+        st.db.pm_jobs().add_report(&r).await?;
         for _ in 0..n {
             out.count(&st, F, "reported");
         }
@@ -248,7 +244,8 @@ pub async fn pm_threshold(
             let id = label_id(a, "threshold_id")?;
             let t = st
                 .db
-                .run(move |c| pm_thresholds::get(c, id))
+                .pm_thresholds()
+                .get(id)
                 .await
                 .map_err(|e| e.to_string())?
                 .filter(|t| who.sees(t.tenant.as_deref()))
@@ -286,7 +283,8 @@ pub async fn pm_threshold(
         let now = Utc::now();
         let crossed = st
             .db
-            .run(move |c| pm_thresholds::observe(c, id, sub.as_deref(), v, now))
+            .pm_thresholds()
+            .observe(id, sub.as_deref(), v, now)
             .await?;
         match crossed {
             Some(c) => {

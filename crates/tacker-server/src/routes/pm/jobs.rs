@@ -99,7 +99,8 @@ pub async fn report(
     let id = j.id;
     let r = st
         .db
-        .run(move |c| pm_jobs::report(c, id, rid))
+        .pm_jobs()
+        .report(id, rid)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("report {raw} of PM job {id} not found")))?;
     Ok(HttpResponse::Ok().json(r.to_json()))

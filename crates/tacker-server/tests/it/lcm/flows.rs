@@ -477,7 +477,8 @@ async fn a_retry_after_an_end_hook_failure_runs_only_the_hook_and_passwords_stay
     let iid: uuid::Uuid = i.parse().unwrap();
     let sealed = app
         .db
-        .run(move |c| tacker_db::instances::instantiate_params(c, iid))
+        .instances()
+        .instantiate_params(iid)
         .await
         .unwrap()
         .unwrap();
@@ -486,12 +487,7 @@ async fn a_retry_after_an_end_hook_failure_runs_only_the_hook_and_passwords_stay
         "{sealed}"
     );
     assert!(app.keys.open(&sealed).unwrap().contains("pw-9f3e1c"));
-    let stored = app
-        .db
-        .run(move |c| tacker_db::op_occs::get(c, opid))
-        .await
-        .unwrap()
-        .unwrap();
+    let stored = app.db.op_occs().get(opid).await.unwrap().unwrap();
     assert!(!format!("{:?} {}", stored.request, stored.operation_params).contains("pw-9f3e1c"));
 }
 

@@ -19,7 +19,7 @@ async fn delivered_notifications_are_pruned_after_their_retention() {
     let (_, op) = app.instantiated(Some(&sub)).await;
     sub.wait("the result", |g| states_of(g, &op).len() == 3)
         .await;
-    let kept = || app.db.run(tacker_db::outbox::kept);
+    let kept = || app.db.outbox().kept();
     assert!(kept().await.unwrap() > 0, "delivered rows are kept a while");
     let deadline = tokio::time::Instant::now() + T;
     while kept().await.unwrap() > 0 {
@@ -33,7 +33,7 @@ async fn delivered_notifications_are_pruned_after_their_retention() {
     let i = app.create_instance().await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(
-        app.db.run(tacker_db::outbox::undelivered).await.unwrap() > 0,
+        app.db.outbox().undelivered().await.unwrap() > 0,
         "the creation of {i} waits for its subscriber"
     );
 }
@@ -84,7 +84,7 @@ async fn ended_operations_are_pruned_after_their_retention_and_open_ones_kept() 
         "the FAILED_TEMP one stays"
     );
     // What the conductors report as tacker_lcm_op_occurrences{state}.
-    let counts = app.db.run(tacker_db::op_occs::counts).await.unwrap();
+    let counts = app.db.op_occs().counts().await.unwrap();
     assert_eq!(counts, vec![("FAILED_TEMP".to_owned(), 1)]);
 }
 
@@ -104,7 +104,7 @@ async fn notifications_undelivered_past_their_max_age_are_dropped() {
     app.subscribe(&down, json!({})).await;
     down.set_down(true);
     let _ = app.create_instance().await;
-    let undelivered = || app.db.run(tacker_db::outbox::undelivered);
+    let undelivered = || app.db.outbox().undelivered();
     assert!(
         undelivered().await.unwrap() > 0,
         "queued while the subscriber is down"

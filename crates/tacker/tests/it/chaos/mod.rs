@@ -113,8 +113,8 @@ enum Fault {
 /// Packages UPLOADING, PROCESSING and operations in progress (from the database).
 async fn in_flight(c: &Cluster) -> Option<(usize, usize, usize)> {
     use tacker_domain::package::OnboardingState;
-    let pkgs = c.db.run(tacker_db::packages::in_flight).await.ok()?;
-    let ops = c.db.run(tacker_db::op_occs::in_progress).await.ok()?;
+    let pkgs = c.db.packages().in_flight().await.ok()?;
+    let ops = c.db.op_occs().in_progress().await.ok()?;
     let up = pkgs
         .iter()
         .filter(|p| p.state == OnboardingState::Uploading)
@@ -444,7 +444,8 @@ async fn caches_converge(c: &Cluster, bound: Duration) {
     let deadline = Instant::now() + bound;
     loop {
         let onboarded: BTreeSet<String> =
-            c.db.run(tacker_db::packages::onboarded)
+            c.db.packages()
+                .onboarded()
                 .await
                 .unwrap()
                 .into_iter()

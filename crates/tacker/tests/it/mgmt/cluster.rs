@@ -563,7 +563,8 @@ async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
     let (mv, wv) = (m.vnfc.clone(), w.vnfc.clone());
     let db = e.vm.c.db.clone();
     let pinned = db
-        .run(move |c| tacker_db::host_keys::get(c, iid, &mv))
+        .host_keys()
+        .get(iid, &mv)
         .await
         .unwrap()
         .expect("the master's host key is pinned");
@@ -572,13 +573,10 @@ async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
         on_vm.starts_with(&pinned.public_key),
         "{on_vm} vs {pinned:?}"
     );
-    let other = db
-        .run(move |c| tacker_db::host_keys::get(c, iid, &wv))
-        .await
-        .unwrap()
-        .unwrap();
+    let other = db.host_keys().get(iid, &wv).await.unwrap().unwrap();
     let (mv, p2) = (m.vnfc.clone(), pinned.clone());
-    db.run(move |c| tacker_db::host_keys::pin(c, iid, &mv, &p2.address, &other.public_key))
+    db.host_keys()
+        .pin(iid, &mv, &p2.address, &other.public_key)
         .await
         .unwrap();
     let op =
@@ -599,7 +597,8 @@ async fn kubernetes_cluster_vnf_connects_its_nodes_to_private_registries() {
         "{op}"
     );
     let mv = m.vnfc.clone();
-    db.run(move |c| tacker_db::host_keys::pin(c, iid, &mv, &pinned.address, &pinned.public_key))
+    db.host_keys()
+        .pin(iid, &mv, &pinned.address, &pinned.public_key)
         .await
         .unwrap();
     let done = e.vm.retry(&op, super::T).await;

@@ -249,7 +249,8 @@ async fn vm_vnf_lifecycle_through_v2_and_v1_on_ssh_hosts() {
     let id: uuid::Uuid = vim_id.parse().unwrap();
     let stored =
         vm.c.db
-            .run(move |c| tacker_db::vims::stored_credentials(c, id))
+            .vims()
+            .stored_credentials(id)
             .await
             .unwrap()
             .unwrap();

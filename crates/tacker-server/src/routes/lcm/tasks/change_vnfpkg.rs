@@ -3,7 +3,6 @@
 //! ENABLED, its VNFD has the instance's flavour and every VDU running now, the new
 //! manifests are in it, and the namespace stays.
 
-use tacker_db::packages;
 use tacker_domain::lcm::request::ChangeVnfpkgRequest;
 
 use super::{Checking, flavour_of};
@@ -28,7 +27,8 @@ pub async fn check(c: &Checking<'_>, r: &ChangeVnfpkgRequest) -> Result<(), ApiE
     let pkg = target.id;
     let new =
         c.st.db
-            .run(move |c| packages::model(c, pkg))
+            .packages()
+            .model(pkg)
             .await?
             .ok_or_else(|| ApiError::Unprocessable(format!("VNF package {pkg} has no VNFD")))?;
     let fid = flavour_of(i);

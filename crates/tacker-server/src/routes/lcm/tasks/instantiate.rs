@@ -34,10 +34,10 @@ async fn default_vim_type(
     st: &ServerState,
     tenant: Option<&str>,
 ) -> Result<Option<String>, ApiError> {
-    let (keys, tenant) = (st.keys.clone(), tenant.unwrap_or_default().to_owned());
     let vim = st
         .db
-        .run(move |c| tacker_db::vims::default_vim(c, &tenant, &keys))
+        .vims()
+        .default_vim(tenant.unwrap_or_default(), &st.keys)
         .await?;
     Ok(vim.map(|v| v.connection_type().to_owned()))
 }

@@ -282,11 +282,7 @@ async fn instantiate_params(
     i: &VnfInstance,
 ) -> Result<serde_json::Map<String, Value>, ApiError> {
     let id = i.id;
-    let Some(sealed) = st
-        .db
-        .run(move |c| tacker_db::instances::instantiate_params(c, id))
-        .await?
-    else {
+    let Some(sealed) = st.db.instances().instantiate_params(id).await? else {
         return Ok(serde_json::Map::new());
     };
     let plain = st.keys.open(&sealed)?;
