@@ -284,13 +284,7 @@ fn store_cleared(c: &mut DbConnection, a: &Alarm) -> Result<bool> {
 
 /// Deletes up to `limit` alarms cleared more than `keep` ago; how many.
 pub fn prune_cleared(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
-    let before = crate::ago(keep);
-    let ids: Vec<String> = dsl::alarms
-        .filter(dsl::cleared_at.lt(before))
-        .select(dsl::id)
-        .limit(limit)
-        .load(c)?;
-    crate::rows::delete_keys!(c, dsl::alarms, dsl::id, ids)
+    crate::rows::prune!(c, dsl::alarms, dsl::alarms, dsl::id => String, dsl::cleared_at, keep, limit)
 }
 
 crate::handle::handle! {

@@ -12,7 +12,9 @@ crate::subscription_table::subscription_table!(
     fm_subscriptions,
     FmSubscription,
     FmFilter,
-    "FM subscriptions"
+    "FM subscriptions",
+    /// FM subscriptions.
+    FmSubscriptions
 );
 
 /// Queues `facts` (under a notification id of its own) for every FM subscription that
@@ -62,14 +64,4 @@ pub(crate) fn enqueue(c: &mut DbConnection, facts: &FmFacts, instance: &VnfInsta
         }
     }
     Ok(())
-}
-
-crate::handle::handle! {
-    /// FM subscriptions.
-    FmSubscriptions = fm_subscriptions {
-        fn insert(s: &FmSubscription, refuse_duplicates: bool, quota: u64) -> Insert;
-        fn get(id: uuid::Uuid) -> Option<FmSubscription>;
-        fn list() -> Vec<(FmSubscription, chrono::DateTime<chrono::Utc>)>;
-        fn delete(id: uuid::Uuid) -> bool;
-    }
 }

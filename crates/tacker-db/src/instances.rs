@@ -302,7 +302,7 @@ pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64
     ))
 }
 
-crate::rows::reads!(vnf_instances, VnfInstance, "instance", "(created_at, id)", {
+crate::rows::reads!(vnf_instances, VnfInstance, "instance", "(created_at, id)", Instances, {
     "id" => dsl::id,
     "instantiationState" => dsl::instantiation_state,
     "vnfdId" => dsl::vnfd_id,
@@ -592,9 +592,6 @@ where
 crate::handle::handle! {
     /// VNF instances.
     Instances = instances {
-        fn get(id: Uuid) -> Option<VnfInstance>;
-        fn list() -> Vec<VnfInstance>;
-        fn list_from(from: &crate::scan::From, narrow: &crate::scan::Narrow, limit: i64) -> Vec<VnfInstance>;
         fn usable_package(vnfd_id: &str, tenant: Option<&str>) -> Usable;
         fn create(instance: &VnfInstance, quota: u64) -> CreateOutcome;
         fn insert_imported(instance: &VnfInstance) -> ImportOutcome;

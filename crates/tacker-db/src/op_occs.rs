@@ -226,7 +226,7 @@ pub fn insert_imported(c: &mut DbConnection, op: &OpOcc) -> Result<bool> {
 }
 
 // `created_at`, indexed, is the start time: both are set once, at creation.
-crate::rows::reads!(vnf_lcm_op_occs, OpOcc, "occurrence", "(start time, id)", {
+crate::rows::reads!(vnf_lcm_op_occs, OpOcc, "occurrence", "(start time, id)", OpOccs, {
     "id" => dsl::id,
     "operation" => dsl::operation,
     "operationState" => dsl::operation_state,
@@ -538,15 +538,9 @@ pub fn prune_ended(
     older_than: std::time::Duration,
     batch: i64,
 ) -> Result<usize> {
-    let before = crate::ago(older_than);
-    let ids: Vec<String> = dsl::vnf_lcm_op_occs
-        .filter(dsl::operation_state.eq_any(ENDED.iter().map(|s| s.as_str())))
-        .filter(dsl::state_entered_time.lt(before))
-        .order(dsl::state_entered_time.asc())
-        .limit(batch)
-        .select(dsl::id)
-        .load(c)?;
-    crate::rows::delete_keys!(c, dsl::vnf_lcm_op_occs, dsl::id, ids)
+    let ended =
+        dsl::vnf_lcm_op_occs.filter(dsl::operation_state.eq_any(ENDED.iter().map(|s| s.as_str())));
+    crate::rows::prune!(c, dsl::vnf_lcm_op_occs, ended, dsl::id => String, dsl::state_entered_time, older_than, batch)
 }
 
 /// How many occurrences are in each state.
@@ -615,9 +609,6 @@ pub(crate) fn has_ended(c: &mut DbConnection, id: &str) -> Result<bool> {
 crate::handle::handle! {
     /// LCM operation occurrences.
     OpOccs = op_occs {
-        fn get(id: Uuid) -> Option<OpOcc>;
-        fn list() -> Vec<OpOcc>;
-        fn list_from(from: &crate::scan::From, narrow: &crate::scan::Narrow, limit: i64) -> Vec<OpOcc>;
         fn create(op: &OpOcc, instantiate_params: Option<&str>) -> CreateOutcome;
         fn insert_imported(op: &OpOcc) -> bool;
         fn request_cancel(id: Uuid, mode: CancelMode) -> Option<OpOcc>;

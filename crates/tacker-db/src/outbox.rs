@@ -244,14 +244,7 @@ pub fn prune_delivered(
     older_than: std::time::Duration,
     batch: i64,
 ) -> Result<usize> {
-    let before = crate::ago(older_than);
-    let seqs: Vec<i64> = dsl::notification_outbox
-        .filter(dsl::delivered_at.lt(before))
-        .order(dsl::seq.asc())
-        .limit(batch)
-        .select(dsl::seq)
-        .load(c)?;
-    crate::rows::delete_keys!(c, dsl::notification_outbox, dsl::seq, seqs)
+    crate::rows::prune!(c, dsl::notification_outbox, dsl::notification_outbox, dsl::seq => i64, dsl::delivered_at, older_than, batch)
 }
 
 /// Deletes up to `batch` notifications still undelivered `older_than` after they were

@@ -11,7 +11,9 @@ crate::subscription_table::subscription_table!(
     pkgm_subscriptions,
     PkgmSubscription,
     PkgmFilter,
-    "package subscriptions"
+    "package subscriptions",
+    /// Package notification subscriptions.
+    PkgmSubscriptions
 );
 
 /// Queues `facts` about `pkg` (under a notification id of its own) for every package
@@ -25,14 +27,4 @@ pub(crate) fn enqueue(c: &mut DbConnection, facts: &PkgFacts, pkg: &VnfPackage) 
         }
     }
     Ok(())
-}
-
-crate::handle::handle! {
-    /// Package notification subscriptions.
-    PkgmSubscriptions = pkgm_subscriptions {
-        fn insert(s: &PkgmSubscription, refuse_duplicates: bool, quota: u64) -> Insert;
-        fn get(id: uuid::Uuid) -> Option<PkgmSubscription>;
-        fn list() -> Vec<(PkgmSubscription, chrono::DateTime<chrono::Utc>)>;
-        fn delete(id: uuid::Uuid) -> bool;
-    }
 }

@@ -183,13 +183,7 @@ pub fn add_report(c: &mut DbConnection, r: &Report) -> Result<()> {
 
 /// Deletes up to `limit` reports older than `keep`; how many.
 pub fn prune_reports(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
-    let before = crate::ago(keep);
-    let ids: Vec<String> = rd::pm_reports
-        .filter(rd::created_at.lt(before))
-        .select(rd::id)
-        .limit(limit)
-        .load(c)?;
-    crate::rows::delete_keys!(c, rd::pm_reports, rd::id, ids)
+    crate::rows::prune!(c, rd::pm_reports, rd::pm_reports, rd::id => String, rd::created_at, keep, limit)
 }
 
 crate::handle::handle! {

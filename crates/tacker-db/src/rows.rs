@@ -95,11 +95,20 @@ macro_rules! pending_work {
 
 /// `get` (by id), `list` (oldest first) and `list_from` (a keyset chunk, narrowed by the
 /// attributes' columns and, where given, paths into JSON columns) of table `$table`,
-/// whose rows `Row::into_domain` reads as `$domain` (`$what` names one in the docs).
+/// whose rows `Row::into_domain` reads as `$domain` (`$what` names one in the docs), and
+/// the same three on the table's handle `$Handle`.
 macro_rules! reads {
-    ($table:ident, $domain:ty, $what:literal, $order:literal,
+    ($table:ident, $domain:ty, $what:literal, $order:literal, $Handle:ident,
      { $( $attr:expr => $col:expr ),+ $(,)? }
      $(, json { $( $jattr:literal => $jcol:literal ),+ $(,)? })?) => {
+        impl $Handle<'_> {
+            crate::handle::handle!(@fns
+                fn get(id: Uuid) -> Option<$domain>;
+                fn list() -> Vec<$domain>;
+                fn list_from(from: &crate::scan::From, narrow: &crate::scan::Narrow, limit: i64) -> Vec<$domain>;
+            );
+        }
+
         #[doc = concat!("The ", $what, " `id`.")]
         pub fn get(c: &mut DbConnection, id: Uuid) -> Result<Option<$domain>> {
             crate::rows::one!(c, dsl::$table.filter(dsl::id.eq(id.to_string())), Row::into_domain)
@@ -130,10 +139,17 @@ macro_rules! reads {
     };
 }
 
-/// Deletes the rows of `$table` whose `$key` is one of `$keys` (a `Vec`); how many.
-macro_rules! delete_keys {
-    ($c:expr, $table:expr, $key:expr, $keys:expr) => {{
-        let keys = $keys;
+/// Deletes up to `$limit` of the rows of `$table` that `$q` selects and whose `$time`
+/// is more than `$older_than` ago, oldest first; how many. `$key` (of type `$kt`) names
+/// a row.
+macro_rules! prune {
+    ($c:expr, $table:expr, $q:expr, $key:expr => $kt:ty, $time:expr, $older_than:expr, $limit:expr) => {{
+        let keys: Vec<$kt> = $q
+            .filter($time.lt(crate::ago($older_than)))
+            .order($time.asc())
+            .limit($limit)
+            .select($key)
+            .load($c)?;
         if keys.is_empty() {
             return Ok(0);
         }
@@ -179,5 +195,5 @@ macro_rules! corrupt_in {
 }
 
 pub(crate) use {
-    corrupt_in, delete_keys, insert_body, of_tenant, oldest_first, one, pending_work, reads,
+    corrupt_in, insert_body, of_tenant, oldest_first, one, pending_work, prune, reads,
 };

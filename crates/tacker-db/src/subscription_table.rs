@@ -16,19 +16,39 @@ pub enum Insert {
     OverQuota,
 }
 
-/// Stores a subscription of `tenant` with `write`, within its `quota` of rows of `table`
-/// (counted by `count`), unless `duplicate` finds the same one stored (its id).
-pub fn insert_within(
+/// Every subscription of a table, with its creation time.
+type StoredAll<S> = crate::Result<Vec<(S, chrono::DateTime<chrono::Utc>)>>;
+
+/// How a subscription is stored: in `table` of `tenant`, within its `quota` of rows
+/// (counted by `count`), unless `refuse_duplicates` and `same` finds the same one among
+/// those stored (its id).
+pub struct Within<'a, S> {
+    /// The table.
+    pub table: &'a str,
+    /// The subscription's tenant.
+    pub tenant: Option<&'a str>,
+    /// How many the tenant may have (0: no limit).
+    pub quota: u64,
+    /// How many it has.
+    pub count: fn(&mut crate::DbConnection, Option<&str>) -> crate::Result<u64>,
+    /// Whether the same one stored again is refused.
+    pub refuse_duplicates: bool,
+    /// Those stored.
+    pub stored: fn(&mut crate::DbConnection) -> StoredAll<S>,
+}
+
+/// Stores a subscription with `write` as `w` says; `same` answers the id of a stored one
+/// that is the same.
+pub fn insert_within<S>(
     c: &mut crate::DbConnection,
-    table: &str,
-    tenant: Option<&str>,
-    quota: u64,
-    count: fn(&mut crate::DbConnection, Option<&str>) -> crate::Result<u64>,
-    duplicate: impl FnOnce(&mut crate::DbConnection) -> crate::Result<Option<Uuid>>,
+    w: Within<'_, S>,
+    same: impl Fn(&S) -> Option<Uuid>,
     write: impl FnOnce(&mut crate::DbConnection) -> crate::Result<()>,
 ) -> crate::Result<Insert> {
-    let stored = crate::quota::within(c, table, tenant, quota, count, |c| {
-        if let Some(id) = duplicate(c)? {
+    let stored = crate::quota::within(c, w.table, w.tenant, w.quota, w.count, |c| {
+        if w.refuse_duplicates
+            && let Some(id) = (w.stored)(c)?.iter().find_map(|(d, _)| same(d))
+        {
             return Ok(Insert::Duplicate(id));
         }
         write(c).map(|()| Insert::Created)
@@ -36,10 +56,39 @@ pub fn insert_within(
     Ok(stored.unwrap_or(Insert::OverQuota))
 }
 
+/// `insert` of subscription table `$table` of `$domain`s (`$what` names them), over the
+/// module's `insert_row`, `count_of_tenant` and `list`.
+macro_rules! insert_fn {
+    ($table:ident, $domain:ty, $what:literal) => {
+        #[doc = concat!("Stores `s` unless the same one of the same tenant exists and \
+            duplicates are refused, or its tenant has `quota` ", $what, " already (0: no limit).")]
+        pub fn insert(
+            c: &mut crate::DbConnection,
+            s: &$domain,
+            refuse_duplicates: bool,
+            quota: u64,
+        ) -> crate::Result<Insert> {
+            crate::subscription_table::insert_within(
+                c,
+                crate::subscription_table::Within {
+                    table: stringify!($table),
+                    tenant: s.tenant.as_deref(),
+                    quota,
+                    count: count_of_tenant,
+                    refuse_duplicates,
+                    stored: list,
+                },
+                |d| (d.tenant == s.tenant && d.same_as(s)).then_some(d.id),
+                |c| insert_row(c, s),
+            )
+        }
+    };
+}
+
 /// The row and the functions of subscription table `$table`, holding `$domain`s with
 /// filters of type `$filter` (`$what` names them in messages).
 macro_rules! subscription_table {
-    ($table:ident, $domain:ident, $filter:ty, $what:literal) => {
+    ($table:ident, $domain:ident, $filter:ty, $what:literal, $(#[$doc:meta])* $Handle:ident) => {
         pub use crate::subscription_table::Insert;
 
         #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -78,42 +127,21 @@ macro_rules! subscription_table {
             }
         }
 
-        #[doc = concat!("Stores `s` unless the same one of the same tenant exists and \
-            duplicates are refused, or its tenant has `quota` ", $what, " already (0: no limit).")]
-        pub fn insert(
-            c: &mut crate::DbConnection,
-            s: &$domain,
-            refuse_duplicates: bool,
-            quota: u64,
-        ) -> crate::Result<Insert> {
-            crate::subscription_table::insert_within(
-                c,
-                stringify!($table),
-                s.tenant.as_deref(),
-                quota,
-                count_of_tenant,
-                |c| {
-                    if !refuse_duplicates {
-                        return Ok(None);
-                    }
-                    let same = list(c)?.into_iter().find(|(d, _)| d.tenant == s.tenant && d.same_as(s));
-                    Ok(same.map(|(d, _)| d.id))
-                },
-                |c| {
-                    diesel::insert_into(crate::schema::$table::table)
-                        .values(Row {
-                            id: s.id.to_string(),
-                            callback_uri: s.callback_uri.clone(),
-                            filter: crate::json_text(&s.filter),
-                            authentication: s.authentication.as_ref().map(crate::json_text),
-                            scope: crate::scope_column::write(&s.confinement),
-                            tenant: s.tenant.clone(),
-                            created_at: crate::now(),
-                        })
-                        .execute(c)?;
-                    Ok(())
-                },
-            )
+        crate::subscription_table::insert_fn!($table, $domain, $what);
+
+        fn insert_row(c: &mut crate::DbConnection, s: &$domain) -> crate::Result<()> {
+            diesel::insert_into(crate::schema::$table::table)
+                .values(Row {
+                    id: s.id.to_string(),
+                    callback_uri: s.callback_uri.clone(),
+                    filter: crate::json_text(&s.filter),
+                    authentication: s.authentication.as_ref().map(crate::json_text),
+                    scope: crate::scope_column::write(&s.confinement),
+                    tenant: s.tenant.clone(),
+                    created_at: crate::now(),
+                })
+                .execute(c)?;
+            Ok(())
         }
 
         #[doc = concat!("How many ", $what, " `tenant` has (`None`: those of no tenant).")]
@@ -156,7 +184,17 @@ macro_rules! subscription_table {
                 Ok(n == 1)
             })
         }
+
+        crate::handle::handle! {
+            $(#[$doc])*
+            $Handle = $table {
+                fn insert(s: &$domain, refuse_duplicates: bool, quota: u64) -> Insert;
+                fn get(id: uuid::Uuid) -> Option<$domain>;
+                fn list() -> Vec<($domain, chrono::DateTime<chrono::Utc>)>;
+                fn delete(id: uuid::Uuid) -> bool;
+            }
+        }
     };
 }
 
-pub(crate) use subscription_table;
+pub(crate) use {insert_fn, subscription_table};

@@ -51,32 +51,7 @@ impl Row {
 
 pub use crate::subscription_table::Insert;
 
-/// Stores a subscription; with `refuse_duplicates` one the same as a subscription of
-/// its tenant is not stored (that one's id comes back), as for the other kinds.
-pub fn insert(
-    c: &mut DbConnection,
-    s: &Subscription,
-    refuse_duplicates: bool,
-    quota: u64,
-) -> Result<Insert> {
-    crate::subscription_table::insert_within(
-        c,
-        "lccn_subscriptions",
-        s.tenant.as_deref(),
-        quota,
-        count_of_tenant,
-        |c| {
-            if !refuse_duplicates {
-                return Ok(None);
-            }
-            let same = list(c)?
-                .into_iter()
-                .find(|(d, _)| d.tenant == s.tenant && d.same_as(s));
-            Ok(same.map(|(d, _)| d.id))
-        },
-        |c| insert_row(c, s),
-    )
-}
+crate::subscription_table::insert_fn!(lccn_subscriptions, Subscription, "LCM subscriptions");
 
 /// How many subscriptions `tenant` has (`None`: those of no tenant).
 pub fn count_of_tenant(c: &mut DbConnection, tenant: Option<&str>) -> Result<u64> {

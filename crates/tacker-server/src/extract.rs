@@ -42,6 +42,8 @@ pub trait Listable {
     /// Whether answers carry every attribute whatever the query (FM, PM, subscriptions:
     /// no attribute selectors in their APIs).
     const EVERY_ATTRIBUTE: bool = false;
+    /// The attributes left out of an answer unless asked for (`exclude_default`).
+    const DEFAULT_EXCLUDED: &'static [&'static str] = &[];
 }
 
 /// The query of a list of `T` (SOL013 filter, attribute selectors, paging marker): the

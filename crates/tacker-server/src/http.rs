@@ -184,6 +184,16 @@ pub fn base_url(req: &HttpRequest, st: &ServerState) -> String {
     }
 }
 
+/// `<base><api>` and `<base>/vnflcm/v2`, where FM and PM resources link to their
+/// instances.
+pub fn with_lcm_base(req: &HttpRequest, st: &ServerState, api: &str) -> (String, String) {
+    let root = base_url(req, st);
+    (
+        format!("{root}{api}"),
+        tacker_domain::lcm::ApiVersion::V2.base(&root),
+    )
+}
+
 /// Seals a secret with the server's keyring (a value sealed already stays as it is).
 pub fn seal(st: &crate::ServerState, plain: &str) -> Result<String, crate::ApiError> {
     if plain.starts_with(tacker_domain::lcm::secrets::SEALED_PREFIX) {

@@ -14,7 +14,7 @@ use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::{base_url, created, parse_id};
 use crate::routes::Doc;
-use crate::routes::scan::{Listing, scanned};
+use crate::routes::scan::scanned;
 use crate::scope::sees_package;
 use crate::{ApiError, ServerState};
 
@@ -47,24 +47,18 @@ pub async fn create(
 
 pub async fn list(
     Call { req, who, st }: Call,
-    Listed(q, _): Listed<packages::Stored>,
+    listed: Listed<packages::Stored>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api_base(&req, &st);
-    let left_out = Doc::left_out(&q, VNF_PKG_INFO_DEFAULT_EXCLUDED);
+    let left_out = listed.left_out();
     // The database narrows to the tenant's own packages and the shared ones.
-    let listing = Listing::of(
-        &st,
-        &who,
-        &q,
-        format!("{base}/vnf_packages"),
-        VNF_PKG_INFO_DEFAULT_EXCLUDED,
-    );
+    let listing = listed.listing(&st, &who, format!("{base}/vnf_packages"));
     scanned(
         &st,
         listing,
         packages::list_from,
         |p| {
-            let doc = Doc::rendered(&q, &p.info(&base, &left_out));
+            let doc = Doc::rendered(&listed.0, &p.info(&base, &left_out));
             (p.created_at, p.id.to_string(), doc)
         },
         |p| sees_package(&who, p),
@@ -228,6 +222,7 @@ pub async fn delete(
 
 impl Listable for packages::Stored {
     const ATTRIBUTES: &'static [&'static str] = VNF_PKG_INFO_ATTRIBUTES;
+    const DEFAULT_EXCLUDED: &'static [&'static str] = VNF_PKG_INFO_DEFAULT_EXCLUDED;
 }
 
 /// The stored model of package `id` (present once onboarding stored it).

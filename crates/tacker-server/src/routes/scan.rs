@@ -9,6 +9,7 @@ use tacker_domain::sol013::Marker;
 
 use super::{Doc, Document};
 use crate::auth::Principal;
+use crate::extract::{Listable, Listed};
 use crate::query::ListQuery;
 use crate::{ApiError, ServerState};
 
@@ -22,23 +23,23 @@ pub struct Listing<'a> {
     pub tenant: Option<&'a str>,
 }
 
-impl<'a> Listing<'a> {
-    /// The list at `url` the caller `who` asked for with `query`, in the server's page
-    /// size, narrowed to the caller's tenant.
-    pub fn of(
-        st: &ServerState,
-        who: &'a Principal,
-        query: &'a ListQuery,
-        url: String,
-        default_excluded: &'a [&'a str],
-    ) -> Self {
+impl<T: Listable> Listed<T> {
+    /// The list at `url` that `who` asked for, in the server's page size, narrowed to the
+    /// caller's tenant.
+    pub fn listing<'a>(&'a self, st: &ServerState, who: &'a Principal, url: String) -> Listing<'a> {
         Listing {
-            query,
+            query: &self.0,
             page_size: st.settings.page_size,
             url,
-            default_excluded,
+            default_excluded: T::DEFAULT_EXCLUDED,
             tenant: who.scope(),
         }
+    }
+
+    /// Which top-level attributes a rendering for this query leaves out (see
+    /// [`Doc::left_out`]).
+    pub fn left_out(&self) -> impl Fn(&str) -> bool + '_ {
+        Doc::left_out(&self.0, T::DEFAULT_EXCLUDED)
     }
 }
 

@@ -4,7 +4,6 @@
 pub(super) mod alarms;
 
 use actix_web::HttpRequest;
-use tacker_domain::lcm::ApiVersion;
 use uuid::Uuid;
 
 use crate::auth::Principal;
@@ -23,8 +22,7 @@ pub(super) fn base(req: &HttpRequest, st: &ServerState) -> String {
 
 /// `<base>/vnffm/v1`, and `<base>/vnflcm/v2` (alarms link to their instance there).
 fn bases(req: &HttpRequest, st: &ServerState) -> (String, String) {
-    let root = crate::http::base_url(req, st);
-    (format!("{root}/vnffm/v1"), ApiVersion::V2.base(&root))
+    crate::http::with_lcm_base(req, st, "/vnffm/v1")
 }
 
 /// Whether `who` sees what is about instance `id` of `tenant`: the tenant's, and for a

@@ -16,7 +16,7 @@ use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, PatchBody, Scoped};
 use crate::http::created;
 use crate::routes::Doc;
-use crate::routes::scan::{Listing, scanned};
+use crate::routes::scan::scanned;
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
 
@@ -83,24 +83,18 @@ pub async fn create(
 pub async fn list(
     Call { req, who, st }: Call,
     api: Api,
-    Listed(q, _): Listed<VnfInstance>,
+    listed: Listed<VnfInstance>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
     let areas = vim_areas(&st, &who).await?;
-    let left_out = Doc::left_out(&q, VNF_INSTANCE_DEFAULT_EXCLUDED);
-    let listing = Listing::of(
-        &st,
-        &who,
-        &q,
-        format!("{base}/vnf_instances"),
-        VNF_INSTANCE_DEFAULT_EXCLUDED,
-    );
+    let left_out = listed.left_out();
+    let listing = listed.listing(&st, &who, format!("{base}/vnf_instances"));
     scanned(
         &st,
         listing,
         instances::list_from,
         |i| {
-            let doc = Doc::rendered(&q, &i.info(api.0, &base, &left_out));
+            let doc = Doc::rendered(&listed.0, &i.info(api.0, &base, &left_out));
             (i.created_at, i.id.to_string(), doc)
         },
         |i| sees_instance(&who, i, &areas),
@@ -257,4 +251,5 @@ pub async fn delete(
 
 impl Listable for VnfInstance {
     const ATTRIBUTES: &'static [&'static str] = VNF_INSTANCE_ATTRIBUTES;
+    const DEFAULT_EXCLUDED: &'static [&'static str] = VNF_INSTANCE_DEFAULT_EXCLUDED;
 }

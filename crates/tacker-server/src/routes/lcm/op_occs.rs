@@ -15,24 +15,18 @@ use super::{Api, cast};
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Listable, Listed, Scoped};
 use crate::routes::Doc;
-use crate::routes::scan::{Listing, scanned};
+use crate::routes::scan::scanned;
 use crate::scope::{sees_instance, vim_areas};
 use crate::{ApiError, ServerState};
 
 pub async fn list(
     Call { req, who, st }: Call,
     api: Api,
-    Listed(q, _): Listed<OpOcc>,
+    listed: Listed<OpOcc>,
 ) -> Result<HttpResponse, ApiError> {
     let base = api.base(&req, &st);
-    let left_out = Doc::left_out(&q, OP_OCC_DEFAULT_EXCLUDED);
-    let listing = Listing::of(
-        &st,
-        &who,
-        &q,
-        format!("{base}/vnf_lcm_op_occs"),
-        OP_OCC_DEFAULT_EXCLUDED,
-    );
+    let left_out = listed.left_out();
+    let listing = listed.listing(&st, &who, format!("{base}/vnf_lcm_op_occs"));
     let areas = vim_areas(&st, &who).await?;
     // Each chunk's occurrences with whether the caller sees them: by tenant, and, for a
     // caller confined to vendors or areas, by their instance (read once per chunk).
@@ -63,7 +57,7 @@ pub async fn list(
         listing,
         fetch,
         |(o, _)| {
-            let doc = Doc::rendered(&q, &o.info(&base, &left_out));
+            let doc = Doc::rendered(&listed.0, &o.info(&base, &left_out));
             (o.start_time, o.id.to_string(), doc)
         },
         |(_, seen)| *seen,
@@ -236,4 +230,5 @@ pub async fn cancel(
 
 impl Listable for OpOcc {
     const ATTRIBUTES: &'static [&'static str] = OP_OCC_ATTRIBUTES;
+    const DEFAULT_EXCLUDED: &'static [&'static str] = OP_OCC_DEFAULT_EXCLUDED;
 }

@@ -9,11 +9,11 @@ use tacker_domain::pm::ObjectType;
 use tacker_domain::pm::job::{self, Criteria, PmJob};
 use uuid::Uuid;
 
-use super::{bases, check_vnfcs, objects, store_delivered};
+use super::{addressed, bases, store_delivered};
 use crate::auth::Principal;
 use crate::extract::{AcceptsJson, ByPath, Call, JsonBody, Scoped};
 use crate::http::created;
-use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
+use crate::routes::lcm::subscriptions::Authentication;
 use crate::{ApiError, ServerState};
 
 /// `CreatePmJobRequest`.
@@ -46,11 +46,16 @@ pub async fn create(
         &b.criteria,
     )
     .map_err(ApiError::BadRequest)?;
-    let (instances, tenant) = objects(&st, &who, &b.object_instance_ids).await?;
-    if b.object_type == ObjectType::Vnfc {
-        check_vnfcs(&instances[0], &b.sub_object_instance_ids)?;
-    }
-    let authentication = checked_auth(&st, &b.callback_uri, b.authentication).await?;
+    let (tenant, authentication) = addressed(
+        &st,
+        &who,
+        b.object_type,
+        &b.object_instance_ids,
+        &b.sub_object_instance_ids,
+        &b.callback_uri,
+        b.authentication,
+    )
+    .await?;
     let j = PmJob {
         id: Uuid::new_v4(),
         object_type: b.object_type,

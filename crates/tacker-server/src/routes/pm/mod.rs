@@ -12,12 +12,14 @@ pub(super) mod thresholds;
 use std::time::Duration;
 
 use actix_web::HttpRequest;
-use tacker_domain::lcm::{ApiVersion, InstantiationState, VnfInstance};
+use tacker_domain::lcm::{InstantiationState, SubscriptionAuth, VnfInstance};
+use tacker_domain::pm::ObjectType;
 use tacker_rpc::Target;
 use tacker_rpc::proto::{DeliverRules, RulesDelivered};
 use uuid::Uuid;
 
 use crate::auth::Principal;
+use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
 use crate::{ApiError, ServerState};
 
 /// The PM API version served.
@@ -27,8 +29,7 @@ super::version::one_version!("/vnfpm/v2", API_VERSION, ["2.1", "2"]);
 
 /// `<base>/vnfpm/v2` and `<base>/vnflcm/v2`.
 fn bases(req: &HttpRequest, st: &ServerState) -> (String, String) {
-    let root = crate::http::base_url(req, st);
-    (format!("{root}/vnfpm/v2"), ApiVersion::V2.base(&root))
+    crate::http::with_lcm_base(req, st, "/vnfpm/v2")
 }
 
 /// Stores a new job or threshold (`what`, `id`) through `insert` under the tenant's
@@ -83,6 +84,26 @@ async fn objects(
         ));
     }
     Ok((out, tenant))
+}
+
+/// The tenant of a new job or threshold and the authentication to its callback, checked
+/// after its criteria: its instances `ids` (see [`objects`]), their VNFCs `subs` when it
+/// is about VNFCs, the callback.
+async fn addressed(
+    st: &ServerState,
+    who: &Principal,
+    object_type: ObjectType,
+    ids: &[Uuid],
+    subs: &[String],
+    callback_uri: &str,
+    authentication: Option<Authentication>,
+) -> Result<(Option<String>, Option<SubscriptionAuth>), ApiError> {
+    let (instances, tenant) = objects(st, who, ids).await?;
+    if object_type == ObjectType::Vnfc {
+        check_vnfcs(&instances[0], subs)?;
+    }
+    let authentication = checked_auth(st, callback_uri, authentication).await?;
+    Ok((tenant, authentication))
 }
 
 /// Checks that `subs` are VNFCs (`vnfcInfo` ids) of `i` (Vnfc jobs and thresholds).

@@ -8,11 +8,11 @@ use tacker_domain::pm::ObjectType;
 use tacker_domain::pm::threshold::{self, Criteria, Threshold};
 use uuid::Uuid;
 
-use super::{bases, check_vnfcs, objects, store_delivered};
+use super::{addressed, bases, store_delivered};
 use crate::auth::Principal;
 use crate::extract::{Call, JsonBody, Scoped};
 use crate::http::created;
-use crate::routes::lcm::subscriptions::{Authentication, checked_auth};
+use crate::routes::lcm::subscriptions::Authentication;
 use crate::{ApiError, ServerState};
 
 /// `CreateThresholdRequest`.
@@ -40,11 +40,16 @@ pub async fn create(
     tacker_domain::pm::metadata::check(b.metadata.as_ref()).map_err(ApiError::BadRequest)?;
     threshold::check(b.object_type, b.object_instance_id, &b.criteria)
         .map_err(ApiError::BadRequest)?;
-    let (instances, tenant) = objects(&st, &who, &[b.object_instance_id]).await?;
-    if b.object_type == ObjectType::Vnfc {
-        check_vnfcs(&instances[0], &b.sub_object_instance_ids)?;
-    }
-    let authentication = checked_auth(&st, &b.callback_uri, b.authentication).await?;
+    let (tenant, authentication) = addressed(
+        &st,
+        &who,
+        b.object_type,
+        &[b.object_instance_id],
+        &b.sub_object_instance_ids,
+        &b.callback_uri,
+        b.authentication,
+    )
+    .await?;
     let t = Threshold {
         id: Uuid::new_v4(),
         object_type: b.object_type,
