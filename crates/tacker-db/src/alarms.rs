@@ -284,7 +284,7 @@ fn store_cleared(c: &mut DbConnection, a: &Alarm) -> Result<bool> {
 
 /// Deletes up to `limit` alarms cleared more than `keep` ago; how many.
 pub fn prune_cleared(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
-    crate::rows::prune!(c, dsl::alarms, dsl::alarms, dsl::id => String, dsl::cleared_at, keep, limit)
+    crate::rows::prune!(c, dsl::alarms, dsl::alarms, dsl::id => String, dsl::cleared_at, keep, dsl::cleared_at, limit)
 }
 
 crate::handle::handle! {

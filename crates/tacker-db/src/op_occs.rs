@@ -540,7 +540,7 @@ pub fn prune_ended(
 ) -> Result<usize> {
     let ended =
         dsl::vnf_lcm_op_occs.filter(dsl::operation_state.eq_any(ENDED.iter().map(|s| s.as_str())));
-    crate::rows::prune!(c, dsl::vnf_lcm_op_occs, ended, dsl::id => String, dsl::state_entered_time, older_than, batch)
+    crate::rows::prune!(c, dsl::vnf_lcm_op_occs, ended, dsl::id => String, dsl::state_entered_time, older_than, dsl::state_entered_time, batch)
 }
 
 /// How many occurrences are in each state.

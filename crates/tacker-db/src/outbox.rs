@@ -244,7 +244,7 @@ pub fn prune_delivered(
     older_than: std::time::Duration,
     batch: i64,
 ) -> Result<usize> {
-    crate::rows::prune!(c, dsl::notification_outbox, dsl::notification_outbox, dsl::seq => i64, dsl::delivered_at, older_than, batch)
+    crate::rows::prune!(c, dsl::notification_outbox, dsl::notification_outbox, dsl::seq => i64, dsl::delivered_at, older_than, dsl::seq, batch)
 }
 
 /// Deletes up to `batch` notifications still undelivered `older_than` after they were

@@ -183,7 +183,7 @@ pub fn add_report(c: &mut DbConnection, r: &Report) -> Result<()> {
 
 /// Deletes up to `limit` reports older than `keep`; how many.
 pub fn prune_reports(c: &mut DbConnection, keep: Duration, limit: i64) -> Result<usize> {
-    crate::rows::prune!(c, rd::pm_reports, rd::pm_reports, rd::id => String, rd::created_at, keep, limit)
+    crate::rows::prune!(c, rd::pm_reports, rd::pm_reports, rd::id => String, rd::created_at, keep, rd::id, limit)
 }
 
 crate::handle::handle! {

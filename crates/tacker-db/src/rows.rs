@@ -140,13 +140,14 @@ macro_rules! reads {
 }
 
 /// Deletes up to `$limit` of the rows of `$table` that `$q` selects and whose `$time`
-/// is more than `$older_than` ago, oldest first; how many. `$key` (of type `$kt`) names
-/// a row.
+/// is more than `$older_than` ago, the first by `$order` (an indexed column) first; how
+/// many. `$key` (of type `$kt`) names a row.
 macro_rules! prune {
-    ($c:expr, $table:expr, $q:expr, $key:expr => $kt:ty, $time:expr, $older_than:expr, $limit:expr) => {{
+    ($c:expr, $table:expr, $q:expr, $key:expr => $kt:ty, $time:expr, $older_than:expr,
+     $order:expr, $limit:expr) => {{
         let keys: Vec<$kt> = $q
             .filter($time.lt(crate::ago($older_than)))
-            .order($time.asc())
+            .order($order.asc())
             .limit($limit)
             .select($key)
             .load($c)?;

@@ -1,7 +1,8 @@
 //! What the tables of FM and package subscriptions share (the same columns, the same
 //! rules): the row, its reading, creation under the tenant's quota with duplicates
 //! refused on request, get, list and delete. Each table's module invokes
-//! [`subscription_table!`] and keeps what it queues of its own.
+//! [`subscription_table!`] and keeps what it queues of its own; LCM subscriptions (a row
+//! of their own) share its `insert` ([`insert_fn!`]).
 
 use uuid::Uuid;
 
@@ -16,46 +17,6 @@ pub enum Insert {
     OverQuota,
 }
 
-/// Every subscription of a table, with its creation time.
-type StoredAll<S> = crate::Result<Vec<(S, chrono::DateTime<chrono::Utc>)>>;
-
-/// How a subscription is stored: in `table` of `tenant`, within its `quota` of rows
-/// (counted by `count`), unless `refuse_duplicates` and `same` finds the same one among
-/// those stored (its id).
-pub struct Within<'a, S> {
-    /// The table.
-    pub table: &'a str,
-    /// The subscription's tenant.
-    pub tenant: Option<&'a str>,
-    /// How many the tenant may have (0: no limit).
-    pub quota: u64,
-    /// How many it has.
-    pub count: fn(&mut crate::DbConnection, Option<&str>) -> crate::Result<u64>,
-    /// Whether the same one stored again is refused.
-    pub refuse_duplicates: bool,
-    /// Those stored.
-    pub stored: fn(&mut crate::DbConnection) -> StoredAll<S>,
-}
-
-/// Stores a subscription with `write` as `w` says; `same` answers the id of a stored one
-/// that is the same.
-pub fn insert_within<S>(
-    c: &mut crate::DbConnection,
-    w: Within<'_, S>,
-    same: impl Fn(&S) -> Option<Uuid>,
-    write: impl FnOnce(&mut crate::DbConnection) -> crate::Result<()>,
-) -> crate::Result<Insert> {
-    let stored = crate::quota::within(c, w.table, w.tenant, w.quota, w.count, |c| {
-        if w.refuse_duplicates
-            && let Some(id) = (w.stored)(c)?.iter().find_map(|(d, _)| same(d))
-        {
-            return Ok(Insert::Duplicate(id));
-        }
-        write(c).map(|()| Insert::Created)
-    })?;
-    Ok(stored.unwrap_or(Insert::OverQuota))
-}
-
 /// `insert` of subscription table `$table` of `$domain`s (`$what` names them), over the
 /// module's `insert_row`, `count_of_tenant` and `list`.
 macro_rules! insert_fn {
@@ -68,19 +29,23 @@ macro_rules! insert_fn {
             refuse_duplicates: bool,
             quota: u64,
         ) -> crate::Result<Insert> {
-            crate::subscription_table::insert_within(
+            let stored = crate::quota::within(
                 c,
-                crate::subscription_table::Within {
-                    table: stringify!($table),
-                    tenant: s.tenant.as_deref(),
-                    quota,
-                    count: count_of_tenant,
-                    refuse_duplicates,
-                    stored: list,
+                stringify!($table),
+                s.tenant.as_deref(),
+                quota,
+                count_of_tenant,
+                |c| {
+                    if refuse_duplicates
+                        && let Some((same, _)) =
+                            list(c)?.into_iter().find(|(d, _)| d.tenant == s.tenant && d.same_as(s))
+                    {
+                        return Ok(Insert::Duplicate(same.id));
+                    }
+                    insert_row(c, s).map(|()| Insert::Created)
                 },
-                |d| (d.tenant == s.tenant && d.same_as(s)).then_some(d.id),
-                |c| insert_row(c, s),
-            )
+            )?;
+            Ok(stored.unwrap_or(Insert::OverQuota))
         }
     };
 }
