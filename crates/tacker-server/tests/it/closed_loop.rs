@@ -22,7 +22,7 @@ async fn an_alert_storm_heals_once_and_only_when_the_instance_opted_in() {
             tdb,
             Options {
                 conductors: 2,
-                auto_heal_window: Duration::from_millis(800),
+                auto_heal_window: Duration::from_secs(3),
                 ..Options::default()
             },
         )
@@ -45,18 +45,20 @@ async fn an_alert_storm_heals_once_and_only_when_the_instance_opted_in() {
         assert!(app.heals(&i).await.is_empty());
 
         set_autoheal(&app, &i, true).await;
-        let storm: Vec<Value> = (0..100)
+        // A storm on VNFC a, with one alert on VNFC b among it: two concurrent posts,
+        // both inside the window however loaded the machine is (the window is long
+        // against two requests' time; the heal waits for it to end).
+        let mut storm: Vec<Value> = (0..100)
             .map(|n| heal_alert(&format!("storm-{}", n % 7), &i, &a))
             .collect();
+        storm.insert(75, heal_alert("other", &i, &b));
         let (s1, s2) = storm.split_at(50);
         let (r1, r2) = tokio::join!(
             app.alerts("/alert/auto_healing", s1.to_vec()),
             app.alerts("/alert/auto_healing", s2.to_vec())
         );
         assert_eq!(r1["outcomes"]["heal_requested"], 50, "{r1}");
-        assert_eq!(r2["outcomes"]["heal_requested"], 50, "{r2}");
-        app.alerts("/alert/auto_healing", vec![heal_alert("other", &i, &b)])
-            .await;
+        assert_eq!(r2["outcomes"]["heal_requested"], 51, "{r2}");
 
         let deadline = tokio::time::Instant::now() + T;
         let heal = loop {

@@ -281,8 +281,10 @@ async fn delete_removes_the_package_from_storage_and_every_cache() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // The same vnfdId can be onboarded again once the first package is gone.
-    let (again, _) = app.upload(valid().zip()).await;
-    assert_eq!(app.settled(&again, T).await["onboardingState"], "ONBOARDED");
+    let (again, status) = app.upload(valid().zip()).await;
+    assert_eq!(status, 202);
+    let p = app.settled(&again, T).await;
+    assert_eq!(p["onboardingState"], "ONBOARDED", "{p}");
 }
 
 #[tokio::test]
