@@ -33,6 +33,12 @@ impl From<&str> for Secret {
     }
 }
 
+impl From<String> for Secret {
+    fn from(s: String) -> Self {
+        Self(Value::String(s))
+    }
+}
+
 impl Secret {
     /// `v`, held as a secret.
     pub fn new(v: Value) -> Self {
@@ -47,6 +53,12 @@ impl Secret {
     /// The value when it is a string.
     pub fn expose_str(&self) -> Option<&str> {
         self.0.as_str()
+    }
+
+    /// The text of a secret made from a string (a password, a proxy URL), for the one
+    /// place that must send it; empty for one that is not a string.
+    pub fn expose_text(&self) -> &str {
+        self.0.as_str().unwrap_or_default()
     }
 
     /// Whether it is sealed.

@@ -52,7 +52,7 @@ impl OpenStackDriver {
             "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{:?}",
             creds.auth_url,
             creds.user,
-            creds.password,
+            creds.password.expose_text(),
             creds.project,
             creds.user_domain,
             creds.project_domain,

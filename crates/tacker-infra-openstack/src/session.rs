@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use reqwest::Method;
 use serde_json::{Value, json};
 use tacker_domain::lcm::driver::VimConnection;
+use tacker_domain::secret::Secret;
 use tokio::sync::Mutex;
 
 use crate::error::{Error, Result};
@@ -18,14 +19,14 @@ use tacker_outbound::Guard;
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
 /// What a VIM connection says about reaching Keystone.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credentials {
     /// Keystone v3 (`.../v3`).
     pub auth_url: String,
     /// User name.
     pub user: String,
     /// Password.
-    pub password: String,
+    pub password: Secret,
     /// Project name.
     pub project: String,
     /// The user's domain (name).
@@ -36,16 +37,6 @@ pub struct Credentials {
     pub region: Option<String>,
     /// CA certificate to trust (PEM).
     pub ca_pem: Option<String>,
-}
-
-impl std::fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Credentials")
-            .field("auth_url", &self.auth_url)
-            .field("user", &self.user)
-            .field("project", &self.project)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Credentials {
@@ -78,7 +69,7 @@ impl Credentials {
         Ok(Self {
             auth_url,
             user: need(v.access(&["username"]), "accessInfo.username")?,
-            password: need(v.access_secret("password"), "accessInfo.password")?,
+            password: need(v.access_secret("password"), "accessInfo.password")?.into(),
             project: need(v.access(&["project", "project_name"]), "accessInfo.project")?,
             user_domain: text(&["userDomain", "user_domain_name"])
                 .unwrap_or_else(|| "Default".into()),
@@ -223,7 +214,7 @@ impl Session {
         checked(&self.guard, &c.auth_url)?;
         let body = json!({"auth": {
             "identity": {"methods": ["password"], "password": {"user": {
-                "name": c.user, "password": c.password, "domain": {"name": c.user_domain}}}},
+                "name": c.user, "password": c.password.expose_text(), "domain": {"name": c.user_domain}}}},
             "scope": {"project": {"name": c.project, "domain": {"name": c.project_domain}}},
         }});
         let resp = self

@@ -49,7 +49,7 @@ pub async fn configure_proxy(s: &Session, proxy: &Proxy) -> Result<()> {
     let mut apt = String::new();
     let mut env = String::from("[Service]\n");
     for (scheme, value) in [("http", &proxy.http_proxy), ("https", &proxy.https_proxy)] {
-        if let Some(v) = value {
+        if let Some(v) = value.as_ref().map(|v| v.expose_text()) {
             apt.push_str(&format!("Acquire::{scheme}::Proxy \"{v}\";\n"));
             env.push_str(&format!(
                 "Environment=\"{}_PROXY={v}\"\n",

@@ -73,7 +73,7 @@ impl PrivateRegistry {
             ctx,
             n,
             &p.ssh_username,
-            &p.ssh_password,
+            p.ssh_password.expose_text(),
             &self.settings.ssh,
             Vec::new(),
         )

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::failure::Failure;
+use crate::secret::Secret;
 use crate::vnfd::PackageModel;
 
 type Object = Map<String, Value>;
@@ -49,14 +50,14 @@ fn package_file(model: &PackageModel, path: &str, file: &str) -> Result<(), Fail
 }
 
 /// `private_registry_installation_param`.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrivateRegistryParams {
     /// The CP whose address the driver reaches the VM at.
     pub ssh_cp_name: String,
     /// The login.
     pub ssh_username: String,
     /// Its password.
-    pub ssh_password: String,
+    pub ssh_password: Secret,
     /// A `docker save` archive in the package (else the image is pulled).
     pub image_path: Option<String>,
     /// The registry's port (5000).
@@ -65,24 +66,16 @@ pub struct PrivateRegistryParams {
     pub proxy: Option<Proxy>,
 }
 
-/// `proxy`: what the VM's package manager and Docker go out through (values may hold
-/// credentials: never logged).
-#[derive(Clone, PartialEq, Eq)]
+/// `proxy`: what the VM's package manager and Docker go out through (its URLs may hold
+/// credentials, so they are secrets).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proxy {
-    /// `http_proxy`.
-    pub http_proxy: Option<String>,
-    /// `https_proxy`.
-    pub https_proxy: Option<String>,
+    /// `http_proxy` (may hold `user:password@`).
+    pub http_proxy: Option<Secret>,
+    /// `https_proxy` (may hold `user:password@`).
+    pub https_proxy: Option<Secret>,
     /// `no_proxy`: hosts and networks reached directly.
     pub no_proxy: Option<String>,
-}
-
-impl std::fmt::Debug for Proxy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Proxy")
-            .field("no_proxy", &self.no_proxy)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Proxy {
@@ -95,15 +88,13 @@ impl Proxy {
             Some(_) => return Err(invalid(path, "must be an object")),
         };
         known_keys(m, path, &Self::KEYS)?;
-        let p = Self {
-            http_proxy: text(m, path, "http_proxy")?,
-            https_proxy: text(m, path, "https_proxy")?,
-            no_proxy: text(m, path, "no_proxy")?,
-        };
+        let http_proxy = text(m, path, "http_proxy")?;
+        let https_proxy = text(m, path, "https_proxy")?;
+        let no_proxy = text(m, path, "no_proxy")?;
         for (k, v) in [
-            ("http_proxy", &p.http_proxy),
-            ("https_proxy", &p.https_proxy),
-            ("no_proxy", &p.no_proxy),
+            ("http_proxy", &http_proxy),
+            ("https_proxy", &https_proxy),
+            ("no_proxy", &no_proxy),
         ] {
             if v.as_deref()
                 .is_some_and(|v| v.chars().any(|c| c.is_whitespace() || "\"'\\".contains(c)))
@@ -114,20 +105,21 @@ impl Proxy {
                 ));
             }
         }
-        for (k, v) in [
-            ("http_proxy", &p.http_proxy),
-            ("https_proxy", &p.https_proxy),
-        ] {
+        for (k, v) in [("http_proxy", &http_proxy), ("https_proxy", &https_proxy)] {
             if let Some(u) = v
                 && !(u.starts_with("http://") || u.starts_with("https://"))
             {
                 return Err(invalid(&format!("{path}.{k}"), "must be an http(s):// URL"));
             }
         }
-        if p.http_proxy.is_none() && p.https_proxy.is_none() {
+        if http_proxy.is_none() && https_proxy.is_none() {
             return Err(invalid(path, "needs http_proxy and/or https_proxy"));
         }
-        Ok(Some(p))
+        Ok(Some(Self {
+            http_proxy: http_proxy.map(Secret::from),
+            https_proxy: https_proxy.map(Secret::from),
+            no_proxy,
+        }))
     }
 }
 
@@ -142,18 +134,6 @@ fn known_keys(m: &Object, path: &str, known: &[&str]) -> Result<(), Failure> {
             ),
         )),
         None => Ok(()),
-    }
-}
-
-impl std::fmt::Debug for PrivateRegistryParams {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PrivateRegistryParams")
-            .field("ssh_cp_name", &self.ssh_cp_name)
-            .field("ssh_username", &self.ssh_username)
-            .field("image_path", &self.image_path)
-            .field("port_no", &self.port_no)
-            .field("proxy", &self.proxy)
-            .finish_non_exhaustive()
     }
 }
 
@@ -192,7 +172,7 @@ impl PrivateRegistryParams {
         Ok(Self {
             ssh_cp_name: required(s, p, "ssh_cp_name")?,
             ssh_username: required(s, p, "ssh_username")?,
-            ssh_password: required(s, p, "ssh_password")?,
+            ssh_password: required(s, p, "ssh_password")?.into(),
             image_path: text(s, p, "image_path")?,
             port_no: port(s.get("port_no"), &format!("{p}.port_no"))?.unwrap_or(5000),
             proxy: Proxy::parse(s.get("proxy"), &format!("{p}.proxy"))?,
@@ -209,7 +189,7 @@ impl PrivateRegistryParams {
 }
 
 /// How the nodes of one role (masters, workers) are reached.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeParams {
     /// The autoscaling aspect of these nodes, if they scale.
     pub aspect_id: Option<String>,
@@ -220,24 +200,13 @@ pub struct NodeParams {
     /// The login.
     pub username: String,
     /// Its password.
-    pub password: String,
+    pub password: Secret,
     /// Pod network (masters).
     pub pod_cidr: Option<String>,
     /// Service network (masters).
     pub cluster_cidr: Option<String>,
     /// The CP of the cluster's API address (masters).
     pub cluster_cp_name: Option<String>,
-}
-
-impl std::fmt::Debug for NodeParams {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NodeParams")
-            .field("aspect_id", &self.aspect_id)
-            .field("ssh_cp_name", &self.ssh_cp_name)
-            .field("nic_cp_name", &self.nic_cp_name)
-            .field("username", &self.username)
-            .finish_non_exhaustive()
-    }
 }
 
 impl NodeParams {
@@ -247,7 +216,7 @@ impl NodeParams {
             ssh_cp_name: required(s, path, "ssh_cp_name")?,
             nic_cp_name: required(s, path, "nic_cp_name")?,
             username: required(s, path, "username")?,
-            password: required(s, path, "password")?,
+            password: required(s, path, "password")?.into(),
             pod_cidr: text(s, path, "pod_cidr")?,
             cluster_cidr: text(s, path, "cluster_cidr")?,
             cluster_cp_name: text(s, path, "cluster_cp_name")?,
@@ -265,7 +234,7 @@ pub enum ConnectionType {
 }
 
 /// One `private_registry_connection_info` entry.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryConnection {
     /// HTTP or HTTPS.
     pub connection_type: ConnectionType,
@@ -274,23 +243,11 @@ pub struct RegistryConnection {
     /// Login (with `password`).
     pub username: Option<String>,
     /// Password.
-    pub password: Option<String>,
+    pub password: Option<Secret>,
     /// The CA certificate in the package.
     pub certificate_path: Option<String>,
     /// A line for `/etc/hosts` (`<IP> <FQDN>`).
     pub hosts_string: Option<String>,
-}
-
-impl std::fmt::Debug for RegistryConnection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RegistryConnection")
-            .field("connection_type", &self.connection_type)
-            .field("server", &self.server)
-            .field("username", &self.username)
-            .field("certificate_path", &self.certificate_path)
-            .field("hosts_string", &self.hosts_string)
-            .finish_non_exhaustive()
-    }
 }
 
 impl RegistryConnection {
@@ -338,7 +295,7 @@ impl RegistryConnection {
             connection_type,
             server,
             username,
-            password,
+            password: password.map(Secret::from),
             certificate_path: text(s, path, "certificate_path")?,
             hosts_string,
         })
@@ -356,8 +313,8 @@ pub struct K8sClusterParams {
     pub master_node: NodeParams,
     /// Workers.
     pub worker_node: NodeParams,
-    /// Proxy settings passed to the script.
-    pub proxy: Map<String, Value>,
+    /// Proxy settings passed to the script (URLs that may hold credentials).
+    pub proxy: Secret,
     /// Registries every node is connected to.
     pub registries: Vec<RegistryConnection>,
 }
@@ -397,8 +354,8 @@ impl K8sClusterParams {
             }
         };
         let proxy = match s.get("proxy") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m.clone(),
+            None | Some(Value::Null) => Secret::new(Value::Object(Map::new())),
+            Some(Value::Object(m)) => Secret::new(Value::Object(m.clone())),
             Some(_) => return Err(invalid(&format!("{p}.proxy"), "must be an object")),
         };
         Ok(Self {
@@ -518,6 +475,63 @@ mod tests {
         assert_eq!(
             K8sClusterParams::parse(&obj(nopw)).unwrap_err().detail,
             "additionalParams.k8s_cluster_installation_param.worker_node.password is required"
+        );
+    }
+
+    #[test]
+    fn credentials_and_proxies_are_secrets_in_what_is_printed() {
+        let proxy = json!({"http_proxy": "http://pu:proxy-pw-1@p:3128",
+                           "https_proxy": "https://pu:proxy-pw-2@p:3128", "no_proxy": "10.0.0.0/8"});
+        let reg = PrivateRegistryParams::parse(&obj(json!({"private_registry_installation_param":
+            {"ssh_cp_name": "CP1", "ssh_username": "u", "ssh_password": "ssh-pw-3", "proxy": proxy}})))
+        .unwrap();
+        let cluster = K8sClusterParams::parse(&obj(json!({"k8s_cluster_installation_param": {
+            "script_path": "Scripts/install.sh",
+            "master_node": {"ssh_cp_name": "m", "nic_cp_name": "m", "username": "u", "password": "node-pw-4"},
+            "worker_node": {"ssh_cp_name": "w", "nic_cp_name": "w", "username": "u", "password": "node-pw-5"},
+            "proxy": {"http_proxy": "http://pu:proxy-pw-6@p:3128"},
+            "private_registry_connection_info": [
+                {"connection_type": "1", "server": "reg:5000", "username": "a", "password": "reg-pw-7"}]}})))
+        .unwrap();
+        let printed = format!("{reg:?} {cluster:?}");
+        for planted in [
+            "proxy-pw-1",
+            "proxy-pw-2",
+            "ssh-pw-3",
+            "node-pw-4",
+            "node-pw-5",
+            "proxy-pw-6",
+            "reg-pw-7",
+        ] {
+            assert!(!printed.contains(planted), "{planted} printed: {printed}");
+        }
+        assert!(
+            printed.contains("10.0.0.0/8") && printed.contains("reg:5000"),
+            "{printed}"
+        );
+        let p = reg.proxy.as_ref().unwrap();
+        assert_eq!(
+            p.http_proxy.as_ref().unwrap().expose_text(),
+            "http://pu:proxy-pw-1@p:3128"
+        );
+        assert_eq!(
+            p.https_proxy.as_ref().unwrap().expose_text(),
+            "https://pu:proxy-pw-2@p:3128"
+        );
+        assert_eq!(reg.ssh_password.expose_text(), "ssh-pw-3");
+        assert_eq!(cluster.master_node.password.expose_text(), "node-pw-4");
+        assert_eq!(cluster.worker_node.password.expose_text(), "node-pw-5");
+        assert_eq!(
+            cluster.proxy.expose()["http_proxy"],
+            "http://pu:proxy-pw-6@p:3128"
+        );
+        assert_eq!(
+            cluster.registries[0]
+                .password
+                .as_ref()
+                .unwrap()
+                .expose_text(),
+            "reg-pw-7"
         );
     }
 }

@@ -20,7 +20,8 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+use tacker_domain::secret::Secret;
 
 use crate::error::Result;
 use crate::ssh::{Session, quote};
@@ -93,7 +94,7 @@ impl Args {
 }
 
 /// `proxy.env` from the `proxy` parameters.
-pub fn proxy_env(proxy: &Map<String, Value>) -> String {
+pub fn proxy_env(proxy: &Secret) -> String {
     let mut out = String::new();
     for (key, var) in [
         ("http_proxy", "HTTP_PROXY"),
@@ -101,7 +102,7 @@ pub fn proxy_env(proxy: &Map<String, Value>) -> String {
         ("no_proxy", "NO_PROXY"),
         ("k8s_node_cidr", "K8S_NODE_CIDR"),
     ] {
-        if let Some(v) = proxy.get(key).and_then(Value::as_str) {
+        if let Some(v) = proxy.expose().get(key).and_then(Value::as_str) {
             out.push_str(&format!("{var}={}\n", quote(v)));
             if key != "k8s_node_cidr" {
                 out.push_str(&format!("{key}={}\n", quote(v)));
@@ -117,7 +118,7 @@ pub async fn run(
     s: &Session,
     script: &Path,
     args: &Args,
-    proxy: &Map<String, Value>,
+    proxy: &Secret,
     join: Option<&[u8]>,
 ) -> Result<bool> {
     let line = args.line();

@@ -82,20 +82,20 @@ impl Cluster {
         } else {
             &self.params.worker_node
         };
-        (&p.username, &p.password)
+        (&p.username, p.password.expose_text())
     }
 
     /// Every password in the parameters (masked in what commands leave).
     fn secrets(&self) -> Vec<String> {
         let mut s = vec![
-            self.params.master_node.password.clone(),
-            self.params.worker_node.password.clone(),
+            self.params.master_node.password.expose_text().to_owned(),
+            self.params.worker_node.password.expose_text().to_owned(),
         ];
         s.extend(
             self.params
                 .registries
                 .iter()
-                .filter_map(|r| r.password.clone()),
+                .filter_map(|r| r.password.as_ref().map(|p| p.expose_text().to_owned())),
         );
         s
     }

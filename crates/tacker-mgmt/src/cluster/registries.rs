@@ -170,7 +170,7 @@ pub async fn configure(s: &Session, registries: &[Registry]) -> Result<Changes> 
                 quote(user),
                 quote(&r.conn.server)
             ),
-            Some(password.as_bytes()),
+            Some(password.expose_text().as_bytes()),
         )
         .await?;
         logged_in = true;
