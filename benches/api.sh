@@ -48,3 +48,21 @@ run "GET vnf_instances (none)" -H 'Version: 2.0.0' "$base/vnflcm/v2/vnf_instance
 # One client, one request after the other: the latency of a create on its own.
 run "POST vnf_packages (1 client)" -c1 -t1 -s "$work/create.lua" "$base/vnfpkgm/v1/vnf_packages"
 echo "server RSS after:  $(rss)"
+# Where the time goes (benches/profile.py): every CPU sampled by perf while wrk loads one
+# route as above; idle near 0 % says the two cores, not the server, set the figure.
+profile() {
+  local name=$1
+  shift
+  wrk -d"$((DUR + 2))s" -c16 -t2 "$@" >/dev/null &
+  local load=$!
+  sleep 1
+  perf record -a -F 999 -o "$work/perf.data" -- sleep "$DUR" >/dev/null 2>&1
+  wait "$load"
+  echo "profile of $name (perf on every CPU, ${DUR}s):"
+  "$(dirname "$0")/profile.py" "$work/perf.data" | sed 's/^/  /'
+}
+if [ "${BENCH_PROFILE:-1}" != 0 ] && command -v perf >/dev/null; then
+  profile "GET vnf_packages/{id}" "$base/vnfpkgm/v1/vnf_packages/$id"
+  profile "GET vnf_packages (100)" "$base/vnfpkgm/v1/vnf_packages"
+  profile "GET vnf_instances (none)" -H 'Version: 2.0.0' "$base/vnflcm/v2/vnf_instances"
+fi

@@ -2,14 +2,18 @@
 # Runs every benchmark; see benches/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v wrk >/dev/null || {
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk >&2
+# need COMMAND PACKAGE: installs Debian's PACKAGE when COMMAND is missing.
+need() {
+  command -v "$1" >/dev/null && return
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  [ -n "${updated:-}" ] || { $sudo apt-get update -qq; updated=1; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$2" >&2
 }
-command -v bc >/dev/null || {
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq bc >&2
-}
+need wrk wrk
+need bc bc
+# perf: the api benchmark's profiles of where the time goes.
+need perf linux-perf
 cargo build --release -p tacker -p kube-sim -p heat-sim >&2
 export TACKER_BIN=$PWD/target/release/tacker KUBE_SIM_BIN=$PWD/target/release/kube-sim \
   HEAT_SIM_BIN=$PWD/target/release/heat-sim
