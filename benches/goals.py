@@ -4,7 +4,8 @@ figure, its verdict and, given the previous run's output, the figure then.
 
     benches/goals.py latest.txt [previous.txt]
 
-Goals against OpenStack Tacker are ratios to Tacker 16.0.0's figures measured with the
+Goals against OpenStack Tacker are ratios to Tacker 16.0.0's figures measured in the same run
+by benches/tacker.sh where it ran, else to these, measured with the
 same client on a machine of this kind (issue 35's table: server and one conductor on
 MariaDB/RabbitMQ, noauth); a goal whose line is not in the output (a benchmark left out
 with BENCH_ONLY) is printed as not measured. Exits 0: the verdicts are for reading.
@@ -26,6 +27,26 @@ GOALS = [
     ("import from Tacker, 1,000 packages + 1,000 instances", r"^import of \d+ packages and \d+ instances: ([\d.]+) s", 0, ("<=", 60), None, "s"),
     ("idle RSS, largest process", r"^idle RSS \(MiB.*?: server ([\d.]+), conductors ([\d.]+) ([\d.]+) ([\d.]+)", "max", ("<=", 24), None, "MiB"),
 ]
+
+
+# Tacker's figure for a goal, where `benches/tacker.sh` measured it in the same run.
+MEASURED_TACKER = {
+    "GET one package": r"^Tacker 16\.0\.0 GET vnf_packages/\{id\}\s+([\d.]+) req/s",
+    "GET list of 100 packages": r"^Tacker 16\.0\.0 GET vnf_packages \(\d+\)\s+([\d.]+) req/s",
+    "GET /vnflcm/v2/vnf_instances": r"^Tacker 16\.0\.0 GET vnf_instances \(\d+\)\s+([\d.]+) req/s",
+}
+
+
+def tacker_figures(path):
+    """Tacker's figures measured in the run at `path` (where a line is there and not 0)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    out = {}
+    for name, pattern in MEASURED_TACKER.items():
+        m = re.search(pattern, text, re.M)
+        if m and float(m.group(1)) > 0:
+            out[name] = float(m.group(1))
+    return out
 
 
 def figures(path):
@@ -61,8 +82,11 @@ def main(argv):
         sys.exit(__doc__)
     now = figures(argv[0])
     before = figures(argv[1]) if len(argv) == 2 else {}
-    print("== goals (ratios to Tacker 16.0.0's figures of issue 35)")
+    measured = tacker_figures(argv[0])
+    print("== goals (ratios to Tacker 16.0.0: measured in this run where `tacker` ran, else issue 35's figures)")
     for name, _, _, (op, limit), tacker, unit in GOALS:
+        if name in measured:
+            tacker = measured[name]
         value = now.get(name)
         if value is None:
             print(f"{name:<48} not measured")
@@ -70,6 +94,8 @@ def main(argv):
         shown = value / tacker if tacker else value
         met = shown >= limit if op == ">=" else shown <= limit
         what = f"{figure(value)} {unit}" + (f" = {shown:.1f}x Tacker" if tacker else "")
+        if name in measured:
+            what += f" ({figure(tacker)} here)"
         goal = f"goal {op} {limit}{'x Tacker' if tacker else ' ' + unit}"
         then = before.get(name)
         previous = f"  (previous run {figure(then)} {unit})" if then is not None else ""

@@ -23,7 +23,7 @@ out=target/bench
 mkdir -p "$out"
 [ -f "$out/latest.txt" ] && mv "$out/latest.txt" "$out/previous.txt"
 # BENCH_ONLY="alert cnf": only those.
-for b in api auth scale csar onboard onboard_many cnf alert vm mgmt ha import; do
+for b in api tacker auth scale csar onboard onboard_many cnf alert vm mgmt ha import; do
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $b "* ]]; then continue; fi
   "benches/$b.sh"
 done | tee "$out/latest.txt"
