@@ -58,7 +58,7 @@ impl Secret {
     /// The text of a secret made from a string (a password, a proxy URL), for the one
     /// place that must send it; empty for one that is not a string.
     pub fn expose_text(&self) -> &str {
-        self.0.as_str().unwrap_or_default()
+        self.expose_str().unwrap_or_default()
     }
 
     /// Whether it is sealed.
