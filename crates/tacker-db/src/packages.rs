@@ -22,9 +22,11 @@ mod onboarding;
 pub use import::*;
 pub use onboarding::*;
 
-/// A stored package row.
+/// A stored package row. An absent value is inserted as NULL, which is also each
+/// nullable column's default: the insert's SQL is then the same every time, so the
+/// statement is prepared once.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = vnf_packages)]
+#[diesel(table_name = vnf_packages, treat_none_as_default_value = false)]
 pub struct Row {
     id: String,
     onboarding_state: String,
@@ -161,9 +163,9 @@ impl Row {
 
 /// Inserts a new package.
 pub fn insert(c: &mut DbConnection, p: &VnfPackage) -> Result<()> {
-    diesel::insert_into(vnf_packages::table)
+    crate::rows::native!(c, |conn| diesel::insert_into(vnf_packages::table)
         .values(Row::from_domain(p))
-        .execute(c)?;
+        .execute(conn))?;
     Ok(())
 }
 

@@ -166,11 +166,16 @@ where
     fn call(&self, req: ServiceRequest) -> Self::Future {
         let started = Instant::now();
         let method = req.method().to_string();
-        let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
         let metrics = self.metrics.clone();
         let fut = self.service.call(req);
         Box::pin(async move {
             let res = fut.await?;
+            // Read after routing: the router has recorded the resource it chose, so this is
+            // a look-up; before routing it would match the path against every pattern again.
+            let route = res
+                .request()
+                .match_pattern()
+                .unwrap_or_else(|| "unmatched".into());
             let status = res.status().as_u16();
             let secs = started.elapsed().as_secs_f64();
             metrics.observe(&method, &route, status, secs);

@@ -16,20 +16,13 @@ async fn health_ready_metrics_and_unknown_routes() {
         .send()
         .await
         .unwrap();
-    let text = app
-        .http
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        text.contains(r#"tacker_http_requests_total{method="GET",route="/vnfpkgm/v1/vnf_packages",status="200"} 1"#),
-        "{text}"
-    );
-    assert!(text.contains("tacker_http_request_duration_seconds_bucket"));
+    let missing = format!("/vnfpkgm/v1/vnf_packages/{}", uuid::Uuid::new_v4());
+    assert_problem(
+        app.http.get(app.url(&missing)).send().await.unwrap(),
+        404,
+        "not found",
+    )
+    .await;
     assert_problem(
         app.http.get(app.url("/nowhere")).send().await.unwrap(),
         404,
@@ -43,6 +36,26 @@ async fn health_ready_metrics_and_unknown_routes() {
         .await
         .unwrap();
     assert_problem(r, 405, "not allowed").await;
+    let text = app
+        .http
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    // Each request is counted under the pattern of the route that served it (ids are
+    // not labels), a path no route has under "unmatched".
+    for line in [
+        r#"tacker_http_requests_total{method="GET",route="/vnfpkgm/v1/vnf_packages",status="200"} 1"#,
+        r#"tacker_http_requests_total{method="GET",route="/vnfpkgm/v1/vnf_packages/{id}",status="404"} 1"#,
+        r#"tacker_http_requests_total{method="GET",route="unmatched",status="404"} 1"#,
+        r#"tacker_http_requests_total{method="PUT",route="/vnfpkgm/v1/vnf_packages",status="405"} 1"#,
+    ] {
+        assert!(text.contains(line), "{line} in\n{text}");
+    }
+    assert!(text.contains("tacker_http_request_duration_seconds_bucket"));
 }
 
 #[tokio::test]
