@@ -18,6 +18,23 @@ pub enum DbConnection {
     Sqlite(SqliteConnection),
 }
 
+/// Runs `$body` with `$conn` bound to the backend's own connection inside `$c` (a
+/// `&mut DbConnection`). The multi-backend connection writes a query's SQL text again on
+/// each of diesel's passes over it (cache check, binds), every time it runs; on the
+/// backend's connection a statically typed query is prepared once and found again by its
+/// type. For the hot statements (every `get`, a package's insert); `$body` is compiled
+/// once per backend.
+macro_rules! native {
+    ($c:expr, |$conn:ident| $body:expr) => {
+        match $c {
+            crate::DbConnection::Pg($conn) => $body,
+            crate::DbConnection::Sqlite($conn) => $body,
+        }
+    };
+}
+
+pub(crate) use native;
+
 /// A parsed `database.url`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DbUrl {

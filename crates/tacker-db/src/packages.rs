@@ -163,7 +163,7 @@ impl Row {
 
 /// Inserts a new package.
 pub fn insert(c: &mut DbConnection, p: &VnfPackage) -> Result<()> {
-    crate::rows::native!(c, |conn| diesel::insert_into(vnf_packages::table)
+    crate::connection::native!(c, |conn| diesel::insert_into(vnf_packages::table)
         .values(Row::from_domain(p))
         .execute(conn))?;
     Ok(())

@@ -2,25 +2,10 @@
 //! query, every row oldest first, the rows of a tenant; and the due reads of the two
 //! tables of pending automatic work.
 
-/// Runs `$body` with `$conn` bound to the backend's own connection inside `$c` (a
-/// `&mut DbConnection`). The multi-backend connection writes a query's SQL text again on
-/// each of diesel's passes over it (cache check, binds), every time it runs; on the
-/// backend's connection a statically typed query is prepared once and found again by its
-/// type. For the hot statements (every `get`, a package's insert); `$body` is compiled
-/// once per backend.
-macro_rules! native {
-    ($c:expr, |$conn:ident| $body:expr) => {
-        match $c {
-            crate::DbConnection::Pg($conn) => $body,
-            crate::DbConnection::Sqlite($conn) => $body,
-        }
-    };
-}
-
 /// The one `Row` query `$q` finds (`None`: none), read into its domain type by `$read`.
 macro_rules! one {
     ($c:expr, $q:expr, $read:expr) => {
-        crate::rows::native!($c, |conn| $q
+        crate::connection::native!($c, |conn| $q
             .select(Row::as_select())
             .first(conn)
             .optional())?
@@ -212,5 +197,5 @@ macro_rules! corrupt_in {
 }
 
 pub(crate) use {
-    corrupt_in, insert_body, native, of_tenant, oldest_first, one, pending_work, prune, reads,
+    corrupt_in, insert_body, of_tenant, oldest_first, one, pending_work, prune, reads,
 };

@@ -1,20 +1,36 @@
 //! One representation in a list answer: built as a JSON value for the filter and the
 //! selector to work on, or written out at once when the query keeps it as it renders.
+//! A page is the representations' JSON text between brackets, copied as written.
 
 use serde::Serialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tacker_domain::sol013::{Filter, Selector};
 
 use crate::query::ListQuery;
 
 /// What a list answer needs of a representation.
-pub trait Document: Serialize {
+pub trait Document {
     /// Whether the SOL013 filter keeps it.
     fn matches(&self, filter: &Filter) -> bool;
     /// Shapes it by the selector (`default_excluded`: what the resource leaves out by
     /// default).
     fn select(&mut self, selector: &Selector, default_excluded: &[&str]);
+    /// Appends its JSON text to `out`.
+    fn write(&self, out: &mut Vec<u8>);
+    /// About how many bytes [`Document::write`] appends (to size a page once).
+    fn size_hint(&self) -> usize;
+}
+
+/// What a representation of ours takes, about, in JSON text: the first buffer it is
+/// written into.
+const TYPICAL_SIZE: usize = 1024;
+
+/// Appends `v` as JSON text: our own renderings and values (maps with string keys,
+/// strings, numbers) cannot fail to serialise.
+fn write_json(out: &mut Vec<u8>, v: &impl Serialize) {
+    if serde_json::to_writer(&mut *out, v).is_err() {
+        out.extend_from_slice(b"null");
+    }
 }
 
 impl Document for Value {
@@ -25,18 +41,24 @@ impl Document for Value {
     fn select(&mut self, selector: &Selector, default_excluded: &[&str]) {
         selector.apply(self, default_excluded)
     }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        write_json(out, self)
+    }
+
+    fn size_hint(&self) -> usize {
+        TYPICAL_SIZE
+    }
 }
 
 /// A representation of a page.
-#[derive(Serialize)]
-#[serde(untagged)]
 pub enum Doc {
     /// Built as a value: a filter or a selector works on it.
     Value(Value),
     /// Written out already: the query has no filter and keeps every representation as
     /// it renders (all fields, or the default set, which the rendering leaves out
     /// itself).
-    Written(Box<RawValue>),
+    Written(Vec<u8>),
 }
 
 impl Doc {
@@ -55,9 +77,12 @@ impl Doc {
     pub fn rendered(q: &ListQuery, rendering: &impl Serialize) -> Doc {
         let as_rendered = q.filter.is_none() && kept_as_rendered(&q.selector);
         // Our own renderings (maps, strings, numbers): serialising them cannot fail.
-        match as_rendered.then(|| serde_json::value::to_raw_value(rendering)) {
-            Some(Ok(raw)) => Doc::Written(raw),
-            _ => Doc::Value(serde_json::to_value(rendering).unwrap_or(Value::Null)),
+        if as_rendered {
+            let mut out = Vec::with_capacity(TYPICAL_SIZE);
+            write_json(&mut out, rendering);
+            Doc::Written(out)
+        } else {
+            Doc::Value(serde_json::to_value(rendering).unwrap_or(Value::Null))
         }
     }
 }
@@ -69,8 +94,8 @@ fn kept_as_rendered(selector: &Selector) -> bool {
 }
 
 /// A written representation read back as a value.
-fn read(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+fn read(written: &[u8]) -> Value {
+    serde_json::from_slice(written).unwrap_or(Value::Null)
 }
 
 impl Document for Doc {
@@ -91,5 +116,56 @@ impl Document for Doc {
                 *self = Doc::Value(v);
             }
         }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Doc::Value(v) => v.write(out),
+            Doc::Written(text) => out.extend_from_slice(text),
+        }
+    }
+
+    fn size_hint(&self) -> usize {
+        match self {
+            Doc::Value(v) => v.size_hint(),
+            Doc::Written(text) => text.len(),
+        }
+    }
+}
+
+/// The JSON array of `docs`, as [`serde_json`] would write it (no spaces).
+pub fn page_body<D: Document>(docs: &[D]) -> Vec<u8> {
+    let size = docs.iter().map(|d| d.size_hint() + 1).sum::<usize>() + 2;
+    let mut out = Vec::with_capacity(size);
+    out.push(b'[');
+    for (n, d) in docs.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        d.write(&mut out);
+    }
+    out.push(b']');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_page_is_the_json_array_serde_json_writes_of_its_documents() {
+        let a = json!({"id": "a", "n": 1, "s": "a \"quote\", é and \u{1}"});
+        let b = json!({"x": null, "list": [1, 2.5, true]});
+        let docs = vec![
+            Doc::Written(serde_json::to_vec(&a).unwrap()),
+            Doc::Value(b.clone()),
+        ];
+        assert_eq!(
+            page_body(&docs),
+            serde_json::to_vec(&json!([a, b])).unwrap()
+        );
+        assert_eq!(page_body::<Doc>(&[]), b"[]");
+        assert_eq!(page_body(&[b.clone()]), serde_json::to_vec(&[b]).unwrap());
     }
 }

@@ -125,7 +125,9 @@ pub fn paged<D: Document>(
         let link = format!("<{collection_url}?{}>; rel=\"next\"", q.next_query(next));
         resp.insert_header((actix_web::http::header::LINK, link));
     }
-    Ok(resp.json(items))
+    Ok(resp
+        .insert_header(actix_web::http::header::ContentType::json())
+        .body(document::page_body(&items)))
 }
 
 /// Declares every route once: registered with actix, and described in `/openapi.json`.
