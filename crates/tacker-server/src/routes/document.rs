@@ -166,6 +166,9 @@ mod tests {
             serde_json::to_vec(&json!([a, b])).unwrap()
         );
         assert_eq!(page_body::<Doc>(&[]), b"[]");
-        assert_eq!(page_body(&[b.clone()]), serde_json::to_vec(&[b]).unwrap());
+        assert_eq!(
+            page_body(std::slice::from_ref(&b)),
+            serde_json::to_vec(&[b]).unwrap()
+        );
     }
 }
