@@ -26,9 +26,12 @@ pub trait Document {
 const TYPICAL_SIZE: usize = 1024;
 
 /// Appends `v` as JSON text: our own renderings and values (maps with string keys,
-/// strings, numbers) cannot fail to serialise.
+/// strings, numbers) cannot fail to serialise; were one to fail part-way, what it wrote
+/// is taken back and `null` stands in its place, so the page stays JSON.
 fn write_json(out: &mut Vec<u8>, v: &impl Serialize) {
+    let start = out.len();
     if serde_json::to_writer(&mut *out, v).is_err() {
+        out.truncate(start);
         out.extend_from_slice(b"null");
     }
 }
