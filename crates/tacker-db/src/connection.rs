@@ -24,11 +24,25 @@ pub enum DbConnection {
 /// backend's connection a statically typed query is prepared once and found again by its
 /// type. For the hot statements (every `get`, a package's insert); `$body` is compiled
 /// once per backend.
+/// With `|$conn, $B|`, `$B` names the backend's type in `$body` (for boxed queries,
+/// `into_boxed::<B>()`, which then decode their rows natively too).
 macro_rules! native {
     ($c:expr, |$conn:ident| $body:expr) => {
         match $c {
             crate::DbConnection::Pg($conn) => $body,
             crate::DbConnection::Sqlite($conn) => $body,
+        }
+    };
+    ($c:expr, |$conn:ident, $B:ident| $body:expr) => {
+        match $c {
+            crate::DbConnection::Pg($conn) => {
+                type $B = diesel::pg::Pg;
+                $body
+            }
+            crate::DbConnection::Sqlite($conn) => {
+                type $B = diesel::sqlite::Sqlite;
+                $body
+            }
         }
     };
 }

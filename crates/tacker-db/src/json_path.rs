@@ -70,13 +70,27 @@ impl JsonEquality {
     }
 }
 
-/// Narrows a boxed query by the filter equalities on paths into its JSON columns
-/// (`"attribute" => "column"`), for the backend of connection `$c`.
+/// Which of the two JSON dialects a backend speaks.
+pub(crate) trait Dialect {
+    /// PostgreSQL's `jsonb` paths (else SQLite's `json_extract`).
+    const POSTGRES: bool;
+}
+
+impl Dialect for diesel::pg::Pg {
+    const POSTGRES: bool = true;
+}
+
+impl Dialect for diesel::sqlite::Sqlite {
+    const POSTGRES: bool = false;
+}
+
+/// Narrows a boxed query of backend `$B` by the filter equalities on paths into its JSON
+/// columns (`"attribute" => "column"`).
 macro_rules! json_narrowed {
-    ($query:expr, $c:expr, $narrow:expr, { $( $attr:literal => $col:literal ),+ $(,)? }) => {{
+    ($query:expr, $B:ty, $narrow:expr, { $( $attr:literal => $col:literal ),+ $(,)? }) => {{
         use diesel::prelude::*;
         use diesel::sql_types::{Bool, Text};
-        let pg = matches!($c, $crate::DbConnection::Pg(_));
+        let pg = <$B as $crate::json_path::Dialect>::POSTGRES;
         let mut q = $query;
         for (name, values) in &$narrow.0 {
             let mut segments = name.split('/');

@@ -191,34 +191,36 @@ pub fn list_from(
     narrow: &crate::scan::Narrow,
     limit: i64,
 ) -> Result<Vec<VnfPackage>> {
-    let mut q = dsl::vnf_packages
-        .filter(dsl::deleted_at.is_null())
-        .into_boxed::<crate::scan::Backend>();
-    for tenants in narrow.values(crate::scan::TENANT) {
-        q = q.filter(
-            dsl::tenant
-                .eq_any(tenants.clone())
-                .or(dsl::tenant.is_null()),
-        );
-    }
-    let q = crate::scan::narrowed!(q, narrow, {
-        "id" => dsl::id,
-        "onboardingState" => dsl::onboarding_state,
-        "operationalState" => dsl::operational_state,
-        "usageState" => dsl::usage_state,
-        "vnfdId" => dsl::vnfd_id,
-        "vnfProvider" => dsl::vnf_provider,
-        "vnfProductName" => dsl::vnf_product_name,
-    });
-    let q = crate::json_path::json_narrowed!(q, c, narrow, {
-        "userDefinedData" => "user_defined_data",
-    });
-    crate::scan::chunk!(q, dsl, from, limit)
-        .select(Row::as_select())
-        .load(c)?
-        .into_iter()
-        .map(|r| r.into_stored().map(|s| s.package))
-        .collect()
+    crate::connection::native!(c, |conn, B| {
+        let mut q = dsl::vnf_packages
+            .filter(dsl::deleted_at.is_null())
+            .into_boxed::<B>();
+        for tenants in narrow.values(crate::scan::TENANT) {
+            q = q.filter(
+                dsl::tenant
+                    .eq_any(tenants.clone())
+                    .or(dsl::tenant.is_null()),
+            );
+        }
+        let q = crate::scan::narrowed!(q, narrow, {
+            "id" => dsl::id,
+            "onboardingState" => dsl::onboarding_state,
+            "operationalState" => dsl::operational_state,
+            "usageState" => dsl::usage_state,
+            "vnfdId" => dsl::vnfd_id,
+            "vnfProvider" => dsl::vnf_provider,
+            "vnfProductName" => dsl::vnf_product_name,
+        });
+        let q = crate::json_path::json_narrowed!(q, B, narrow, {
+            "userDefinedData" => "user_defined_data",
+        });
+        crate::scan::chunk!(q, dsl, from, limit)
+            .select(Row::as_select())
+            .load(conn)
+    })?
+    .into_iter()
+    .map(|r| r.into_stored().map(|s| s.package))
+    .collect()
 }
 
 /// Applies `VnfPkgInfoModifications` if the row is still at `revision`; false when it

@@ -127,15 +127,17 @@ macro_rules! reads {
             narrow: &crate::scan::Narrow,
             limit: i64,
         ) -> Result<Vec<$domain>> {
-            let q = dsl::$table.into_boxed::<crate::scan::Backend>();
-            let q = crate::scan::narrowed!(q, narrow, { $( $attr => $col ),+ });
-            $(let q = crate::json_path::json_narrowed!(q, c, narrow, { $( $jattr => $jcol ),+ });)?
-            crate::scan::chunk!(q, dsl, from, limit)
-                .select(Row::as_select())
-                .load(c)?
-                .into_iter()
-                .map(Row::into_domain)
-                .collect()
+            crate::connection::native!(c, |conn, B| {
+                let q = dsl::$table.into_boxed::<B>();
+                let q = crate::scan::narrowed!(q, narrow, { $( $attr => $col ),+ });
+                $(let q = crate::json_path::json_narrowed!(q, B, narrow, { $( $jattr => $jcol ),+ });)?
+                crate::scan::chunk!(q, dsl, from, limit)
+                    .select(Row::as_select())
+                    .load(conn)
+            })?
+            .into_iter()
+            .map(Row::into_domain)
+            .collect()
         }
     };
 }

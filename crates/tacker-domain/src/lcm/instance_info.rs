@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::ApiVersion;
 use super::instance::{InstantiationState, VnfInstance};
 use super::secrets::redact_vim_connection_info;
-use crate::href::Href;
+use crate::href::{Href, Joined};
 
 /// An instance's representation in API version `api` (v1: `vimConnectionInfo` as a
 /// list whose entries carry their id, and `vnfPkgId`), links under `base` (e.g.
@@ -53,7 +53,7 @@ impl Serialize for Links<'_> {
             if path.is_empty() {
                 m.serialize_entry(rel, &Href(self.me))?;
             } else {
-                m.serialize_entry(rel, &Href(&format!("{}/{path}", self.me)))?;
+                m.serialize_entry(rel, &Href(&Joined(&[&self.me, &"/", path])))?;
             }
         }
         m.end()

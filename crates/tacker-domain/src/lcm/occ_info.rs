@@ -2,13 +2,15 @@
 //! written once: as a JSON value for one occurrence, and straight into a list page's
 //! bytes.
 
+use std::fmt::Display;
+
 use serde::Serialize;
 use serde::ser::{Error as _, SerializeMap, Serializer};
 use serde_json::Value;
 
 use super::op::{OpOcc, OperationState};
 use super::secrets::shown_params;
-use crate::href::Href;
+use crate::href::{Href, Joined};
 
 /// An occurrence's representation, links under `base` (e.g. `http://h/vnflcm/v2`),
 /// without the complex attributes `left_out` names (`operationParams`, `error`,
@@ -36,20 +38,24 @@ struct Links<'a> {
 impl Serialize for Links<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let o = self.occ;
-        let task = |path: &str| format!("{}/{path}", self.me);
+        let task = |path: &'static &'static str| [&self.me as &dyn Display, &"/", path];
         // Sorted by relation name.
         let mut m = s.serialize_map(None)?;
         if o.cancellable() && o.cancel_pending.is_none() {
-            m.serialize_entry("cancel", &Href(&task("cancel")))?;
+            m.serialize_entry("cancel", &Href(&Joined(&task(&"cancel"))))?;
         }
         if o.state == OperationState::FailedTemp {
-            for rel in ["fail", "retry", "rollback"] {
-                m.serialize_entry(rel, &Href(&task(rel)))?;
+            for rel in &["fail", "retry", "rollback"] {
+                m.serialize_entry(rel, &Href(&Joined(&task(rel))))?;
             }
         }
         m.serialize_entry("self", &Href(self.me))?;
-        let instance = format!("{}/vnf_instances/{}", self.base, o.vnf_instance_id);
-        m.serialize_entry("vnfInstance", &Href(&instance))?;
+        let instance = [
+            &self.base as &dyn Display,
+            &"/vnf_instances/",
+            &o.vnf_instance_id,
+        ];
+        m.serialize_entry("vnfInstance", &Href(&Joined(&instance)))?;
         m.end()
     }
 }

@@ -1,12 +1,15 @@
 //! `VnfPkgInfo`, the representation of a package (SOL005 9.5.2.5), written once: as a
 //! JSON value for one package, and straight into a list page's bytes.
 
+use std::fmt::Display;
+
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
+use uuid::Uuid;
 
 use super::{OnboardingState, VnfPackage};
-use crate::href::Href;
+use crate::href::{Href, Joined};
 
 /// A package's `VnfPkgInfo` with links under `base` (e.g. `http://host:9890/vnfpkgm/v1`),
 /// without the complex attributes `left_out` names (checksum, software images,
@@ -25,20 +28,21 @@ pub struct PkgInfo<'a, F: Fn(&str) -> bool> {
 
 /// `_links`: `packageContent`, `self` and, once onboarded, `vnfd`.
 struct Links<'a> {
-    me: &'a str,
+    base: &'a str,
+    id: &'a Uuid,
     onboarded: bool,
 }
 
 impl Serialize for Links<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let url = |tail: &'static &'static str| {
+            [&self.base as &dyn Display, &"/vnf_packages/", self.id, tail]
+        };
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry(
-            "packageContent",
-            &Href(&format!("{}/package_content", self.me)),
-        )?;
-        m.serialize_entry("self", &Href(self.me))?;
+        m.serialize_entry("packageContent", &Href(&Joined(&url(&"/package_content"))))?;
+        m.serialize_entry("self", &Href(&Joined(&url(&""))))?;
         if self.onboarded {
-            m.serialize_entry("vnfd", &Href(&format!("{}/vnfd", self.me)))?;
+            m.serialize_entry("vnfd", &Href(&Joined(&url(&"/vnfd"))))?;
         }
         m.end()
     }
@@ -49,10 +53,16 @@ impl<F: Fn(&str) -> bool> Serialize for PkgInfo<'_, F> {
         let p = self.package;
         let kept = |name: &str| !(self.left_out)(name);
         let onboarded = p.onboarding_state == OnboardingState::Onboarded;
-        let me = format!("{}/vnf_packages/{}", self.base, p.id);
         let d = p.descriptor.as_ref();
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("_links", &Links { me: &me, onboarded })?;
+        m.serialize_entry(
+            "_links",
+            &Links {
+                base: self.base,
+                id: &p.id,
+                onboarded,
+            },
+        )?;
         if onboarded && kept("additionalArtifacts") {
             m.serialize_entry("additionalArtifacts", &p.additional_artifacts)?;
         }
