@@ -22,10 +22,10 @@ pub enum DbConnection {
 /// `&mut DbConnection`). The multi-backend connection writes a query's SQL text again on
 /// each of diesel's passes over it (cache check, binds), every time it runs; on the
 /// backend's connection a statically typed query is prepared once and found again by its
-/// type. For the hot statements (every `get`, a package's insert); `$body` is compiled
-/// once per backend.
-/// With `|$conn, $B|`, `$B` names the backend's type in `$body` (for boxed queries,
-/// `into_boxed::<B>()`, which then decode their rows natively too).
+/// type. For the hot statements (every `get`, every list chunk, a package's insert);
+/// `$body` is compiled once per backend. With `|$conn, $B|`, `$B` names the backend's
+/// type in `$body`, for a boxed query (`into_boxed::<B>()`), whose rows are then decoded
+/// by the backend's own types too.
 macro_rules! native {
     ($c:expr, |$conn:ident| $body:expr) => {
         match $c {

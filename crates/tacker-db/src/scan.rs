@@ -3,7 +3,8 @@
 
 use chrono::{DateTime, Utc};
 
-/// The backend of [`crate::DbConnection`], for boxed queries.
+/// The backend of [`crate::DbConnection`], for boxed queries off the hot paths (a list
+/// chunk boxes its query for the backend's own connection: `connection::native!`).
 pub(crate) type Backend = <crate::DbConnection as diesel::Connection>::Backend;
 
 /// Where a scan resumes.
